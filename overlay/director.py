@@ -1,0 +1,362 @@
+"""The Director: maps a clock value to (step, progress) for a channel's timeline.
+
+Pure: every method takes the clock value ``now`` as an argument, nothing here reads a
+clock.  The playhead is a history of **anchors**; each anchor says "at clock ``c`` the
+playhead was ``offset`` seconds into step ``s``, playing (or not) at ``speed``, with
+``available`` steps known".  Evaluating the position at any clock value finds the anchor in
+force and runs the timeline forward from it, so a delayed output (the anti-cheat program
+feed) is simply the same function evaluated at ``now - delay``.
+
+Timeline time: step ``i`` occupies ``[starts[i], starts[i] + durations[i])`` seconds.  A
+step's duration comes from the Timing settings for its kind (the caller passes the list).
+"""
+
+from __future__ import annotations
+
+import bisect
+from collections.abc import Sequence
+from dataclasses import dataclass, replace
+from typing import Any
+
+__all__ = ["Anchor", "Position", "Playhead", "Director", "LOOP_HOLD"]
+
+#: seconds the last step stays on screen before a looping channel starts again
+LOOP_HOLD = 4.0
+
+
+@dataclass(frozen=True)
+class Anchor:
+    id: int
+    clock: float
+    step: int
+    offset: float  # timeline seconds into ``step``
+    playing: bool
+    speed: float
+    loop: bool
+    auto: bool  # auto-advance; False = operator-driven NEXT
+    hold: int | None  # manual mode: the last step the playhead may enter
+    available: int  # steps known at ``clock``
+    jump: bool = False  # this anchor began with a cut (correction, seek): no animation
+
+
+@dataclass(frozen=True)
+class Position:
+    """Where the playhead is at one clock value."""
+
+    step: int | None  # None: no steps (empty channel)
+    offset: float  # timeline seconds into the step
+    duration: float
+    playing: bool  # the picture is moving at this moment
+    rate: float  # timeline seconds per clock second (0 when still)
+    key: tuple[int, int | None, int]  # changes exactly when a new scene must be sent
+    next_change: float | None  # clock value at which ``key`` changes by itself
+    jump: bool
+
+    @property
+    def progress(self) -> float:
+        if self.duration <= 0:
+            return 1.0
+        return min(1.0, max(0.0, self.offset / self.duration))
+
+
+@dataclass(frozen=True)
+class Playhead:
+    """The persisted form of a Director (position in step space, no clock values)."""
+
+    step: int = 0
+    offset: float = 0.0
+    playing: bool = True
+    speed: float = 1.0
+    loop: bool = False
+    auto: bool = True
+    hold: int | None = None
+
+    def to_json(self) -> dict[str, Any]:
+        return {
+            "step": self.step,
+            "offset": self.offset,
+            "playing": self.playing,
+            "speed": self.speed,
+            "loop": self.loop,
+            "auto": self.auto,
+            "hold": self.hold,
+        }
+
+    @classmethod
+    def from_json(cls, data: dict[str, Any]) -> Playhead:
+        hold = data.get("hold")
+        return cls(
+            step=max(0, int(data.get("step", 0))),
+            offset=max(0.0, float(data.get("offset", 0.0))),
+            playing=bool(data.get("playing", True)),
+            speed=float(data.get("speed", 1.0)) or 1.0,
+            loop=bool(data.get("loop", False)),
+            auto=bool(data.get("auto", True)),
+            hold=None if hold is None else int(hold),
+        )
+
+
+class Director:
+    """Playback clock of one channel.
+
+    ``durations`` holds one duration (seconds) per step of the current timeline.
+    ``max_delay`` bounds how far back positions may be asked for (older anchors are pruned).
+    """
+
+    def __init__(
+        self,
+        durations: Sequence[float],
+        *,
+        now: float,
+        playhead: Playhead | None = None,
+        max_delay: float = 600.0,
+        loop_hold: float = LOOP_HOLD,
+    ) -> None:
+        self._ids = 0
+        self.max_delay = max_delay
+        self.loop_hold = loop_hold
+        self._set_durations(durations)
+        p = playhead or Playhead()
+        n = len(self.durations)
+        step = min(p.step, max(n - 1, 0))
+        offset = min(p.offset, self.durations[step]) if n else 0.0
+        self.history: list[Anchor] = [
+            Anchor(
+                id=self._next_id(),
+                clock=now,
+                step=step,
+                offset=offset,
+                playing=p.playing,
+                speed=p.speed,
+                loop=p.loop,
+                auto=p.auto,
+                hold=p.hold,
+                available=n,
+                jump=True,
+            )
+        ]
+
+    # ------------------------------------------------------------------ internals
+
+    def _next_id(self) -> int:
+        self._ids += 1
+        return self._ids
+
+    def _set_durations(self, durations: Sequence[float]) -> None:
+        self.durations = [max(0.0, float(d)) for d in durations]
+        starts = [0.0]
+        for d in self.durations:
+            starts.append(starts[-1] + d)
+        self.starts = starts
+
+    def _anchor_at(self, clock: float) -> tuple[Anchor, float | None]:
+        """The anchor in force at ``clock`` and the clock of the one after it."""
+        hist = self.history
+        lo = bisect.bisect_right([a.clock for a in hist], clock) - 1
+        if lo < 0:
+            # before recorded history: the oldest known state, frozen
+            first = hist[0]
+            return replace(first, playing=False), first.clock
+        nxt = hist[lo + 1].clock if lo + 1 < len(hist) else None
+        return hist[lo], nxt
+
+    def _end(self, a: Anchor, n: int) -> float:
+        if a.auto or a.hold is None:
+            return self.starts[n]
+        return self.starts[min(max(a.hold, 0), n - 1) + 1]
+
+    def _locate(self, tau: float, n: int) -> tuple[int, float]:
+        step = bisect.bisect_right(self.starts, tau, 0, n) - 1
+        step = min(max(step, 0), n - 1)
+        return step, min(tau - self.starts[step], self.durations[step])
+
+    # ------------------------------------------------------------------ queries
+
+    @property
+    def anchor(self) -> Anchor:
+        return self.history[-1]
+
+    @property
+    def steps(self) -> int:
+        return len(self.durations)
+
+    def position(self, clock: float) -> Position:
+        """The playhead at ``clock`` (any value: delayed outputs ask for the past)."""
+        a, next_anchor = self._anchor_at(clock)
+        n = min(a.available, len(self.durations))
+        if n <= 0:
+            return Position(None, 0.0, 0.0, False, 0.0, (a.id, None, 0), next_anchor, a.jump)
+        s0 = min(a.step, n - 1)
+        off0 = min(a.offset, self.durations[s0])
+        tau0 = self.starts[s0] + off0
+        end = self._end(a, n)
+        end_step = n - 1 if (a.auto or a.hold is None) else min(max(a.hold, 0), n - 1)
+        cycle = 0
+        moving = False
+        next_change: float | None = None
+        # a still playhead keeps (step, offset) as given: "end of step s" is not "start of s+1"
+        step, offset = s0, off0
+        if a.playing and a.speed > 0:
+            tau = tau0 + (clock - a.clock) * a.speed
+            period = self.starts[n] + self.loop_hold
+            if a.loop and a.auto and period > 0 and tau >= period:
+                cycle = int(tau // period)
+                tau -= cycle * period
+            if tau < end:
+                moving = True
+                step, offset = self._locate(tau, n)
+                next_change = clock + (self.starts[step + 1] - tau) / a.speed
+            elif tau0 < end or cycle:
+                step, offset = end_step, self.durations[end_step]
+                if a.loop and a.auto:
+                    next_change = clock + (period - tau) / a.speed
+        if next_anchor is not None and (next_change is None or next_anchor < next_change):
+            next_change = next_anchor
+        jump = a.jump and step == s0 and cycle == 0
+        return Position(
+            step=step,
+            offset=offset,
+            duration=self.durations[step],
+            playing=moving,
+            rate=a.speed if moving else 0.0,
+            key=(a.id, step, cycle),
+            next_change=next_change,
+            jump=jump,
+        )
+
+    def playhead(self, now: float) -> Playhead:
+        """The persisted form of the live position."""
+        a = self.anchor
+        pos = self.position(now)
+        return Playhead(
+            step=pos.step or 0,
+            offset=pos.offset,
+            playing=a.playing,
+            speed=a.speed,
+            loop=a.loop,
+            auto=a.auto,
+            hold=a.hold,
+        )
+
+    # ------------------------------------------------------------------ commands
+
+    def _push(self, now: float, **changes: Any) -> Anchor:
+        pos = self.position(now)
+        prev = self.anchor
+        base = dict(
+            id=self._next_id(),
+            clock=now,
+            step=pos.step or 0,
+            offset=pos.offset,
+            playing=prev.playing,
+            speed=prev.speed,
+            loop=prev.loop,
+            auto=prev.auto,
+            hold=prev.hold,
+            available=len(self.durations),
+            jump=False,
+        )
+        base.update(changes)
+        anchor = Anchor(**base)
+        if self.history and self.history[-1].clock > now:
+            raise ValueError(f"clock went backwards: {now} < {self.history[-1].clock}")
+        self.history.append(anchor)
+        self._prune(now)
+        return anchor
+
+    def _prune(self, now: float) -> None:
+        cutoff = now - self.max_delay - 1.0
+        keep = 0
+        for i, a in enumerate(self.history):
+            if a.clock <= cutoff:
+                keep = i
+        if keep:
+            del self.history[:keep]
+
+    def _cut(self, now: float, step: int, **changes: Any) -> Anchor:
+        """Show ``step`` complete at once (no animation)."""
+        n = len(self.durations)
+        step = min(max(step, 0), max(n - 1, 0))
+        offset = self.durations[step] if n else 0.0
+        return self._push(now, step=step, offset=offset, jump=True, **changes)
+
+    def play(self, now: float) -> Anchor:
+        return self._push(now, playing=True)
+
+    def pause(self, now: float) -> Anchor:
+        return self._push(now, playing=False)
+
+    def toggle(self, now: float) -> Anchor:
+        return self.pause(now) if self.anchor.playing else self.play(now)
+
+    def next(self, now: float) -> Anchor:
+        """Operator NEXT: animate the next step, then hold (switches off auto-advance)."""
+        a = self.anchor
+        pos = self.position(now)
+        cur = pos.step or 0
+        hold = max(a.hold if (a.hold is not None and not a.auto) else cur, cur) + 1
+        hold = min(hold, max(len(self.durations) - 1, 0))
+        return self._push(now, playing=True, auto=False, hold=hold)
+
+    def step_forward(self, now: float) -> Anchor:
+        pos = self.position(now)
+        target = (pos.step or 0) + 1
+        return self._cut(now, target, playing=False, hold=target)
+
+    def step_back(self, now: float) -> Anchor:
+        pos = self.position(now)
+        target = (pos.step or 0) - 1
+        return self._cut(now, target, playing=False, hold=max(target, 0))
+
+    def seek(self, now: float, step: int) -> Anchor:
+        return self._cut(now, step, hold=step)
+
+    def set_speed(self, now: float, speed: float) -> Anchor:
+        if not speed > 0:
+            raise ValueError(f"speed must be positive, got {speed!r}")
+        return self._push(now, speed=speed)
+
+    def set_loop(self, now: float, loop: bool) -> Anchor:
+        return self._push(now, loop=loop)
+
+    def set_auto(self, now: float, auto: bool) -> Anchor:
+        pos = self.position(now)
+        return self._push(now, auto=auto, hold=None if auto else (pos.step or 0))
+
+    def live(self, now: float) -> Anchor:
+        """Jump to the newest step and follow the feed (auto-advance, playing)."""
+        return self._cut(now, len(self.durations) - 1, playing=True, auto=True, hold=None)
+
+    def timeline_changed(
+        self, now: float, durations: Sequence[float], *, first_changed: int | None
+    ) -> Anchor | None:
+        """A new replay of the game arrived.
+
+        ``first_changed`` is the first step that differs from the previous timeline (``None``
+        when nothing changed).  Steps only appended animate as the playhead reaches them; a
+        change at or before the step on screen (a correction, an undo) cuts to the corrected
+        picture without animation.
+        """
+        if first_changed is None and len(durations) == len(self.durations):
+            return None
+        pos = self.position(now)
+        cur = pos.step
+        old_n = len(self.durations)
+        waiting_at_end = cur is not None and cur == old_n - 1 and pos.offset >= self.durations[cur]
+        self._set_durations(durations)
+        n = len(self.durations)
+        if cur is None:
+            return self._push(now, step=0, offset=0.0, available=n)
+        if first_changed is not None and first_changed <= cur:
+            return self._cut(now, min(cur, n - 1))
+        if waiting_at_end and n > old_n and self.anchor.auto and self.anchor.playing:
+            # the playhead was waiting for the feed: the new step starts animating now
+            return self._push(now, step=old_n, offset=0.0, available=n)
+        return self._push(now, step=cur, offset=min(pos.offset, self.durations[cur]), available=n)
+
+    def reset(self, now: float, durations: Sequence[float], *, step: int = 0) -> Anchor:
+        """A different game: start it at ``step`` with its first step animating."""
+        self._set_durations(durations)
+        n = len(self.durations)
+        step = min(max(step, 0), max(n - 1, 0))
+        return self._push(now, step=step, offset=0.0, available=n, jump=False, hold=None if self.anchor.auto else step)

@@ -1,0 +1,73 @@
+"""Typed errors of the overlay service, each with the HTTP status it maps to.
+
+The engine's own errors (:class:`engine.errors.EgnError`, all ``ValueError``) map to 400 in
+the one error middleware of :mod:`overlay.app`; these cover what only the service knows
+(missing channels, stale revisions, sequence gaps, auth).
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+__all__ = [
+    "OverlayError",
+    "BadRequest",
+    "Unauthorized",
+    "NotFound",
+    "Conflict",
+    "StaleRevision",
+    "SequenceGap",
+    "TooLarge",
+]
+
+
+class OverlayError(Exception):
+    """Base class: ``status`` is the HTTP status, ``extra`` goes into the JSON body."""
+
+    status = 500
+    kind = "error"
+
+    def __init__(self, message: str, **extra: Any) -> None:
+        super().__init__(message)
+        self.message = message
+        self.extra = extra
+
+    def to_json(self) -> dict[str, Any]:
+        return {"error": self.message, "kind": self.kind, **self.extra}
+
+
+class BadRequest(OverlayError, ValueError):
+    status = 400
+    kind = "bad_request"
+
+
+class Unauthorized(OverlayError):
+    status = 401
+    kind = "unauthorized"
+
+
+class NotFound(OverlayError, LookupError):
+    status = 404
+    kind = "not_found"
+
+
+class Conflict(OverlayError):
+    status = 409
+    kind = "conflict"
+
+
+class StaleRevision(Conflict):
+    """A settings write named an old revision; ``current`` carries the stored document."""
+
+    kind = "stale_revision"
+
+
+class SequenceGap(Conflict):
+    """An action skipped sequence numbers; ``expected`` is the next number accepted."""
+
+    kind = "sequence_gap"
+
+
+class TooLarge(OverlayError):
+    status = 413
+    kind = "too_large"

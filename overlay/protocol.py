@@ -1,0 +1,298 @@
+"""Every message shape of the overlay service, as pydantic models (one module, one vocabulary).
+
+JSON keys are camelCase (like :meth:`engine.state.GameState.to_json`); Python names are
+snake_case.  Dump with :func:`dump` so aliases are used and ``None`` fields stay visible.
+
+Sockets
+-------
+``WS /ws/overlay/{channel}?output=...`` (page, read-only)
+    page -> server: :class:`PageHello`, :class:`PageResync`, :class:`PageDrawn`
+    server -> page: :class:`SceneMessage` (also the full snapshot, ``snapshot: true``),
+    :class:`ByeMessage`
+``WS /api/channels/{id}/feed`` (logger, token)
+    logger -> server: :class:`FeedAction`, :class:`FeedGame`, or a binary frame holding a
+    whole game (``.egnb``/JSON bytes)
+    server -> logger: :class:`FeedAck`, :class:`FeedRefused`
+``WS /api/channels/{id}/state/ws?output=...`` (third-party graphics, read-only)
+    server -> client: :class:`StateMessage` on connect and on every step change
+"""
+
+from __future__ import annotations
+
+from typing import Annotated, Any, Literal, TypeVar
+
+from pydantic import BaseModel, ConfigDict, Field, TypeAdapter
+from pydantic.alias_generators import to_camel
+
+__all__ = [
+    "OUTPUTS",
+    "OutputName",
+    "OutputSettings",
+    "ChannelSettings",
+    "ChannelCreate",
+    "ControlOp",
+    "ControlRequest",
+    "ActionKind",
+    "ActionIn",
+    "LoadPath",
+    "FollowRequest",
+    "PageHello",
+    "PageResync",
+    "PageDrawn",
+    "PageMessage",
+    "SceneMessage",
+    "ByeMessage",
+    "FeedAction",
+    "FeedGame",
+    "FeedMessage",
+    "FeedAck",
+    "FeedRefused",
+    "StateMessage",
+    "parse_page_message",
+    "parse_feed_message",
+    "dump",
+]
+
+OutputName = Literal["program", "preview", "clean"]
+OUTPUTS: tuple[OutputName, ...] = ("program", "preview", "clean")
+
+MAX_DELAY = 600.0
+
+
+class _Model(BaseModel):
+    model_config = ConfigDict(alias_generator=to_camel, populate_by_name=True, extra="forbid")
+
+
+M = TypeVar("M", bound=BaseModel)
+
+
+def dump(model: BaseModel) -> dict[str, Any]:
+    """The JSON form of a message (camelCase keys)."""
+    return model.model_dump(mode="json", by_alias=True)
+
+
+# --------------------------------------------------------------------------- settings
+
+
+class OutputSettings(_Model):
+    """One output of a channel: what it shows and how far behind live it runs."""
+
+    delay: float = Field(
+        0.0,
+        ge=0.0,
+        le=MAX_DELAY,
+        title="Delay (s)",
+        description="Seconds this output runs behind the live feed (anti-cheat hand delay).",
+    )
+    view: dict[str, Any] | None = Field(
+        None,
+        title="View",
+        description="Renderer view (layout, perspective) as JSON; null = the renderer's default.",
+    )
+    width: int = Field(1920, ge=1280, le=3840, title="Width", description="Page width in pixels.")
+    height: int = Field(1080, ge=720, le=2160, title="Height", description="Page height in pixels.")
+
+
+def _default_outputs() -> dict[str, OutputSettings]:
+    return {name: OutputSettings() for name in OUTPUTS}
+
+
+class ChannelSettings(_Model):
+    """A channel's settings document.  ``revision`` guards against stale writes."""
+
+    revision: int = Field(0, ge=0, title="Revision", description="Bumped on every accepted write.")
+    title: str = Field("", max_length=128, title="Title", description="Operator-facing name.")
+    outputs: dict[OutputName, OutputSettings] = Field(
+        default_factory=_default_outputs,  # type: ignore[arg-type]
+        title="Outputs",
+        description="Program, preview and clean outputs, each with its own view and delay.",
+    )
+    theme: dict[str, Any] | None = Field(
+        None, title="Theme", description="Renderer theme as JSON; null = default."
+    )
+    timing: dict[str, Any] | None = Field(
+        None, title="Timing", description="Renderer timing as JSON; null = default."
+    )
+
+    def output(self, name: OutputName) -> OutputSettings:
+        return self.outputs.get(name) or OutputSettings()
+
+
+class ChannelCreate(_Model):
+    id: str = Field(pattern=r"^[A-Za-z0-9][A-Za-z0-9_-]{0,63}$", description="URL-safe channel id.")
+    title: str = Field("", max_length=128)
+    settings: ChannelSettings | None = None
+
+
+# --------------------------------------------------------------------------- control
+
+ControlOp = Literal[
+    "play", "pause", "toggle", "next", "step", "back", "seek", "speed", "loop", "auto", "live"
+]
+
+
+class ControlRequest(_Model):
+    """A Director command.  ``seek`` takes ``step`` or ``deal``; ``speed`` takes ``speed``;
+    ``loop`` and ``auto`` take ``value`` (auto = auto-advance, off = operator NEXT)."""
+
+    op: ControlOp
+    step: int | None = Field(None, ge=0)
+    deal: int | None = Field(None, ge=0)
+    speed: float | None = Field(None, gt=0.0, le=16.0)
+    value: bool | None = None
+
+
+# --------------------------------------------------------------------------- feed
+
+ActionKind = Literal["call", "discard", "card", "new_deal", "undo"]
+
+
+class ActionIn(_Model):
+    """One logger action.  ``seq`` numbers actions 1, 2, 3... per channel.
+
+    call: ``call`` (``Pass``, ``Order``, suit letter, ``n``), optional ``alone``;
+    discard / card: ``card``; new_deal: ``dealer`` and ``up_card`` (optional
+    ``deal_number``, ``player_cards``); undo: removes the last action.
+    """
+
+    seq: int = Field(ge=1)
+    kind: ActionKind
+    call: str | None = Field(None, max_length=8)
+    alone: bool | None = None
+    alone_defender: int | None = Field(None, ge=-1, le=9)
+    card: str | None = Field(None, max_length=4)
+    dealer: int | None = Field(None, ge=0, le=9)
+    up_card: str | None = Field(None, max_length=4)
+    deal_number: int | None = Field(None, ge=0)
+    player_cards: list[list[str]] | None = None
+
+
+class LoadPath(_Model):
+    path: str = Field(min_length=1, max_length=4096)
+
+
+class FollowRequest(_Model):
+    path: str = Field(min_length=1, max_length=4096)
+
+
+# --------------------------------------------------------------------------- page socket
+
+
+class PageHello(_Model):
+    type: Literal["hello"]
+    output: OutputName = "program"
+    width: int | None = None
+    height: int | None = None
+    visible: bool = True
+
+
+class PageResync(_Model):
+    """Asks for a full snapshot (after reconnect, or when OBS shows the source again)."""
+
+    type: Literal["resync"]
+    reason: str = Field("", max_length=64)
+
+
+class PageDrawn(_Model):
+    """The page drew the scene with this ``seq`` (for operator status and lag)."""
+
+    type: Literal["drawn"]
+    seq: int
+    step: int | None = None
+
+
+PageMessage = Annotated[PageHello | PageResync | PageDrawn, Field(discriminator="type")]
+_PAGE = TypeAdapter(PageMessage)
+
+
+def parse_page_message(text: str) -> PageHello | PageResync | PageDrawn:
+    return _PAGE.validate_json(text)
+
+
+class SceneMessage(_Model):
+    """The scene of one step for one output.
+
+    The page draws ``scene`` at local time ``(now - received) * rate + age`` seconds into
+    the step, so a page that was hidden or just reconnected draws the current picture at
+    once instead of waiting for an animation.  ``scene`` is ``None`` when the channel has
+    no game.
+    """
+
+    type: Literal["scene"] = "scene"
+    seq: int
+    channel: str
+    output: OutputName
+    step: int | None
+    steps: int
+    deal: int | None = None
+    age: float = 0.0
+    rate: float = 1.0
+    playing: bool = False
+    snapshot: bool = False
+    jump: bool = False
+    width: int = 1920
+    height: int = 1080
+    scene: Any = None
+
+
+class ByeMessage(_Model):
+    type: Literal["bye"] = "bye"
+    reason: str
+
+
+# --------------------------------------------------------------------------- feed socket
+
+
+class FeedAction(_Model):
+    type: Literal["action"]
+    action: ActionIn
+
+
+class FeedGame(_Model):
+    """A whole game: ``document`` as a JSON object, or ``data`` as text (JSON or base64
+    of a binary file, with ``base64: true``)."""
+
+    type: Literal["game"]
+    document: dict[str, Any] | None = None
+    data: str | None = None
+    base64: bool = False
+
+
+FeedMessage = Annotated[FeedAction | FeedGame, Field(discriminator="type")]
+_FEED = TypeAdapter(FeedMessage)
+
+
+def parse_feed_message(text: str) -> FeedAction | FeedGame:
+    return _FEED.validate_json(text)
+
+
+class FeedAck(_Model):
+    type: Literal["ack"] = "ack"
+    seq: int | None = None
+    duplicate: bool = False
+    changed: bool = True
+    correction: bool = False
+    steps: int
+    expected: int
+
+
+class FeedRefused(_Model):
+    type: Literal["refused"] = "refused"
+    seq: int | None = None
+    status: int
+    error: str
+    kind: str
+    expected: int | None = None
+
+
+# --------------------------------------------------------------------------- state stream
+
+
+class StateMessage(_Model):
+    type: Literal["state"] = "state"
+    channel: str
+    output: OutputName
+    step: int | None
+    steps: int
+    playing: bool
+    state: dict[str, Any] | None
