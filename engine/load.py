@@ -1,0 +1,159 @@
+"""Load a game from text or bytes in any EGN form, validate it and replay it.
+
+The form is detected by content, never by file name: JSON text (``.egn``, ``.emn``) or a
+binary file (``.egnb`` condensed/expanded, EMN binary) recognised by its magic byte.
+Callers open files; this module only sees text or bytes plus a ``source`` name for errors.
+"""
+
+from __future__ import annotations
+
+import json
+from dataclasses import dataclass, field
+from typing import Any
+
+from .errors import CodecError, EgnError, Place, Problem, SchemaError, SizeLimitError
+from .model import EgnDocument, parse_document
+from .replay import replay
+from .state import Timeline
+
+__all__ = ["LoadedGame", "LoadedMatch", "load_game", "load_any", "parse_json", "MAX_INPUT"]
+
+#: The reference's cap on EGN input and output (8 MiB; exactly 8 MiB is accepted).
+MAX_INPUT = 8 * 1024 * 1024
+
+
+@dataclass(frozen=True)
+class LoadedGame:
+    """A validated document, the problems found on the way, and its replay."""
+
+    source: str
+    document: EgnDocument
+    timeline: Timeline
+    problems: tuple[Problem, ...] = ()
+    production: dict[str, Any] = field(default_factory=dict)
+    upgraded_from: str | None = None
+    form: str = "json"  # "json", "condensed", "expanded"
+
+    @property
+    def all_problems(self) -> tuple[Problem, ...]:
+        return self.problems + self.timeline.problems
+
+
+@dataclass(frozen=True)
+class LoadedMatch:
+    """An EMN match: its JSON and each game loaded."""
+
+    source: str
+    match: dict[str, Any]
+    games: tuple[LoadedGame, ...]
+    form: str = "json"
+
+
+def parse_json(data: bytes | str, *, source: str) -> Any:
+    """Parse JSON text with a typed error naming line and column.
+
+    Raises:
+        SizeLimitError: over 8 MiB.
+        CodecError: not UTF-8 or not JSON.
+    """
+    if len(data) > MAX_INPUT:
+        raise SizeLimitError(f"{len(data)} bytes: input is limited to {MAX_INPUT} bytes (8 MiB)", Place(source=source))
+    if isinstance(data, bytes):
+        try:
+            text = data.decode("utf-8-sig")
+        except UnicodeDecodeError as exc:
+            raise CodecError(f"not UTF-8 text (byte {exc.start})", Place(source=source)) from None
+    else:
+        text = data
+    try:
+        return json.loads(text)
+    except json.JSONDecodeError as exc:
+        raise CodecError(f"not JSON: {exc.msg} at line {exc.lineno}, column {exc.colno}", Place(source=source)) from None
+    except RecursionError:
+        raise CodecError("not JSON: nested too deeply", Place(source=source)) from None
+
+
+def _looks_like_json(data: bytes | str) -> bool:
+    if isinstance(data, str):
+        return True
+    head = data[:64].lstrip(b"\xef\xbb\xbf \t\r\n")
+    return head[:1] in (b"{", b"[")
+
+
+def load_game(data: bytes | str, *, source: str = "<input>", strict: bool = False) -> LoadedGame:
+    """Load one game (JSON or binary EGN) and replay it.
+
+    Lenient (default): schema problems are repaired where possible and collected.
+    Strict: the first schema problem raises.  Rule breaches never raise.
+
+    Raises:
+        EgnError: the input cannot be read as an EGN game at all (or, strict, is invalid).
+    """
+    loaded = load_any(data, source=source, strict=strict)
+    if isinstance(loaded, LoadedMatch):
+        if not loaded.games:
+            raise SchemaError("the match holds no games", Place(source=source))
+        return loaded.games[0]
+    return loaded
+
+
+def load_any(data: bytes | str, *, source: str = "<input>", strict: bool = False) -> LoadedGame | LoadedMatch:
+    """Load a game or a match from any form, detected by content.
+
+    Raises:
+        EgnError: unreadable input.
+    """
+    if len(data) > MAX_INPUT:
+        raise SizeLimitError(f"{len(data)} bytes: input is limited to {MAX_INPUT} bytes (8 MiB)", Place(source=source))
+    if not data:
+        raise CodecError("empty input", Place(source=source))
+    form = "json"
+    if _looks_like_json(data):
+        obj = parse_json(data, source=source)
+    else:
+        from . import codec
+
+        assert isinstance(data, bytes)
+        if data[0] == 0x02:
+            match = codec.decode_emn(data, source=source)
+            return _match(match, source=source, strict=strict, form="emn-binary")
+        form = "expanded" if data[0] == 0x00 else "condensed"
+        obj = codec.decode_bytes(data, source=source)
+    if isinstance(obj, dict) and obj.get("fileType") == "Euchre Match Notation":
+        return _match(obj, source=source, strict=strict, form=form)
+    return game_from_json(obj, source=source, strict=strict, form=form)
+
+
+def game_from_json(obj: Any, *, source: str, strict: bool = False, form: str = "json") -> LoadedGame:
+    """Validate (or repair) a parsed EGN JSON object and replay it.
+
+    Raises:
+        SchemaError: strict and invalid, or not an EGN object.
+    """
+    parsed = parse_document(obj, source=source, strict=strict)
+    timeline = replay(parsed.document, source=source)
+    return LoadedGame(
+        source=source,
+        document=parsed.document,
+        timeline=timeline,
+        problems=parsed.problems,
+        production=dict(parsed.production),
+        upgraded_from=parsed.upgraded_from,
+        form=form,
+    )
+
+
+def _match(obj: Any, *, source: str, strict: bool, form: str) -> LoadedMatch:
+    from . import codec
+
+    if strict:
+        codec.validate_emn(obj, source=source)
+    games = []
+    for i, game in enumerate(obj.get("games") or []):
+        data = game.get("gameData") if isinstance(game, dict) else None
+        try:
+            games.append(game_from_json(data, source=f"{source} game {i}", strict=strict, form=form))
+        except EgnError:
+            if strict:
+                raise
+    return LoadedMatch(source=source, match=obj, games=tuple(games), form=form)
