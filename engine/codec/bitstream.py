@@ -1,0 +1,116 @@
+"""Bit-level primitives of the condensed deal stream (spec 7.1): MSB-first bits, base64url."""
+
+from __future__ import annotations
+
+import base64
+import binascii
+import re
+
+from ..errors import CodecError
+
+__all__ = ["BitWriter", "BitReader", "ShortStream", "width", "b64url_encode", "b64url_decode"]
+
+_B64 = re.compile(r"^[A-Za-z0-9+/_-]*={0,2}$")
+
+
+def width(maximum: int) -> int:
+    """Bits of a field meant to hold ``maximum``: its binary length, at least 1 (spec 7.1)."""
+    return max(1, maximum.bit_length())
+
+
+class ShortStream(Exception):
+    """Internal: a read ran past the end of the stream (the version attempt fails)."""
+
+
+class BitWriter:
+    """Accumulates bits MSB-first in one integer."""
+
+    __slots__ = ("acc", "nbits")
+
+    def __init__(self) -> None:
+        self.acc = 0
+        self.nbits = 0
+
+    def write(self, value: int, bits: int) -> None:
+        """Write ``value`` in ``bits`` bits, or in more if it does not fit.
+
+        The reference does not truncate an oversized value: it writes all its binary digits,
+        which shifts everything after it.  We reproduce that so the bytes are the reference's
+        (spec 7.1; quirks q09, q10, q12 document the consequence).
+
+        Raises:
+            CodecError: a negative value, which the format cannot represent at all.
+        """
+        if value < 0:
+            raise CodecError(f"negative value {value} cannot be written in the bitstream")
+        n = max(bits, value.bit_length())
+        self.acc = (self.acc << n) | value
+        self.nbits += n
+
+    def bit(self, flag: bool) -> None:
+        self.acc = (self.acc << 1) | (1 if flag else 0)
+        self.nbits += 1
+
+    def raw(self, data: bytes) -> None:
+        if data:
+            self.acc = (self.acc << (8 * len(data))) | int.from_bytes(data, "big")
+            self.nbits += 8 * len(data)
+
+    def to_bytes(self) -> bytes:
+        pad = -self.nbits % 8
+        total = self.nbits + pad
+        return (self.acc << pad).to_bytes(total // 8, "big")
+
+    def to_text(self) -> str:
+        """Base64url text without padding (what the condensed file stores per deal)."""
+        return b64url_encode(self.to_bytes())
+
+
+class BitReader:
+    """Reads MSB-first bit fields; running past the end raises :class:`ShortStream`."""
+
+    __slots__ = ("bits", "pos", "end")
+
+    def __init__(self, data: bytes) -> None:
+        self.bits = format(int.from_bytes(data, "big"), f"0{8 * len(data)}b") if data else ""
+        self.pos = 0
+        self.end = len(self.bits)
+
+    @property
+    def remaining(self) -> int:
+        return self.end - self.pos
+
+    def read(self, n: int) -> int:
+        if self.pos + n > self.end:
+            raise ShortStream(f"needs {n} bits at bit {self.pos}, only {self.end - self.pos} left")
+        value = int(self.bits[self.pos : self.pos + n], 2)
+        self.pos += n
+        return value
+
+    def rest_is_padding(self) -> bool:
+        """Fewer than 8 bits remain and all are zero (the legacy decoder's stop test)."""
+        return self.remaining < 8 and "1" not in self.bits[self.pos :]
+
+    def rest_is_zero(self) -> bool:
+        return "1" not in self.bits[self.pos :]
+
+
+def b64url_encode(data: bytes) -> str:
+    return base64.urlsafe_b64encode(data).rstrip(b"=").decode("ascii")
+
+
+def b64url_decode(text: str) -> bytes:
+    """Decode base64 in either alphabet, padding optional (spec 7.1).
+
+    Raises:
+        CodecError: characters outside the base64 alphabets or an impossible length.
+    """
+    if not _B64.match(text):
+        raise CodecError(f"deal string {text[:40]!r} is not base64")
+    body = text.rstrip("=").replace("-", "+").replace("_", "/")
+    if len(body) % 4 == 1:
+        raise CodecError(f"deal string of {len(body)} characters is not valid base64")
+    try:
+        return base64.b64decode(body + "=" * (-len(body) % 4), validate=True)
+    except (binascii.Error, ValueError) as exc:
+        raise CodecError(f"deal string is not valid base64: {exc}") from None
