@@ -1,0 +1,104 @@
+"""``build_scene``: the display list of one game state in one view, theme and timing.
+
+Pure: a function of its arguments.  Scene time 0 is the start of the state's step; its
+animation runs for the step kind's ``run_time`` and the scene is still after ``run + hold``.
+"""
+
+from __future__ import annotations
+
+from engine.state import GameState
+
+from .context import HAND_TYPES, Ctx
+from .panels import SIZES, draw_panel
+from .scene import Scene
+from .table import HAND_H, HAND_W, PLAY_H, PLAY_W, draw_flights, draw_hand, draw_play_area
+from .theme import DEFAULT_THEME, Theme
+from .timing import DEFAULT_TIMING, Timing
+from .view import Element, ElementType, View, default_view
+
+__all__ = ["build_scene", "element_size"]
+
+_DEFAULT_VIEW: View | None = None
+
+
+def element_size(t: ElementType) -> tuple[float, float]:
+    """Unscaled box of an element type, in view pixels."""
+    if t in HAND_TYPES:
+        return HAND_W, HAND_H
+    if t is ElementType.PLAY_AREA:
+        return PLAY_W, PLAY_H
+    return SIZES[t.value]
+
+
+def build_scene(
+    state: GameState,
+    view: View | None = None,
+    theme: Theme | None = None,
+    timing: Timing | None = None,
+    *,
+    title: str | None = None,
+    size: tuple[int, int] | None = None,
+) -> Scene:
+    """Compute the scene of ``state``.
+
+    ``size`` is the output canvas in pixels (default: the view's own size); the view is scaled
+    uniformly to fit it and centred.
+    """
+    global _DEFAULT_VIEW
+    if view is None:
+        if _DEFAULT_VIEW is None:
+            _DEFAULT_VIEW = default_view()
+        view = _DEFAULT_VIEW
+    ctx = Ctx(state, view, theme or DEFAULT_THEME, timing or DEFAULT_TIMING, title)
+    out_w, out_h = size or (view.width, view.height)
+    s = min(out_w / view.width, out_h / view.height)
+    ox, oy = (out_w - view.width * s) / 2, (out_h - view.height * s) / 2
+    ctx.out_scale = s
+    b = ctx.b
+    b.save()
+    b.translate(ox, oy)
+    b.scale(s)
+    boxes = []
+    for el in view.elements:
+        if not el.visible:
+            continue
+        w, h = element_size(el.type)
+        boxes.append(
+            {
+                "id": el.id,
+                "type": el.type.value,
+                "x": round(ox + el.x * s, 2),
+                "y": round(oy + el.y * s, 2),
+                "w": round(w * el.scale * s, 2),
+                "h": round(h * el.scale * s, 2),
+                "scale": el.scale,
+            }
+        )
+        _draw(ctx, el)
+    draw_flights(ctx)
+    b.restore()
+    return Scene(
+        width=out_w,
+        height=out_h,
+        background=view.background,
+        duration=round(max(ctx.st.total, b.duration), 4),
+        fonts=sorted(b.fonts),
+        tracks=b.tracks,
+        defs=b.defs,
+        ops=b.ops,
+        elements=boxes,
+    )
+
+
+def _draw(ctx: Ctx, el: Element) -> None:
+    b = ctx.b
+    b.save()
+    b.translate(el.x, el.y)
+    b.scale(el.scale)
+    if el.type in HAND_TYPES:
+        draw_hand(ctx, el, HAND_TYPES.index(el.type))
+    elif el.type is ElementType.PLAY_AREA:
+        draw_play_area(ctx, el)
+    else:
+        draw_panel(ctx, el)
+    b.restore()

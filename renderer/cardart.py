@@ -1,0 +1,231 @@
+"""The project's own card art: faces, backs and suit shapes, as scene ops.
+
+A card is a sprite of ``CARD_W`` x ``CARD_H`` units (100 x 140) drawn by ``["sp", id, x, y, s]``;
+everything is vector (paths and text through the same ops), so it is crisp at any scale and
+both executors draw it alike.  Suits are our own paths, not font glyphs.
+"""
+
+from __future__ import annotations
+
+from functools import lru_cache
+
+from engine.cards import Card, Rank, Suit, resolve
+
+from .fonts import measure
+from .scene import Op
+from .theme import CardStyle
+
+__all__ = ["CARD_W", "CARD_H", "suit_path", "card_sprite", "back_sprite", "suit_colour", "star_path"]
+
+CARD_W = 100.0
+CARD_H = 140.0
+
+# Suit outlines in a 100 x 100 box (absolute SVG commands).
+_SHAPES: dict[str, list[tuple[str, tuple[float, ...]]]] = {
+    "h": [
+        ("M", (50, 94)),
+        ("C", (22, 70, 2, 52, 2, 30)),
+        ("C", (2, 13, 14, 3, 28, 3)),
+        ("C", (39, 3, 46, 10, 50, 19)),
+        ("C", (54, 10, 61, 3, 72, 3)),
+        ("C", (86, 3, 98, 13, 98, 30)),
+        ("C", (98, 52, 78, 70, 50, 94)),
+        ("Z", ()),
+    ],
+    "d": [
+        ("M", (50, 0)),
+        ("Q", (68, 27, 90, 50)),
+        ("Q", (68, 73, 50, 100)),
+        ("Q", (32, 73, 10, 50)),
+        ("Q", (32, 27, 50, 0)),
+        ("Z", ()),
+    ],
+    "s": [
+        ("M", (50, 2)),
+        ("C", (62, 20, 96, 36, 96, 60)),
+        ("C", (96, 75, 85, 84, 72, 84)),
+        ("C", (63, 84, 57, 80, 53, 74)),
+        ("C", (54, 85, 58, 92, 67, 98)),
+        ("L", (33, 98)),
+        ("C", (42, 92, 46, 85, 47, 74)),
+        ("C", (43, 80, 37, 84, 28, 84)),
+        ("C", (15, 84, 4, 75, 4, 60)),
+        ("C", (4, 36, 38, 20, 50, 2)),
+        ("Z", ()),
+    ],
+}
+
+
+def _circle(cx: float, cy: float, r: float) -> list[tuple[str, tuple[float, ...]]]:
+    k = 0.5523 * r
+    return [
+        ("M", (cx, cy - r)),
+        ("C", (cx + k, cy - r, cx + r, cy - k, cx + r, cy)),
+        ("C", (cx + r, cy + k, cx + k, cy + r, cx, cy + r)),
+        ("C", (cx - k, cy + r, cx - r, cy + k, cx - r, cy)),
+        ("C", (cx - r, cy - k, cx - k, cy - r, cx, cy - r)),
+        ("Z", ()),
+    ]
+
+
+_SHAPES["c"] = (
+    _circle(50, 27, 22)
+    + _circle(26, 59, 22)
+    + _circle(74, 59, 22)
+    + [
+        ("M", (45, 55)),
+        ("C", (45, 78, 41, 90, 31, 98)),
+        ("L", (69, 98)),
+        ("C", (59, 90, 55, 78, 55, 55)),
+        ("Z", ()),
+    ]
+)
+
+
+def _star() -> list[tuple[str, tuple[float, ...]]]:
+    import math
+
+    pts: list[tuple[str, tuple[float, ...]]] = []
+    for i in range(10):
+        r = 50 if i % 2 == 0 else 21
+        a = -math.pi / 2 + i * math.pi / 5
+        pts.append(("M" if i == 0 else "L", (50 + r * math.cos(a), 52 + r * math.sin(a))))
+    pts.append(("Z", ()))
+    return pts
+
+
+_SHAPES["*"] = _star()
+
+
+def _fmt(v: float) -> str:
+    s = f"{v:.2f}".rstrip("0").rstrip(".")
+    return "0" if s in ("-0", "") else s
+
+
+@lru_cache(maxsize=4096)
+def _shape_path(key: str, x: float, y: float, size: float) -> str:
+    f = size / 100.0
+    parts: list[str] = []
+    for cmd, nums in _SHAPES[key]:
+        coords = [(x + nums[i] * f, y + nums[i + 1] * f) for i in range(0, len(nums), 2)]
+        parts.append(cmd + " ".join(f"{_fmt(a)} {_fmt(b)}" for a, b in coords))
+    return "".join(parts)
+
+
+def suit_path(suit: Suit, x: float, y: float, size: float) -> str:
+    """SVG path data of a suit shape filling the square (x, y, size, size)."""
+    return _shape_path(suit.value, round(x, 2), round(y, 2), round(size, 2))
+
+
+def star_path(x: float, y: float, size: float) -> str:
+    return _shape_path("*", round(x, 2), round(y, 2), round(size, 2))
+
+
+def suit_colour(suit: Suit, style: CardStyle) -> str:
+    if style.four_colour and suit is Suit.DIAMONDS:
+        return style.diamonds4
+    if style.four_colour and suit is Suit.CLUBS:
+        return style.clubs4
+    return style.red if suit.colour == "red" else style.black
+
+
+_RANK_TEXT = {Rank.TEN: "10"}
+
+FONT = "bold"
+
+
+def _face_base(style: CardStyle, outline: bool) -> list[Op]:
+    r = round(CARD_W * style.radius, 2)
+    stroke = style.edge if outline else None
+    return [["rr", 0, 0, CARD_W, CARD_H, r, style.face, stroke, 1.5 if outline else 0]]
+
+
+def _text(size: float, cx: float, baseline: float, text: str, colour: str) -> Op:
+    w = measure(FONT, size, text)
+    return ["t", FONT, size, round(cx - w / 2, 2), baseline, text, colour, 0]
+
+
+@lru_cache(maxsize=512)
+def _face_ops(text: str, bower: str, outline: bool, style: CardStyle) -> list[Op]:
+    from engine.cards import parse_card
+
+    card = parse_card(text)
+    ops = _face_base(style, outline)
+    if card.joker:
+        ink = style.black
+        for i, ch in enumerate("JOKER"):
+            ops.append(_text(19, 16, 25 + i * 19, ch, ink))
+        ops.append(["p", star_path(30, 38, 64), style.bower, style.black, 2])
+        return ops
+    assert card.suit is not None and card.rank is not None
+    ink = suit_colour(card.suit, style)
+    label = _RANK_TEXT.get(card.rank, card.rank.letter)
+    ops.append(_text(44 if len(label) == 1 else 38, 20, 44, label, ink))
+    ops.append(["p", suit_path(card.suit, 6, 52, 28), ink, None, 0])
+    if card.rank >= Rank.JACK and card.rank != Rank.ACE:
+        # court cards: a tinted panel behind a big letter-free pip keeps them distinct
+        ops.append(["rr", 40, 12, 50, 116, 5, ink + "14", ink + "55", 1.5])
+        ops.append(["p", suit_path(card.suit, 44, 48, 42), ink, None, 0])
+        ops.append(_text(24, 65, 40, label, ink))
+    else:
+        big = 56 if card.rank == Rank.ACE else 46
+        ops.append(["p", suit_path(card.suit, 66 - big / 2, 88 - big / 2, big), ink, None, 0])
+    if bower:
+        word = "RIGHT" if bower == "R" else "LEFT"
+        ops.append(["rr", 5, 112, 52, 22, 4, style.bower, None, 0])
+        ops.append(_text(17, 31, 129, word, "#16181dff"))
+    return ops
+
+
+@lru_cache(maxsize=16)
+def _back_ops(outline: bool, style: CardStyle) -> list[Op]:
+    r = round(CARD_W * style.radius, 2)
+    ops: list[Op] = [["rr", 0, 0, CARD_W, CARD_H, r, style.back, "#ffffff40" if outline else None, 1.5 if outline else 0]]
+    ops.append(["s"])
+    ops.append(["cl", 8, 8, 84, 124, 4])
+    lines: list[str] = []
+    for i in range(-8, 16):
+        x0 = i * 14.0
+        lines.append(f"M{_fmt(x0)} 0L{_fmt(x0 + 140)} 140")
+        lines.append(f"M{_fmt(x0 + 140)} 0L{_fmt(x0)} 140")
+    ops.append(["p", "".join(lines), None, style.back_accent + "55", 1.5])
+    ops.append(["r"])
+    ops.append(["rr", 8, 8, 84, 124, 4, None, style.back_accent, 2])
+    ops.append(["rr", 30, 48, 40, 44, 20, style.back, style.back_accent, 2])
+    ops.append(["p", suit_path(Suit.SPADES, 38, 58, 24), style.back_accent, None, 0])
+    return ops
+
+
+def bower_of(card: Card, trump: Suit | None) -> str:
+    """``"R"``/``"L"`` when the card is a bower under ``trump``, else ``""``."""
+    card = resolve(card, trump)
+    if trump is None or card.rank != Rank.JACK or card.suit is None:
+        return ""
+    if card.suit is trump:
+        return "R"
+    if card.suit is trump.partner:
+        return "L"
+    return ""
+
+
+def card_sprite(card: Card, trump: Suit | None, style: CardStyle, *, outline: bool = True) -> tuple[str, list[Op]]:
+    """Sprite id and ops for a face-up card (a back if the card is not known)."""
+    card = resolve(card, trump)
+    if not card.known:
+        return back_sprite(style, outline=outline)
+    text = "B" if card.joker else (card.rank.letter if card.rank else "X") + (card.suit.value if card.suit else "x")
+    bower = bower_of(card, trump)
+    sid = f"f:{text}{':' + bower if bower else ''}{':o' if outline else ''}@{_tag(style)}"
+    return sid, _face_ops(text, bower, outline, style)
+
+
+def back_sprite(style: CardStyle, *, outline: bool = True) -> tuple[str, list[Op]]:
+    return f"b{':o' if outline else ''}@{_tag(style)}", _back_ops(outline, style)
+
+
+@lru_cache(maxsize=16)
+def _tag(style: CardStyle) -> str:
+    """Short content hash of the card style, so a sprite id names one drawing."""
+    import hashlib
+
+    return hashlib.sha1(style.model_dump_json().encode()).hexdigest()[:6]

@@ -1,0 +1,141 @@
+"""Shared state of one scene build: the game state, settings, the op builder and helpers."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+from engine.cards import Card, Suit, sort_key
+from engine.state import GameState, StepKind
+
+from .cardart import back_sprite, card_sprite
+from .fonts import fit_text, measure
+from .scene import Builder, Num, lin
+from .theme import Theme
+from .timing import StepTiming, Timing
+from .view import Element, ElementType, Perspective, View
+
+__all__ = ["Ctx", "POS_SOUTH", "POS_WEST", "POS_NORTH", "POS_EAST", "HAND_TYPES"]
+
+POS_SOUTH, POS_WEST, POS_NORTH, POS_EAST = 0, 1, 2, 3
+HAND_TYPES = (ElementType.HAND_SOUTH, ElementType.HAND_WEST, ElementType.HAND_NORTH, ElementType.HAND_EAST)
+
+
+@dataclass
+class Ctx:
+    state: GameState
+    view: View
+    theme: Theme
+    timing: Timing
+    title: str | None
+    b: Builder = field(default_factory=Builder)
+
+    def __post_init__(self) -> None:
+        self.st: StepTiming = self.timing.of(self.state.kind)
+        self.run: float = self.st.run_time
+        self.kind: StepKind = self.state.kind
+        self.placed: dict[ElementType, Element] = {}
+        for el in self.view.elements:
+            if el.visible and el.type not in self.placed:
+                self.placed[el.type] = el
+
+    # seats and positions -------------------------------------------------------------
+    @property
+    def players(self) -> int:
+        return self.state.num_players or 4
+
+    def pos_of(self, seat: int) -> int:
+        """Screen position of a seat (0 south, 1 west, 2 north, 3 east); focus seat at south."""
+        return (seat - self.view.focus_seat) % 4
+
+    def seat_at(self, pos: int) -> int:
+        return (pos + self.view.focus_seat) % 4
+
+    def name(self, seat: int) -> str:
+        p = self.state.players
+        return p[seat] if seat < len(p) and p[seat] else f"Seat {seat + 1}"
+
+    def team_colour(self, team: int) -> str:
+        return self.theme.team_ns if team == 0 else self.theme.team_ew
+
+    def team_name(self, team: int) -> str:
+        seats = [s for s in range(self.players) if s % 2 == team]
+        return " & ".join(self.name(s) for s in seats)
+
+    # cards ---------------------------------------------------------------------------
+    def face_up(self, seat: int) -> bool:
+        p = self.view.perspective
+        return p is Perspective.ALL or (p is Perspective.FOCUS and seat == self.view.focus_seat)
+
+    def sprite_id(self, card: Card | None, *, face: bool = True, outline: bool = True) -> str:
+        style = self.theme.cards
+        if card is None or not face:
+            sid, ops = back_sprite(style, outline=outline)
+        else:
+            sid, ops = card_sprite(card, self.state.trump, style, outline=outline)
+        if sid not in self.b.defs:
+            self.b.defs[sid] = ops
+            for op in ops:
+                if op[0] == "t":
+                    self.b.fonts.add(op[1])
+        return sid
+
+    def sorted_hand(self, cards: tuple[Card, ...] | list[Card]) -> list[Card]:
+        trump: Suit | None = self.state.trump
+        return sorted(cards, key=lambda c: sort_key(c, trump))
+
+    # placement -----------------------------------------------------------------------
+    def to_view(self, el: Element, x: float, y: float) -> tuple[float, float]:
+        return el.x + x * el.scale, el.y + y * el.scale
+
+    # drawing helpers -----------------------------------------------------------------
+    def panel(self, x: float, y: float, w: float, h: float, *, el: Element | None = None, r: float = 10.0, shadow: bool = True) -> None:
+        """A broadcast panel: dark gradient, hairline edge, soft shadow."""
+        th = self.theme
+        bg = el.style.background if el is not None and el.style.background else None
+        r = el.style.radius if el is not None and el.style.radius is not None else r
+        fill = bg if bg else lin(0, y, 0, y + h, [(0.0, th.panel_top), (1.0, th.panel)])
+        b = self.b
+        if shadow:
+            b.save()
+            s = (el.scale if el is not None else 1.0) * self.out_scale
+            b.shadow(th.shadow, 14 * s, 0, 4 * s)
+            b.rrect(x, y, w, h, r, fill, th.panel_edge, 1.0)
+            b.restore()
+        else:
+            b.rrect(x, y, w, h, r, fill, th.panel_edge, 1.0)
+
+    out_scale: float = 1.0
+
+    def text_colour(self, el: Element | None) -> str:
+        if el is not None and el.style.text_colour:
+            return el.style.text_colour
+        return self.theme.text
+
+    def label(
+        self,
+        font: str,
+        size: float,
+        x: float,
+        y: float,
+        text: str,
+        colour: str,
+        *,
+        align: str = "left",
+        width: float | None = None,
+        ls: float = 0.0,
+    ) -> float:
+        """Draw text placed by its left edge, centre or right edge; fit to ``width``. Returns its width."""
+        if width is not None:
+            text, size = fit_text(font, size, text, width, spacing=ls)
+        w = measure(font, size, text, ls)
+        if align == "center":
+            x -= w / 2
+        elif align == "right":
+            x -= w
+        self.b.text(font, size, x, y, text, colour, ls)
+        return w
+
+    def pop(self, t0: float, dur: float, *, start: float = 0.6) -> tuple[Num, Num]:
+        """Scale and alpha tracks for something appearing at ``t0`` with a small overshoot."""
+        b = self.b
+        return b.tween(t0, t0 + dur, start, 1.0, "back"), b.tween(t0, t0 + dur * 0.6, 0.0, 1.0, "out")

@@ -1,0 +1,80 @@
+"""Theme: colours, fonts and card style (pydantic; the studio edits it through its schema)."""
+
+from __future__ import annotations
+
+from pydantic import BaseModel, ConfigDict, Field
+
+from .fonts import FONT_KEYS
+
+__all__ = ["Theme", "CardStyle", "DEFAULT_THEME", "Colour"]
+
+Colour = str
+_HEX = r"^#[0-9a-fA-F]{6}([0-9a-fA-F]{2})?$"
+
+
+def _c(default: str, title: str, description: str) -> Colour:
+    return Field(default, title=title, description=description, pattern=_HEX)  # type: ignore[no-any-return]
+
+
+class CardStyle(BaseModel):
+    """How the project's own card art is drawn."""
+
+    model_config = ConfigDict(extra="forbid", frozen=True)
+
+    face: Colour = _c("#fbfaf6", "Card face", "Paper colour of a face-up card.")
+    edge: Colour = _c("#c9ccd3", "Card edge", "Outline of a face-up card (when outlines are on).")
+    red: Colour = _c("#d3122c", "Red suits", "Ink for hearts and diamonds.")
+    black: Colour = _c("#16181d", "Black suits", "Ink for spades and clubs.")
+    four_colour: bool = Field(
+        False,
+        title="Four-colour deck",
+        description="Draw diamonds blue and clubs green, which some viewers read faster.",
+    )
+    diamonds4: Colour = _c("#1565d8", "Diamonds (4-colour)", "Diamond ink in a four-colour deck.")
+    clubs4: Colour = _c("#14844a", "Clubs (4-colour)", "Club ink in a four-colour deck.")
+    back: Colour = _c("#1b2a4a", "Card back", "Main colour of card backs.")
+    back_accent: Colour = _c("#c9a227", "Card back accent", "Frame and pattern of card backs.")
+    bower: Colour = _c("#c9a227", "Bower mark", "Tab marking the right and left bowers once trump is set.")
+    radius: float = Field(0.075, ge=0, le=0.3, title="Corner radius", description="Corner radius as a fraction of card width.")
+
+
+class Theme(BaseModel):
+    """Colours and fonts of every element; font values are keys of renderer.fonts.font_files()."""
+
+    model_config = ConfigDict(extra="forbid", frozen=True)
+
+    panel: Colour = _c("#101624e6", "Panel", "Background of score, tracker and name panels.")
+    panel_top: Colour = _c("#1d2740f0", "Panel highlight", "Top of the panel gradient.")
+    panel_edge: Colour = _c("#ffffff24", "Panel edge", "Hairline around panels.")
+    text: Colour = _c("#ffffff", "Text", "Main text colour.")
+    muted: Colour = _c("#aab3c5", "Muted text", "Labels and secondary text.")
+    accent: Colour = _c("#f2c230", "Accent", "Dealer button, highlights, trump marks.")
+    team_ns: Colour = _c("#2f8cff", "Team N/S colour", "Colour of seats 0 and 2 (team 0).")
+    team_ew: Colour = _c("#ff7a1a", "Team E/W colour", "Colour of seats 1 and 3 (team 1).")
+    good: Colour = _c("#22c55e", "Positive", "Order/make callouts and good annotation marks.")
+    bad: Colour = _c("#ef4444", "Negative", "Euchre callouts and mistake marks.")
+    shadow: Colour = _c("#00000073", "Shadow", "Drop shadow under panels and cards.")
+    felt: Colour = _c("#0b3d2e8c", "Play area", "Fill of the play area behind the trick.")
+    font_title: str = Field("extrabold", title="Title font", description="Font key for big numbers and banners.")
+    font_heading: str = Field("bold", title="Heading font", description="Font key for names and callouts.")
+    font_body: str = Field("semibold", title="Body font", description="Font key for labels and annotations.")
+    font_card: str = Field("bold", title="Card index font", description="Font key for the rank on cards.")
+    cards: CardStyle = Field(default_factory=CardStyle, title="Cards", description="Card art style.")
+    quality_colours: dict[str, Colour] = Field(
+        default_factory=lambda: {
+            "!!": "#14b8a6",
+            "!": "#22c55e",
+            "!?": "#8b5cf6",
+            "?!": "#eab308",
+            "?": "#f97316",
+            "??": "#ef4444",
+        },
+        title="Annotation marks",
+        description="Badge colour of each EGN quality tag ([!!] brilliant ... [??] blunder).",
+    )
+
+    def font_ok(self) -> bool:
+        return all(f in FONT_KEYS for f in (self.font_title, self.font_heading, self.font_body, self.font_card))
+
+
+DEFAULT_THEME = Theme()

@@ -1,0 +1,50 @@
+"""Timing: per step kind a run time, a hold and an easing (manim words)."""
+
+from __future__ import annotations
+
+from pydantic import BaseModel, ConfigDict, Field
+
+from engine.state import StepKind
+
+from .easing import EASINGS
+
+__all__ = ["StepTiming", "Timing", "DEFAULT_TIMING"]
+
+
+class StepTiming(BaseModel):
+    """How one kind of step moves: ``run_time`` seconds of motion, then ``hold`` seconds still."""
+
+    model_config = ConfigDict(extra="forbid", frozen=True)
+
+    run_time: float = Field(0.5, ge=0, le=30, title="Run time", description="Seconds the step's animation lasts.")
+    hold: float = Field(1.0, ge=0, le=600, title="Hold", description="Seconds the finished step stays before the next one.")
+    ease: str = Field("out", title="Easing", description="Easing of the main motion: " + ", ".join(EASINGS) + ".")
+
+    @property
+    def total(self) -> float:
+        return self.run_time + self.hold
+
+
+def _st(run: float, hold: float, ease: str, what: str) -> StepTiming:
+    return Field(default_factory=lambda: StepTiming(run_time=run, hold=hold, ease=ease), title=what, description=f"Timing of {what.lower()} steps.")  # type: ignore[no-any-return]
+
+
+class Timing(BaseModel):
+    """Timing of every step kind; the Director advances by ``total`` seconds per step."""
+
+    model_config = ConfigDict(extra="forbid", frozen=True)
+
+    deal_start: StepTiming = _st(1.0, 1.5, "out", "Deal start")
+    call: StepTiming = _st(0.35, 1.0, "back", "Call")
+    discard: StepTiming = _st(0.5, 0.6, "inout", "Discard")
+    card: StepTiming = _st(0.45, 0.8, "out", "Card")
+    trick_taken: StepTiming = _st(0.7, 0.6, "inout", "Trick taken")
+    deal_scored: StepTiming = _st(1.0, 2.5, "out", "Deal scored")
+    game_over: StepTiming = _st(1.0, 6.0, "back", "Game over")
+
+    def of(self, kind: StepKind) -> StepTiming:
+        t: StepTiming = getattr(self, kind.value)
+        return t
+
+
+DEFAULT_TIMING = Timing()
