@@ -67,32 +67,48 @@ class BitWriter:
 
 
 class BitReader:
-    """Reads MSB-first bit fields; running past the end raises :class:`ShortStream`."""
+    """Reads MSB-first bit fields straight from the bytes (no per-bit copy of the input).
 
-    __slots__ = ("bits", "pos", "end")
+    Running past the end raises :class:`ShortStream`.
+    """
+
+    __slots__ = ("data", "pos", "end")
 
     def __init__(self, data: bytes) -> None:
-        self.bits = format(int.from_bytes(data, "big"), f"0{8 * len(data)}b") if data else ""
+        self.data = data
         self.pos = 0
-        self.end = len(self.bits)
+        self.end = 8 * len(data)
 
     @property
     def remaining(self) -> int:
         return self.end - self.pos
 
     def read(self, n: int) -> int:
-        if self.pos + n > self.end:
-            raise ShortStream(f"needs {n} bits at bit {self.pos}, only {self.end - self.pos} left")
-        value = int(self.bits[self.pos : self.pos + n], 2)
-        self.pos += n
-        return value
+        pos = self.pos
+        stop = pos + n
+        if stop > self.end:
+            raise ShortStream(f"needs {n} bits at bit {pos}, only {self.end - pos} left")
+        first, last = pos >> 3, (stop + 7) >> 3
+        chunk = int.from_bytes(self.data[first:last], "big")
+        self.pos = stop
+        return (chunk >> ((last << 3) - stop)) & ((1 << n) - 1)
+
+    def read_bytes(self, count: int) -> bytes:
+        """``count`` whole bytes starting at the current (possibly unaligned) bit."""
+        if count == 0:
+            return b""
+        return self.read(8 * count).to_bytes(count, "big")
+
+    def rest_is_zero(self) -> bool:
+        if self.pos >= self.end:
+            return True
+        first = self.pos >> 3
+        head = self.data[first] & (0xFF >> (self.pos & 7))
+        return head == 0 and not self.data[first + 1 :].strip(b"\0")
 
     def rest_is_padding(self) -> bool:
         """Fewer than 8 bits remain and all are zero (the legacy decoder's stop test)."""
-        return self.remaining < 8 and "1" not in self.bits[self.pos :]
-
-    def rest_is_zero(self) -> bool:
-        return "1" not in self.bits[self.pos :]
+        return self.remaining < 8 and self.rest_is_zero()
 
 
 def b64url_encode(data: bytes) -> str:

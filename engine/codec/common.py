@@ -9,7 +9,7 @@ from __future__ import annotations
 from collections.abc import Iterable, Mapping
 from typing import Any
 
-from ..errors import CodecError, EgnError, Place
+from ..errors import CodecError, EgnError, Place, SchemaError
 from .protobuf import (
     Field,
     Writer,
@@ -31,12 +31,34 @@ __all__ = [
     "write_annotations",
     "read_annotations",
     "annotation_keys_numeric",
+    "cap",
+    "MAX_LINE_PHASES",
 ]
 
 #: The reference refuses EGN binaries (input and output) longer than this; exactly 8 MiB passes.
 MAX_BINARY = 8 * 1024 * 1024
 
 _MAX_INDEX = (1 << 32) - 2
+
+#: Implementation limits where the schema sets none (alternative-line phases, annotation
+#: keys); they bound the memory a hostile 8 MiB file can make the decoder allocate.
+MAX_LINE_PHASES = 256
+MAX_ANNOTATION_KEYS = 1024
+
+
+def cap(items: list[Any] | dict[str, Any], limit: int, what: str, *, schema: bool = True) -> None:
+    """Refuse a repeated field as soon as it outgrows ``limit`` while decoding.
+
+    With ``schema=True`` the limit is the schema's own ``maxItems`` (the decoded document
+    would be refused by validation anyway, so refusing early changes nothing but memory).
+
+    Raises:
+        SchemaError: a schema limit; CodecError: an implementation limit.
+    """
+    if len(items) > limit:
+        if schema:
+            raise SchemaError(f"{what} must NOT have more than {limit} items")
+        raise CodecError(f"{what} has more than {limit} entries (limit of this decoder)")
 
 
 def is_array_index(key: str) -> bool:
@@ -209,6 +231,7 @@ def _read_player(data: bytes, base: int) -> str | dict[str, Any]:
                     name = decode_str(g, "player name")
                 elif g.number == 2:
                     ids.append(read_id(as_bytes(g, "player id"), g.offset))
+                    cap(ids, 10, "player playerIds")
             result = {"name": name, "playerIds": ids}
     if result is None:
         raise CodecError(f"player record at byte {base} has neither a name nor a player object")
@@ -261,17 +284,22 @@ def read_metadata(data: bytes, base: int) -> dict[str, Any]:
             out[names[n]] = decode_str(f, names[n])
         elif n == 4:
             players.append(_read_player(as_bytes(f, "player"), f.offset))
+            cap(players, 10, "metadata/players")
         elif n == 5:
             initial.extend(packed_int32(f, "initialScore"))
+            cap(initial, 2, "metadata/initialScore")
         elif n == 7:
             out["ruleset"] = _read_ruleset(as_bytes(f, "ruleset"), f.offset)
         elif n == 8:
             final.extend(packed_int32(f, "finalScore"))
-    out["players"] = players
-    out["initialScore"] = initial
+            cap(final, 2, "metadata/finalScore")
+    ordered: dict[str, Any] = {"players": players, "initialScore": initial}
     if final:
-        out["finalScore"] = final
-    return out
+        ordered["finalScore"] = final
+    for key in ("gameId", "title", "description", "date", "ruleset"):
+        if key in out:
+            ordered[key] = out[key]
+    return ordered
 
 
 # --- annotation maps ---------------------------------------------------------------------
@@ -321,9 +349,11 @@ def read_annotations(field: Field, into: dict[str, list[str]]) -> None:
         if f.number == 1:
             key = as_int32(f, "annotation key")
         elif f.number == 2:
-            texts = [
-                decode_str(g, "annotation text")
-                for g in read_fields(as_bytes(f, "annotation list"), base=f.offset)
-                if g.number == 1
-            ]
+            texts = []
+            for g in read_fields(as_bytes(f, "annotation list"), base=f.offset):
+                if g.number == 1:
+                    texts.append(decode_str(g, "annotation text"))
+                    cap(texts, 50, "annotation texts")
+    cap(texts, 50, "annotation texts")
     into[str(key)] = texts
+    cap(into, MAX_ANNOTATION_KEYS, "annotation map", schema=False)

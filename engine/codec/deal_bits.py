@@ -398,7 +398,7 @@ class _Unpacker:
             texts = []
             for _ in range(r.read(8)):
                 length = r.read(16)
-                raw = bytes(r.read(8) for _ in range(length)) if length else b""
+                raw = r.read_bytes(length)
                 try:
                     texts.append(raw.decode("utf-8"))
                 except UnicodeDecodeError:

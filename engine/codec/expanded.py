@@ -13,7 +13,7 @@ from collections.abc import Callable, Mapping
 from typing import Any
 
 from ..errors import CodecError, EgnError, Place
-from .common import read_annotations, read_metadata, relocate, write_annotations, write_metadata
+from .common import MAX_LINE_PHASES, cap, read_annotations, read_metadata, relocate, write_annotations, write_metadata
 from .protobuf import Writer, as_bool, as_bytes, as_int32, decode_str, read_fields
 
 __all__ = ["write_file", "read_file", "write_deal", "read_deal"]
@@ -153,7 +153,12 @@ def write_file(doc: Mapping[str, Any], deal: DealWriter) -> bytes:
 
 
 def _card_strings(data: bytes, base: int, what: str) -> list[str]:
-    return [decode_str(f, what) for f in read_fields(data, base=base) if f.number == 1]
+    out = []
+    for f in read_fields(data, base=base):
+        if f.number == 1:
+            out.append(decode_str(f, what))
+            cap(out, 10, "cards")
+    return out
 
 
 def _read_phase(data: bytes, base: int) -> dict[str, Any]:
@@ -179,6 +184,7 @@ def _read_bidding(data: bytes, base: int) -> dict[str, Any]:
             single["phaseNumber"] = as_int32(f, "phaseNumber")
         elif n == 2:
             calls.append(decode_str(f, "call"))
+            cap(calls, 16, "calls")
         elif n == 3:
             single["isAlone"] = as_bool(f, "isAlone")
         elif n == 4:
@@ -187,12 +193,14 @@ def _read_bidding(data: bytes, base: int) -> dict[str, Any]:
             single["discard"] = decode_str(f, "discard")
         elif n == 6:
             exchanges.append(_read_exchange(as_bytes(f, "card exchange"), f.offset))
+            cap(exchanges, 4, "cardExchanges")
         elif n == 7:
             read_annotations(f, notes)
+    # Key order as protobufjs prints it: arrays, singular fields, maps; the reference adds type.
     out: dict[str, Any] = {"calls": calls, "cardExchanges": exchanges}
+    out.update(_ordered(single, ("phaseNumber", "isAlone", "aloneDefender", "discard")))
     if notes:
         out["callAnnotations"] = notes
-    out.update(_ordered(single, ("phaseNumber", "isAlone", "aloneDefender", "discard")))
     out["type"] = BIDDING
     return out
 
@@ -211,6 +219,7 @@ def _read_exchange(data: bytes, base: int) -> dict[str, Any]:
             single["receiver"] = as_int32(f, "receiver")
         elif f.number == 3:
             cards.append(decode_str(f, "exchanged card"))
+            cap(cards, 10, "exchanged cards")
     return {"cards": cards, **_ordered(single, ("sender", "receiver"))}
 
 
@@ -223,12 +232,12 @@ def _read_play(data: bytes, base: int) -> dict[str, Any]:
             single["phaseNumber"] = as_int32(f, "phaseNumber")
         elif f.number == 3:
             tricks.append(_card_strings(as_bytes(f, "trick"), f.offset, "card"))
+            cap(tricks, 10, "tricks")
         elif f.number == 4:
             read_annotations(f, notes)
-    out: dict[str, Any] = {"tricks": tricks}
+    out: dict[str, Any] = {"tricks": tricks, **single}
     if notes:
         out["playAnnotations"] = notes
-    out.update(single)
     out["type"] = PLAY
     return out
 
@@ -256,10 +265,12 @@ def read_deal(data: bytes, base: int) -> dict[str, Any]:
                     state["upCard"] = decode_str(g, "upCard")
                 elif g.number == 4:
                     hands.append(_card_strings(as_bytes(g, "hand"), g.offset, "card"))
+                    cap(hands, 10, "playerCards")
             single["initialState"] = {"playerCards": hands, **_ordered(state, ("dealer", "upCard"))}
         elif n == 3:
             try:
                 phases.append(_read_phase(as_bytes(f, "phase"), f.offset))
+                cap(phases, 2, "phases")
             except EgnError as exc:
                 raise relocate(exc, phase=len(phases)) from None
         elif n == 4:
@@ -271,9 +282,11 @@ def read_deal(data: bytes, base: int) -> dict[str, Any]:
                 elif g.number == 2:
                     try:
                         line_phases.append(_read_phase(as_bytes(g, "phase"), g.offset))
+                        cap(line_phases, MAX_LINE_PHASES, "alternative line phases", schema=False)
                     except EgnError as exc:
                         raise relocate(exc, line=len(lines), phase=len(line_phases)) from None
             lines.append({"phases": line_phases, **branch})
+            cap(lines, 50, "alternativeLines")
     return {"phases": phases, "alternativeLines": lines, **_ordered(single, ("dealNumber", "initialState"))}
 
 
@@ -300,6 +313,7 @@ def read_file(data: bytes, base: int, deal: DealReader) -> dict[str, Any]:
             index = len(deals)
             try:
                 deals.append(deal(index, as_bytes(f, "deal"), f.offset))
+                cap(deals, 100, "deals")
             except EgnError as exc:
                 raise relocate(exc, deal=index) from None
     return {"deals": deals, **_ordered(single, ("fileType", "version", "metadata"))}
