@@ -309,6 +309,11 @@ class Director:
         return self._cut(now, target, playing=False, hold=max(target, 0))
 
     def seek(self, now: float, step: int) -> Anchor:
+        """Go to ``step``: playing, it animates from its start; paused, it shows complete."""
+        if self.anchor.playing:
+            n = len(self.durations)
+            step = min(max(step, 0), max(n - 1, 0))
+            return self._push(now, step=step, offset=0.0, jump=True, hold=step)
         return self._cut(now, step, hold=step)
 
     def set_speed(self, now: float, speed: float) -> Anchor:
@@ -353,6 +358,16 @@ class Director:
             # the playhead was waiting for the feed: the new step starts animating now
             return self._push(now, step=old_n, offset=0.0, available=n)
         return self._push(now, step=cur, offset=min(pos.offset, self.durations[cur]), available=n)
+
+    def retime(self, now: float, durations: Sequence[float]) -> Anchor:
+        """New step durations (Timing settings changed): keep the step and its progress."""
+        pos = self.position(now)
+        self._set_durations(durations)
+        n = len(self.durations)
+        if pos.step is None or n == 0:
+            return self._push(now, step=0, offset=0.0, available=n)
+        step = min(pos.step, n - 1)
+        return self._push(now, step=step, offset=pos.progress * self.durations[step], available=n)
 
     def reset(self, now: float, durations: Sequence[float], *, step: int = 0) -> Anchor:
         """A different game: start it at ``step`` with its first step animating."""

@@ -1,0 +1,34 @@
+"""Server settings: where to listen, where the data lives, the token, the clock."""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from .store import default_data_dir
+
+__all__ = ["ServerSettings", "DEFAULT_PORT", "MAX_BODY"]
+
+DEFAULT_PORT = 8765
+#: request body cap: the engine's 8 MiB input cap
+MAX_BODY = 8 * 1024 * 1024
+
+
+@dataclass(frozen=True)
+class ServerSettings:
+    """Everything ``create_app`` needs.  ``db`` = ``":memory:"`` keeps nothing on disk."""
+
+    host: str = "127.0.0.1"
+    port: int = DEFAULT_PORT
+    data_dir: Path = field(default_factory=default_data_dir)
+    db: str | None = None  # default: data_dir / "overlay.sqlite3"
+    token: str | None = None  # None: created on first start and stored
+    demo: bool = True  # a fresh install gets the looping demo channel
+    clock: Callable[[], float] = time.monotonic
+    max_delay: float = 600.0
+
+    @property
+    def db_path(self) -> str:
+        return self.db if self.db is not None else str(Path(self.data_dir) / "overlay.sqlite3")

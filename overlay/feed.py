@@ -1,0 +1,263 @@
+"""Live feed: whole games, single actions and followed files, turned into new timelines.
+
+No rules live here.  A single action is written into the EGN JSON document (a call appended
+to the bidding phase, a card to the last trick...), then the whole document is loaded and
+replayed by the engine, which judges it: an action whose replay reports a new problem is
+refused with the engine's own text (file, deal, phase, index).  Where the shape of the
+document depends on the play (is the last trick full?) the engine's last
+:class:`~engine.state.GameState` answers, not a rule written here.
+"""
+
+from __future__ import annotations
+
+import copy
+import hashlib
+import json
+from dataclasses import dataclass
+from typing import Any
+
+from engine.errors import Place, Problem
+from engine.state import GameState, StepKind, Timeline
+
+from .errors import BadRequest, TooLarge
+from .protocol import ActionIn
+
+__all__ = [
+    "MAX_INPUT",
+    "Loaded",
+    "load_bytes",
+    "apply_action",
+    "first_difference",
+    "new_problems",
+    "document_bytes",
+    "refuse_new_problems",
+    "digest",
+]
+
+#: input cap (bytes) for uploads, feed messages and followed files (the codec's own cap)
+MAX_INPUT = 8 * 1024 * 1024
+
+
+@dataclass(frozen=True)
+class Loaded:
+    """A game the engine accepted: the bytes kept on disk and what they replay to."""
+
+    data: bytes
+    source: str
+    document: dict[str, Any]  # EGN JSON (what single actions edit)
+    timeline: Timeline
+    digest: str
+    problems: tuple[Problem, ...]
+
+
+def load_bytes(data: bytes, *, source: str, strict: bool = True) -> Loaded:
+    """Load a game of any supported format (JSON ``.egn``, ``.egnb``, ``.emn``).
+
+    ``strict`` refuses schema problems (the live feed); lenient repairs and lists them.
+
+    Raises:
+        TooLarge: more than :data:`MAX_INPUT` bytes.
+        EgnError: the engine's typed error for a document it cannot accept.
+    """
+    from engine.load import load_game
+
+    if len(data) > MAX_INPUT:
+        raise TooLarge(f"{source}: input of {len(data)} bytes is over the {MAX_INPUT} byte cap")
+    if not data.strip():
+        raise BadRequest(f"{source}: empty input")
+    loaded = load_game(data, source=source, strict=strict)
+    doc = loaded.document
+    document = doc.to_json() if hasattr(doc, "to_json") else dict(doc)
+    return Loaded(
+        data=bytes(data),
+        source=source,
+        document=document,
+        timeline=loaded.timeline,
+        digest=digest(data),
+        problems=tuple(loaded.all_problems),
+    )
+
+
+def digest(data: bytes) -> str:
+    return hashlib.sha256(data).hexdigest()
+
+
+def document_bytes(document: dict[str, Any]) -> bytes:
+    return json.dumps(document, ensure_ascii=False, separators=(",", ":")).encode()
+
+
+def first_difference(old: Timeline | None, new: Timeline) -> int | None:
+    """First step index where ``new`` differs from ``old`` (None: identical)."""
+    if old is None:
+        return 0 if len(new.steps) else None
+    a, b = old.steps, new.steps
+    for i in range(min(len(a), len(b))):
+        if a[i] != b[i]:
+            return i
+    if len(a) != len(b):
+        return min(len(a), len(b))
+    return None
+
+
+def new_problems(old: Loaded | None, new: Loaded) -> list[Problem]:
+    """Problems of ``new`` that ``old`` did not have (errors only)."""
+    seen = {str(p) for p in (old.problems if old else ())}
+    return [p for p in new.problems if p.severity == "error" and str(p) not in seen]
+
+
+# --------------------------------------------------------------------------- actions
+
+
+def _place(source: str, deal: int | None = None, **kw: Any) -> Place:
+    return Place(source=source, deal=deal, **kw)
+
+
+def _phase(deal: dict[str, Any], kind: str) -> dict[str, Any] | None:
+    for phase in deal.get("phases", []):
+        if isinstance(phase, dict) and phase.get("type") == kind:
+            return phase
+    return None
+
+
+def _last_state(timeline: Timeline) -> GameState | None:
+    return timeline.steps[-1] if timeline.steps else None
+
+
+def apply_action(base: Loaded | None, action: ActionIn, *, source: str) -> dict[str, Any]:
+    """The EGN document after ``action``; the caller loads it so the engine judges it.
+
+    Raises:
+        BadRequest: the action does not fit the document's shape (no deal to play in, a
+            missing field) -- named with the deal and phase like the engine's errors.
+    """
+    if base is None:
+        raise BadRequest(f"{source}: no game loaded: PUT a game (with players) before sending actions")
+    doc = copy.deepcopy(base.document)
+    deals: list[Any] = doc.setdefault("deals", [])
+    kind = action.kind
+
+    if kind == "new_deal":
+        if action.dealer is None or action.up_card is None:
+            raise BadRequest(f"{source}: new_deal needs 'dealer' and 'upCard'")
+        number = action.deal_number if action.deal_number is not None else len(deals)
+        initial: dict[str, Any] = {"dealer": action.dealer, "upCard": action.up_card}
+        if action.player_cards is not None:
+            initial["playerCards"] = action.player_cards
+        deals.append({"dealNumber": number, "initialState": initial, "phases": []})
+        return doc
+
+    if not deals or not isinstance(deals[-1], dict):
+        raise BadRequest(f"{source}: {kind} needs a deal: send new_deal first")
+    index = len(deals) - 1
+    deal = deals[-1]
+    phases: list[dict[str, Any]] = deal.setdefault("phases", [])
+
+    if kind == "undo":
+        if _undo_removes_deal(base, index):
+            deals.pop()
+        else:
+            _undo(deal)
+        return doc
+
+    if kind == "call":
+        if not action.call:
+            raise BadRequest(f"{_place(source, index).describe()}: call needs 'call'")
+        if _phase(deal, "TRICK_PLAY") is not None:
+            raise BadRequest(
+                f"{_place(source, index, phase=1, phase_type='TRICK_PLAY').describe()}: "
+                f"call {action.call!r} after the play has started"
+            )
+        bidding = _phase(deal, "EUCHRE_BIDDING")
+        if bidding is None:
+            bidding = {"phaseNumber": 0, "type": "EUCHRE_BIDDING", "calls": []}
+            phases.insert(0, bidding)
+        bidding["calls"].append(action.call)
+        if action.alone is not None:
+            bidding["isAlone"] = action.alone
+        if action.alone_defender is not None:
+            bidding["aloneDefender"] = action.alone_defender
+        return doc
+
+    if kind == "discard":
+        if not action.card:
+            raise BadRequest(f"{_place(source, index).describe()}: discard needs 'card'")
+        bidding = _phase(deal, "EUCHRE_BIDDING")
+        if bidding is None:
+            raise BadRequest(f"{_place(source, index).describe()}: discard {action.card!r} before any call")
+        bidding["discard"] = action.card
+        return doc
+
+    if kind == "card":
+        if not action.card:
+            raise BadRequest(f"{_place(source, index).describe()}: card needs 'card'")
+        play = _phase(deal, "TRICK_PLAY")
+        if play is None:
+            play = {"phaseNumber": len(phases), "type": "TRICK_PLAY", "tricks": []}
+            phases.append(play)
+        tricks: list[list[str]] = play["tricks"]
+        last = _last_state(base.timeline)
+        # the engine knows whether the trick on the table is complete (loners, sit-outs)
+        trick_open = (
+            bool(tricks)
+            and last is not None
+            and last.deal == index
+            and last.trick is not None
+            and not last.trick.complete
+            and last.kind == StepKind.CARD
+        )
+        if trick_open:
+            tricks[-1].append(action.card)
+        else:
+            tricks.append([action.card])
+        return doc
+
+    raise BadRequest(f"{source}: unknown action kind {kind!r}")  # pragma: no cover - pydantic
+
+
+def _undo_removes_deal(base: Loaded, index: int) -> bool:
+    """An undo on a deal with no actions removes the deal itself."""
+    deal = base.document["deals"][index]
+    return not any(
+        (p.get("calls") if p.get("type") == "EUCHRE_BIDDING" else p.get("tricks"))
+        for p in deal.get("phases", [])
+        if isinstance(p, dict)
+    )
+
+
+def _undo(deal: dict[str, Any]) -> None:
+    phases: list[dict[str, Any]] = deal.get("phases", [])
+    play = _phase(deal, "TRICK_PLAY")
+    if play is not None:
+        tricks = play.get("tricks", [])
+        if tricks:
+            tricks[-1].pop()
+            if not tricks[-1]:
+                tricks.pop()
+        if not tricks:
+            phases.remove(play)
+        return
+    bidding = _phase(deal, "EUCHRE_BIDDING")
+    if bidding is not None:
+        if "discard" in bidding:
+            del bidding["discard"]
+            return
+        calls = bidding.get("calls", [])
+        if calls:
+            calls.pop()
+            if not calls or all(c == "Pass" for c in calls):
+                bidding.pop("isAlone", None)
+                bidding.pop("aloneDefender", None)
+        if not calls:
+            phases.remove(bidding)
+        return
+
+
+def refuse_new_problems(old: Loaded | None, new: Loaded) -> None:
+    """Raise the first problem the action introduced (the engine's text and place).
+
+    Raises:
+        EgnError: typed as the engine typed the problem.
+    """
+    fresh = new_problems(old, new)
+    if fresh:
+        raise fresh[0].error()

@@ -1,0 +1,114 @@
+"""Adapter from the channel's settings documents to the renderer: models, durations, scenes.
+
+The renderer owns :func:`renderer.scene.build_scene` and the View/Theme/Timing models; this
+module only validates the JSON kept in channel settings into those models and caches the
+compact scene text per (step, settings) so M pages of one output share one build.
+"""
+
+from __future__ import annotations
+
+import inspect
+from collections import OrderedDict
+from collections.abc import Sequence
+from functools import lru_cache
+from typing import Any
+
+from engine.state import GameState, Timeline
+
+from .protocol import ChannelSettings, OutputName
+
+__all__ = ["RenderSettings", "durations_of", "SceneCache"]
+
+
+class RenderSettings:
+    """The renderer models of one channel, validated once per settings revision.
+
+    Raises (constructor):
+        pydantic.ValidationError: a view, theme or timing document the renderer refuses.
+    """
+
+    def __init__(self, settings: ChannelSettings) -> None:
+        from renderer.theme import Theme
+        from renderer.timing import DEFAULT_TIMING, Timing
+        from renderer.view import View, default_view
+
+        self.revision = settings.revision
+        self.timing = Timing.model_validate(settings.timing) if settings.timing else DEFAULT_TIMING
+        self.theme = Theme.model_validate(settings.theme) if settings.theme else Theme()
+        base = default_view()
+        self.views: dict[str, Any] = {}
+        for name, out in settings.outputs.items():
+            self.views[name] = View.model_validate(out.view) if out.view else base
+        self.default_view = base
+
+    def view(self, output: OutputName) -> Any:
+        return self.views.get(output, self.default_view)
+
+
+def durations_of(timeline: Timeline | None, timing: Any) -> list[float]:
+    """Seconds per step: the Timing's run time + hold for the step's kind."""
+    if timeline is None:
+        return []
+    return [float(timing.of(s.kind).total) for s in timeline.steps]
+
+
+@lru_cache(maxsize=1)
+def _build_scene() -> tuple[Any, frozenset[str]]:
+    from renderer import build_scene
+
+    params = frozenset(inspect.signature(build_scene).parameters)
+    return build_scene, params
+
+
+def render(
+    state: GameState, *, view: Any, theme: Any, timing: Any, title: str | None, size: tuple[int, int]
+) -> str:
+    """Compact scene JSON for one state, drawn at ``size`` (the view is scaled to fit)."""
+    build, params = _build_scene()
+    kwargs: dict[str, Any] = {}
+    if "title" in params:
+        kwargs["title"] = title
+    if "size" in params:
+        kwargs["size"] = size
+    scene = build(state, view, theme, timing, **kwargs)
+    text: str = scene.dumps()
+    return text
+
+
+class SceneCache:
+    """Scene text per (timeline revision, settings revision, output, size, step); LRU-bounded."""
+
+    def __init__(self, size: int = 64) -> None:
+        self.size = size
+        self._items: OrderedDict[tuple[Any, ...], str] = OrderedDict()
+        self.builds = 0
+
+    def clear(self) -> None:
+        self._items.clear()
+
+    def get(
+        self,
+        key: tuple[Any, ...],
+        steps: Sequence[GameState],
+        render_settings: RenderSettings,
+        *,
+        title: str | None,
+    ) -> str:
+        hit = self._items.get(key)
+        if hit is not None:
+            self._items.move_to_end(key)
+            return hit
+        _, _, output, size, step = key
+        text = render(
+            steps[step],
+            view=render_settings.view(output),  # type: ignore[arg-type]
+            theme=render_settings.theme,
+            timing=render_settings.timing,
+            title=title,
+            size=size,
+        )
+        self.builds += 1
+        self._items[key] = text
+        if len(self._items) > self.size:
+            self._items.popitem(last=False)
+        return text

@@ -1,0 +1,226 @@
+/* euchre-overlay page: socket, resync and frame loop.  Drawing is the renderer's player
+ * (player.js, global EuchrePlayer); this file only feeds it scenes and times.
+ *
+ * - Each "scene" message carries one step's scene, its age (seconds into the step) and the
+ *   playback rate; the page draws scene time  age + (now - received) * rate  at once and
+ *   then on requestAnimationFrame until the scene is still.  Nothing waits for an animation.
+ * - Reconnects with backoff (250 ms .. 1 s); every (re)connect gets a full snapshot.
+ * - When OBS shows the source again (obsSourceVisibleChanged / obsSourceActiveChanged) or
+ *   the tab becomes visible, the page asks for a snapshot and draws the current state.
+ * - window.renderAt(t) draws the current scene at scene time t and stops the live clock
+ *   (deterministic capture); window.euchreOverlay.resume() restarts it.
+ * Plain ES2017 for OBS's Chrome 127.  Text is only ever drawn on the canvas.
+ */
+(function () {
+  "use strict";
+
+  var cfg = JSON.parse(document.getElementById("overlay-config").textContent);
+  var canvas = document.getElementById("stage");
+  canvas.width = cfg.width;
+  canvas.height = cfg.height;
+  var bench = /[?&]bench=1(&|$)/.test(location.search);
+
+  var player = new EuchrePlayer(canvas, { fontUrls: cfg.fonts });
+
+  var state = {
+    channel: cfg.channel,
+    output: cfg.output,
+    connected: false,
+    connects: 0,
+    snapshots: 0,
+    seq: 0,
+    step: null,
+    drawnSeq: 0,
+    drawnStep: null,
+    manual: false,
+    frames: 0
+  };
+  var current = null; // {seq, step, t0, age, rate, dur, hasScene, done}
+  var ws = null;
+  var backoff = 250;
+  var retryTimer = null;
+  var rafPending = false;
+  var benchLog = [];
+  var lastPrint = null;
+
+  function nowSec() { return performance.now() / 1000; }
+  function epochMs() { return performance.timeOrigin + performance.now(); }
+
+  function send(obj) {
+    if (ws && ws.readyState === 1) ws.send(JSON.stringify(obj));
+  }
+
+  function socketUrl() {
+    var proto = location.protocol === "https:" ? "wss://" : "ws://";
+    return proto + location.host + cfg.socket;
+  }
+
+  function connect() {
+    retryTimer = null;
+    var sock;
+    try {
+      sock = new WebSocket(socketUrl());
+    } catch (e) {
+      scheduleReconnect();
+      return;
+    }
+    ws = sock;
+    sock.onopen = function () {
+      backoff = 250;
+      state.connected = true;
+      state.connects += 1;
+      send({ type: "hello", output: cfg.output, width: cfg.width, height: cfg.height, visible: !document.hidden });
+    };
+    sock.onmessage = function (ev) { onMessage(ev.data); };
+    sock.onclose = function () {
+      if (ws === sock) {
+        ws = null;
+        state.connected = false;
+        scheduleReconnect();
+      }
+    };
+    sock.onerror = function () { /* onclose follows */ };
+  }
+
+  function scheduleReconnect() {
+    if (retryTimer !== null) return;
+    var wait = backoff * (0.75 + Math.random() * 0.5);
+    backoff = Math.min(backoff * 2, 1000);
+    retryTimer = setTimeout(connect, wait);
+  }
+
+  function resync(reason) {
+    if (ws && ws.readyState === 1) {
+      send({ type: "resync", reason: reason });
+    } else if (!ws) {
+      // not connected: connect now (a connect always brings a snapshot)
+      if (retryTimer !== null) { clearTimeout(retryTimer); retryTimer = null; }
+      backoff = 250;
+      connect();
+    }
+  }
+
+  function onMessage(text) {
+    var msg;
+    try { msg = JSON.parse(text); } catch (e) { return; }
+    if (!msg || msg.type !== "scene") return;
+    state.seq = msg.seq;
+    state.step = msg.step;
+    if (msg.snapshot) state.snapshots += 1;
+    current = {
+      seq: msg.seq,
+      step: msg.step,
+      t0: nowSec(),
+      receivedAt: epochMs(),
+      age: msg.age || 0,
+      rate: msg.rate || 0,
+      dur: msg.scene ? (msg.scene.dur || 0) : 0,
+      hasScene: !!msg.scene,
+      done: false
+    };
+    if (msg.scene) player.setScene(msg.scene, 0);
+    if (bench) benchLog.push({ seq: msg.seq, step: msg.step, receivedAt: current.receivedAt, drawnAt: null, changedAt: null });
+    draw();
+    schedule();
+  }
+
+  function clearCanvas() {
+    var ctx = canvas.getContext("2d");
+    ctx.setTransform(1, 0, 0, 1, 0, 0);
+    ctx.clearRect(0, 0, canvas.width, canvas.height);
+  }
+
+  function draw() {
+    if (!current || state.manual) return;
+    var t = current.age + (nowSec() - current.t0) * current.rate;
+    if (current.hasScene) {
+      player.renderAt(t);
+    } else {
+      clearCanvas();
+    }
+    state.frames += 1;
+    if (!current.hasScene || current.rate === 0 || t >= current.dur) current.done = true;
+    if (state.drawnSeq !== current.seq) {
+      state.drawnSeq = current.seq;
+      state.drawnStep = current.step;
+      send({ type: "drawn", seq: current.seq, step: current.step });
+    }
+    if (bench) benchProbe();
+  }
+
+  function schedule() {
+    if (rafPending || !current || current.done || state.manual) return;
+    rafPending = true;
+    requestAnimationFrame(frame);
+  }
+
+  function frame() {
+    rafPending = false;
+    draw();
+    schedule();
+  }
+
+  // ---- bench: when did the pixels first change after each scene arrived?
+  var probe = null;
+  function fingerprint() {
+    if (!probe) {
+      probe = document.createElement("canvas");
+      probe.width = 192;
+      probe.height = 108;
+    }
+    var pc = probe.getContext("2d", { willReadFrequently: true });
+    pc.clearRect(0, 0, probe.width, probe.height);
+    pc.drawImage(canvas, 0, 0, probe.width, probe.height);
+    var d = pc.getImageData(0, 0, probe.width, probe.height).data;
+    var h = 0;
+    for (var i = 0; i < d.length; i += 1) h = (Math.imul(h, 31) + d[i]) | 0;
+    return h;
+  }
+  function benchProbe() {
+    var rec = benchLog.length ? benchLog[benchLog.length - 1] : null;
+    var print = fingerprint();
+    var at = epochMs();
+    if (rec) {
+      if (rec.drawnAt === null) rec.drawnAt = at;
+      if (rec.changedAt === null && lastPrint !== null && print !== lastPrint) rec.changedAt = at;
+    }
+    lastPrint = print;
+  }
+
+  // ---- OBS and tab visibility: draw the current state at once when shown again
+  window.addEventListener("obsSourceVisibleChanged", function (e) {
+    if (e && e.detail && e.detail.visible) resync("visible");
+  });
+  window.addEventListener("obsSourceActiveChanged", function (e) {
+    if (e && e.detail && e.detail.active) resync("active");
+  });
+  document.addEventListener("visibilitychange", function () {
+    if (!document.hidden) resync("visible");
+  });
+
+  // fonts arriving after a draw: draw the current picture again with them
+  if (player.ready && typeof player.ready.then === "function") {
+    player.ready.then(function () {
+      if (current) { current.done = false; draw(); schedule(); }
+    });
+  }
+
+  window.renderAt = function (t) {
+    state.manual = true;
+    if (current && current.hasScene) player.renderAt(t);
+    else clearCanvas();
+    return state.seq;
+  };
+  window.euchreOverlay = {
+    state: state,
+    resync: resync,
+    resume: function () {
+      state.manual = false;
+      if (current) { current.done = false; draw(); schedule(); }
+    },
+    bench: function () { return benchLog; },
+    current: function () { return current; }
+  };
+
+  connect();
+})();
