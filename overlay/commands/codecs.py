@@ -1,0 +1,141 @@
+"""``convert``, ``baseline`` and ``upgrade``: the reference's egn-convert/egn-baseline/egn-upgrade.
+
+Output files are byte-identical to the reference tools' (binary forms, and JSON printed as
+``JSON.stringify(doc, null, 2)`` without a trailing newline).  Input forms are detected from
+the content (magic byte or JSON text), so any ``.egn``/``.egnb``/``.emn`` file is accepted
+whatever its extension.  The benchmarks ``bench codecs`` and ``bench fuzz`` live in
+:mod:`overlay.bench_codecs`.
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import sys
+import tempfile
+from typing import Any
+
+from engine import codec
+from engine.errors import CodecError, Place, SizeLimitError
+from engine.upgrade import upgrade_document
+
+from .. import bench_codecs  # noqa: F401  (registers the bench targets)
+
+__all__ = ["register", "read_input", "write_output", "decode_any"]
+
+EMN_FILE_TYPE = "Euchre Match Notation"
+
+
+def register(sub: Any) -> None:
+    p = sub.add_parser("convert", help="convert between .egn JSON and .egnb binaries (like egn-convert)")
+    p.add_argument("input", help=".egn/.emn JSON or a binary (.egnb, .expanded.egnb, EMN binary)")
+    p.add_argument("output", help="output path; binary input gives JSON unless OUT ends in .egnb/.emnb")
+    p.add_argument("--expanded", action="store_true", help="write the expanded binary instead of condensed")
+    p.set_defaults(func=run_convert)
+
+    p = sub.add_parser("baseline", help="baseline EGN (analysis stripped) or its SHA-256 (like egn-baseline)")
+    p.add_argument("input", help="a game in any form")
+    p.add_argument("output", nargs="?", help="write the baseline here (.egnb = condensed binary)")
+    p.add_argument("--hash", action="store_true", help="print the baseline SHA-256 instead")
+    p.add_argument("--expanded", action="store_true", help="read binary input as expanded / write expanded")
+    p.set_defaults(func=run_baseline)
+
+    p = sub.add_parser("upgrade", help="upgrade an old EGN file to schema 1.4 (like egn-upgrade)")
+    p.add_argument("input", help="an .egn JSON file")
+    p.add_argument("output", nargs="?", help="output path (default: rewrite the input)")
+    p.set_defaults(func=run_upgrade)
+
+
+def read_input(path: str, *, limit: int = codec.emn.MAX_EMN_INPUT) -> bytes:
+    """Read a file, refusing it before reading it all when it is over ``limit`` bytes.
+
+    Raises:
+        SizeLimitError: too large.
+        OSError: unreadable.
+    """
+    with open(path, "rb") as fh:
+        data = fh.read(limit + 1)
+    if len(data) > limit:
+        raise SizeLimitError(f"file is over the {limit}-byte limit", Place(source=path))
+    return data
+
+
+def write_output(path: str, data: bytes | str) -> None:
+    """Write atomically (a half-written file is never left behind)."""
+    raw = data.encode("utf-8") if isinstance(data, str) else data
+    folder = os.path.dirname(os.path.abspath(path))
+    fd, tmp = tempfile.mkstemp(dir=folder, prefix=".tmp-", suffix=os.path.basename(path))
+    try:
+        with os.fdopen(fd, "wb") as fh:
+            fh.write(raw)
+        os.replace(tmp, path)
+    except BaseException:
+        if os.path.exists(tmp):
+            os.unlink(tmp)
+        raise
+
+
+def decode_any(data: bytes, *, source: str, expanded: bool = False) -> dict[str, Any]:
+    """A game or match from any form: JSON text, condensed, expanded or EMN binary.
+
+    Raises:
+        EgnError: unreadable or invalid input.
+    """
+    if not codec.is_binary(data):
+        obj = codec.parse_json_text(data, source=source)
+        if not isinstance(obj, dict):
+            raise CodecError("the JSON text is not an object", Place(source=source))
+        return obj
+    if expanded:
+        return codec.decode_expanded(data, source=source)
+    if data[0] == codec.MAGIC_EMN:
+        return codec.decode_emn(data, source=source)
+    return codec.decode_bytes(data, source=source)
+
+
+def _is_match(doc: dict[str, Any]) -> bool:
+    return doc.get("fileType") == EMN_FILE_TYPE
+
+
+def run_convert(args: argparse.Namespace) -> int:
+    data = read_input(args.input)
+    binary_in = codec.is_binary(data)
+    doc = decode_any(data, source=args.input)
+    out = args.output
+    if binary_in and not out.endswith((".egnb", ".emnb")):
+        write_output(out, codec.stringify(doc, 2))
+        return 0
+    if _is_match(doc):
+        write_output(out, codec.encode_emn(doc, source=args.input))
+    elif args.expanded:
+        write_output(out, codec.encode_expanded(doc, source=args.input))
+    else:
+        write_output(out, codec.encode_condensed(doc, source=args.input))
+    return 0
+
+
+def run_baseline(args: argparse.Namespace) -> int:
+    data = read_input(args.input, limit=codec.MAX_BINARY)
+    doc = decode_any(data, source=args.input, expanded=args.expanded and codec.is_binary(data))
+    if _is_match(doc):
+        raise CodecError("a match file has no baseline; convert its games one by one", Place(source=args.input))
+    if args.hash:
+        print(codec.baseline_hash(doc, source=args.input))
+        return 0
+    base = codec.baseline(doc, source=args.input)
+    if args.output and args.output.endswith(".egnb"):
+        encode = codec.encode_expanded if args.expanded else codec.encode_condensed
+        write_output(args.output, encode(base, source=args.input))
+    elif args.output:
+        write_output(args.output, codec.stringify(base, 2))
+    else:
+        sys.stdout.write(codec.stringify(base, 2) + "\n")
+    return 0
+
+
+def run_upgrade(args: argparse.Namespace) -> int:
+    data = read_input(args.input)
+    obj = codec.parse_json_text(data, source=args.input)
+    write_output(args.output or args.input, codec.stringify(upgrade_document(obj), 2))
+    return 0
+
