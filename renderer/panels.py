@@ -99,7 +99,7 @@ def _score(ctx: Ctx, el: Element, team: int) -> None:
     ctx.panel(0, 0, w, h, el=el)
     ctx.b.rrect(0, 0, 10, h, 5, ctx.team_colour(team), None, 0)
     ctx.label(th.font_body, 15, 24, 24, "NORTH \u00b7 SOUTH" if team == 0 else "EAST \u00b7 WEST", th.muted, ls=2.0)
-    ctx.label(th.font_heading, el.style.font_size or 25, 24, 51, ctx.team_name(team).upper(), ctx.text_colour(el), width=w - 100, ls=0.5)
+    ctx.label(th.font_heading, el.style.font_size or 25, 24, 51, ctx.team_short(team).upper(), ctx.text_colour(el), width=w - 100, ls=0.5)
     new = st.score[team]
     old = new - (st.deal_points[team] if st.deal_points and st.kind is StepKind.DEAL_SCORED else 0)
     _count(ctx, th.font_title, 50, w - 16, 52, old, new, ctx.text_colour(el))

@@ -33,6 +33,8 @@ class Assets:
     sprite_cache: bool = True
     pictures: dict[tuple[str, int], skia.Picture] = field(default_factory=dict)
     images: dict[tuple[str, int, float, float, float], tuple[skia.Image, int, int]] = field(default_factory=dict)
+    shadows: dict[tuple[float, float, float, float, int, float, float], tuple[skia.Image, int]] = field(default_factory=dict)
+    surfaces: dict[tuple[int, int], skia.Surface] = field(default_factory=dict)
     max_images: int = 512
 
     @classmethod
@@ -171,6 +173,68 @@ class _Exec:
         draw(p)
         self.c.restore()
 
+    def rr_shadow(self, x: float, y: float, w: float, h: float, r: float, fill: Any) -> None:
+        """Canvas2D-style shadow of a rounded rect from a cached blurred image.
+
+        A Gaussian blur commutes with rotation and translation, so the blurred shape is made
+        once at device scale and drawn under the current rotation: the same picture as
+        blurring after the transform, at a fraction of the cost.
+        """
+        assert self.shadow is not None
+        if not self.assets.sprite_cache:
+            self.draw_shadow(fill, lambda p: self.c.drawRRect(_rrect(x, y, w, h, r), p))
+            return
+        colour, blur, dx, dy = self.shadow
+        fill_alpha = (parse_colour(fill) >> 24 & 255) / 255.0 if isinstance(fill, str) else 1.0
+        a = fill_alpha * self.alpha
+        if a <= 0 or (colour >> 24) == 0:
+            return
+        m = self.c.getTotalMatrix()
+        s = math.hypot(m.getScaleX(), m.getSkewY())
+        if s <= 0:
+            return
+        sigma = blur / 2.0
+        c = self.c
+        plain = m.isScaleTranslate() and m.getScaleX() == m.getScaleY()
+        if plain:
+            # bake the sub-pixel offset into the image and blit it at an integer position
+            tx = m.getTranslateX() + x * s + dx
+            ty = m.getTranslateY() + y * s + dy
+            ix, iy = math.floor(tx), math.floor(ty)
+            fx, fy = round(tx - ix, 3), round(ty - iy, 3)
+        else:
+            fx = fy = 0.0
+        key = (round(w * s, 2), round(h * s, 2), round(r * s, 2), round(sigma, 2), colour, fx, fy)
+        hit = self.assets.shadows.get(key)
+        if hit is None:
+            pad = int(math.ceil(3 * sigma)) + 2
+            iw, ih = int(math.ceil(key[0])) + 2 * pad + 1, int(math.ceil(key[1])) + 2 * pad + 1
+            surf = skia.Surface.MakeRaster(skia.ImageInfo.MakeN32Premul(iw, ih))
+            sc = surf.getCanvas()
+            sc.clear(0)
+            p = skia.Paint(AntiAlias=True, Color=colour)
+            if sigma > 0:
+                p.setMaskFilter(skia.MaskFilter.MakeBlur(skia.kNormal_BlurStyle, sigma, False))
+            sc.drawRRect(_rrect(pad + fx, pad + fy, key[0], key[1], key[2]), p)
+            hit = (surf.makeImageSnapshot(), pad)
+            if len(self.assets.shadows) > 1024:
+                self.assets.shadows.clear()
+            self.assets.shadows[key] = hit
+        img, pad = hit
+        paint = skia.Paint()
+        paint.setAlphaf(a)
+        c.save()
+        c.resetMatrix()
+        if plain:
+            c.drawImage(img, ix - pad, iy - pad, skia.SamplingOptions(), paint)
+        else:
+            c.translate(dx, dy)
+            c.concat(m)
+            c.translate(x, y)
+            c.scale(1.0 / s, 1.0 / s)
+            c.drawImage(img, -pad, -pad, skia.SamplingOptions(skia.FilterMode.kLinear), paint)
+        c.restore()
+
     def run(self, ops: list[Op], *, in_sprite: bool = False) -> None:
         c = self.c
         for op in ops:
@@ -196,7 +260,8 @@ class _Exec:
                 rr = _rrect(x, y, w, h, r)
                 if self.alpha <= 0:
                     continue
-                self.draw_shadow(fill, lambda p: c.drawRRect(rr, p))
+                if self.shadow is not None and fill is not None:
+                    self.rr_shadow(x, y, w, h, r, fill)
                 pf = self.paint(fill)
                 if pf is not None:
                     c.drawRRect(rr, pf)
@@ -330,8 +395,13 @@ def _blob(key: str, size: float, text: str, ls: float, font: skia.Font) -> skia.
 def raster(scene: Scene, t: float, assets: Assets | None = None) -> skia.Image:
     """Draw ``scene`` at scene time ``t`` into a new premultiplied N32 image."""
     assets = assets or default_assets()
-    surf = skia.Surface.MakeRaster(skia.ImageInfo.MakeN32Premul(scene.width, scene.height))
+    surf = assets.surfaces.get((scene.width, scene.height))
+    if surf is None:
+        surf = skia.Surface.MakeRaster(skia.ImageInfo.MakeN32Premul(scene.width, scene.height))
+        assets.surfaces[(scene.width, scene.height)] = surf
     canvas = surf.getCanvas()
+    canvas.restoreToCount(1)
+    canvas.resetMatrix()
     canvas.clear(parse_colour(scene.background) if scene.background else 0)
     _Exec(canvas, scene, t, assets).run(scene.ops)
     return surf.makeImageSnapshot()

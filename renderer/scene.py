@@ -58,7 +58,7 @@ from typing import Any, Union
 
 from .easing import ease
 
-__all__ = ["Scene", "Builder", "Anim", "Num", "Op", "Track", "sample", "FORMAT_VERSION"]
+__all__ = ["Scene", "Builder", "Anim", "Num", "Op", "Track", "sample", "FORMAT_VERSION", "build_scene", "lin"]
 
 FORMAT_VERSION = 1
 
@@ -247,3 +247,10 @@ def _n(v: Num) -> Num:
 def lin(x0: float, y0: float, x1: float, y1: float, stops: list[tuple[float, str]]) -> list[Any]:
     """A linear-gradient paint."""
     return ["lin", _r(x0), _r(y0), _r(x1), _r(y1), [[s, c] for s, c in stops]]
+
+
+def build_scene(*args: Any, **kwargs: Any) -> Scene:
+    """Alias of :func:`renderer.build.build_scene` (imported lazily: build imports this module)."""
+    from .build import build_scene as _build
+
+    return _build(*args, **kwargs)

@@ -83,8 +83,6 @@ def draw_hand(ctx: Ctx, el: Element, pos: int) -> None:
 
     dev = _dev(ctx, el)
     b.save()
-    if sitting:
-        b.alpha(0.32)
     for i, c in enumerate(cards):
         known = face and c.known
         sid = ctx.sprite_id(c, face=known, outline=outline)
@@ -107,10 +105,12 @@ def draw_hand(ctx: Ctx, el: Element, pos: int) -> None:
             and c.same(st.up_card)
         ):
             a = b.tween(ctx.run * 0.75, ctx.run, 0.0, 1.0, "linear")
-        card(ctx, sid, x, y, alpha=a, shadow=dev)
+        card(ctx, sid, x, y, alpha=a)
     b.restore()
 
     if sitting and cards:
+        left = xs[0] - CW / 2 - 4
+        b.rrect(left, -4, xs[-1] + CW / 2 + 4 - left, CH + 8, 10, "#0b0f18b8", None, 0)
         _pill(ctx, HAND_W / 2, CH / 2 + 12, "SITTING OUT", ctx.theme.muted, "#0b0f18f0", size=22)
     if el.style.show_player_names:
         _plate(ctx, el, seat)

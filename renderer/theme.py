@@ -44,7 +44,7 @@ class Theme(BaseModel):
     model_config = ConfigDict(extra="forbid", frozen=True)
 
     panel: Colour = _c("#101624e6", "Panel", "Background of score, tracker and name panels.")
-    panel_top: Colour = _c("#1d2740f0", "Panel highlight", "Top of the panel gradient.")
+    panel_top: Colour = _c("#ffffff0d", "Panel sheen", "Translucent sheen over the top of panels.")
     panel_edge: Colour = _c("#ffffff24", "Panel edge", "Hairline around panels.")
     text: Colour = _c("#ffffff", "Text", "Main text colour.")
     muted: Colour = _c("#aab3c5", "Muted text", "Labels and secondary text.")

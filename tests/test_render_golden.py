@@ -1,0 +1,62 @@
+"""Golden frames of the renderer at 1920x1080 and 1280x720 (see tests/golden.py for tolerance).
+
+States come from the project's own seeded generated games, found by predicate, so the
+goldens need no fixture files.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Callable
+from functools import lru_cache
+
+import pytest
+
+from engine.generate import generate_game
+from engine.load import load_game
+from engine.state import GameState, StepKind, Timeline
+from renderer.build import build_scene
+from renderer.raster import raster, to_rgba
+
+PLAYERS = ["Zoë Ångström-Nakamura", "Bartholomew Featherstonehaugh-Wolfeschlegel", "Åsa Ødegård", "Đặng Thị Ngọc Hân"]
+
+
+@lru_cache(maxsize=None)
+def timeline(seed: int, joker: bool = False, players: bool = False) -> tuple[Timeline, str]:
+    g = generate_game(seed, ruleset={"joker": True} if joker else None, players=PLAYERS if players else None)
+    return load_game(json.dumps(g), source=f"gen-{seed}").timeline, str(g["metadata"].get("title", ""))
+
+
+def find(seed: int, pred: Callable[[GameState], bool], **kw: bool) -> tuple[GameState, str]:
+    tl, title = timeline(seed, **kw)
+    return next(s for s in tl.steps if pred(s)), title
+
+
+def _r2(s: GameState) -> bool:
+    return s.kind is StepKind.CALL and bool(s.calls) and s.calls[-1].round == 2
+
+
+CASES: dict[str, tuple[Callable[[], tuple[GameState, str]], float | None]] = {
+    "deal_start": (lambda: find(1, lambda s: s.kind is StepKind.DEAL_START, players=True), None),
+    "bidding_round1": (lambda: find(2, lambda s: s.kind is StepKind.CALL and len(s.calls) == 2), 0.8),
+    "bidding_round2": (lambda: find(1, _r2), 0.8),
+    "loner_sitting_out": (lambda: find(1, lambda s: s.alone and bool(s.sit_out) and s.kind is StepKind.CARD), None),
+    "joker_game": (
+        lambda: find(3, lambda s: s.kind is StepKind.CARD and s.action is not None and s.action.card is not None and s.action.card.joker, joker=True),
+        None,
+    ),
+    "trick_half_played": (lambda: find(2, lambda s: s.kind is StepKind.CARD and s.trick is not None and len(s.trick.cards) == 2 and len(s.tricks) == 1), None),
+    "card_in_flight": (lambda: find(2, lambda s: s.kind is StepKind.CARD and s.trick is not None and len(s.trick.cards) == 3 and len(s.tricks) == 2), 0.2),
+    "deal_scored": (lambda: find(2, lambda s: s.kind is StepKind.DEAL_SCORED and bool(s.deal_points) and max(s.deal_points or (0,)) > 0), 1.5),
+    "game_over": (lambda: find(2, lambda s: s.kind is StepKind.GAME_OVER), None),
+}
+
+
+@pytest.mark.parametrize("size", [(1920, 1080), (1280, 720)], ids=["1080", "720"])
+@pytest.mark.parametrize("name", list(CASES))
+def test_golden_frame(name: str, size: tuple[int, int], golden: object) -> None:
+    make, t = CASES[name]
+    state, title = make()
+    scene = build_scene(state, title=title, size=size)
+    frame = to_rgba(raster(scene, scene.duration if t is None else t))
+    golden.check(f"render/{name}_{size[1]}", frame)  # type: ignore[attr-defined]
