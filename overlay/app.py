@@ -306,7 +306,7 @@ async def state_socket(request: web.Request) -> web.WebSocketResponse:
     sub = StateSub(ws=ws, output=output)
     ch.subs.add(sub)
     try:
-        await ws.send_str(ch.state_text(output, _clock(request)))
+        await ch.send_state(sub)
         ch.poke()
         async for _ in ws:
             pass  # nothing to read: the stream is one-way

@@ -277,6 +277,11 @@ class Channel:
         if await _send(page.ws, text):
             page.note_sent(seq, step, now)
 
+    async def send_state(self, sub: StateSub) -> None:
+        now = self.hub.clock()
+        self.last_key.setdefault(("state", sub.output), self._scene_key(sub.output, (0, 0), now))
+        await _send(sub.ws, self.state_text(sub.output, now))
+
     # ------------------------------------------------------------------ pump
 
     async def pump(self) -> None:
