@@ -218,6 +218,7 @@
       state.manual = false;
       if (current) { current.done = false; draw(); schedule(); }
     },
+    player: player,
     bench: function () { return benchLog; },
     current: function () { return current; }
   };

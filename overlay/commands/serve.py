@@ -1,0 +1,89 @@
+"""``euchre-overlay serve``: the overlay service (pages for OBS, control/feed/state API)."""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import signal
+import sys
+from pathlib import Path
+from typing import Any
+
+from aiohttp import web
+
+__all__ = ["register", "run", "serve"]
+
+
+def register(sub: Any) -> None:
+    from ..config import DEFAULT_PORT
+    from ..store import default_data_dir
+
+    p = sub.add_parser(
+        "serve",
+        help="serve the transparent overlay pages for OBS and the control/feed API",
+        description="Serve overlay pages (/overlay/CHANNEL) and the JSON/WebSocket API. "
+        "A fresh install gets a channel 'demo' looping a bundled game.",
+    )
+    p.add_argument("--host", default="127.0.0.1", help="address to bind (default 127.0.0.1: this machine only)")
+    p.add_argument("--port", type=int, default=DEFAULT_PORT, help=f"port (default {DEFAULT_PORT}; 0 = any free port)")
+    p.add_argument("--data", type=Path, default=None, help=f"data folder for the SQLite file (default {default_data_dir()})")
+    p.add_argument("--token", default=None, help="API token (default: created on first start and stored)")
+    p.add_argument("--no-demo", action="store_true", help="do not create the demo channel on a fresh install")
+    p.set_defaults(func=run)
+
+
+def run(args: argparse.Namespace) -> int:
+    from ..config import ServerSettings
+    from ..store import default_data_dir
+
+    settings = ServerSettings(
+        host=args.host,
+        port=args.port,
+        data_dir=args.data or default_data_dir(),
+        token=args.token,
+        demo=not args.no_demo,
+    )
+    asyncio.run(serve(settings))
+    return 0
+
+
+async def serve(settings: Any, *, ready: asyncio.Event | None = None, stop: asyncio.Event | None = None) -> None:
+    """Run until SIGINT/SIGTERM (or ``stop`` is set); prints the URLs to paste into OBS."""
+    from ..app import create_app
+    from ..keys import HUB, TOKEN, TOKEN_CREATED
+
+    app = create_app(settings)
+    runner = web.AppRunner(app, handle_signals=False)
+    await runner.setup()
+    site = web.TCPSite(runner, settings.host, settings.port)
+    await site.start()
+    server = getattr(site, "_server", None)
+    sockets = getattr(server, "sockets", None) or []
+    port = sockets[0].getsockname()[1] if sockets else settings.port
+    host = "127.0.0.1" if settings.host in ("0.0.0.0", "::", "") else settings.host
+    base = f"http://{host}:{port}"
+    out = sys.stdout
+    print(f"euchre-overlay serving on {base}  (data: {settings.db_path})", file=out)
+    if app[TOKEN_CREATED]:
+        print(f"API token (shown once; stored with the data): {app[TOKEN]}", file=out)
+    channels = list(app[HUB].channels)
+    if channels:
+        print("Paste into an OBS Browser Source (width 1920, height 1080):", file=out)
+        for cid in channels:
+            print(f"  {base}/overlay/{cid}", file=out)
+    else:
+        print(f"No channels yet: create one with POST {base}/api/channels", file=out)
+    out.flush()
+    if ready is not None:
+        ready.set()
+    stop = stop or asyncio.Event()
+    loop = asyncio.get_running_loop()
+    for sig in (signal.SIGINT, signal.SIGTERM):
+        try:
+            loop.add_signal_handler(sig, stop.set)
+        except (NotImplementedError, RuntimeError):  # pragma: no cover - Windows
+            pass
+    try:
+        await stop.wait()
+    finally:
+        await runner.cleanup()
