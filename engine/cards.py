@@ -30,6 +30,7 @@ __all__ = [
     "resolve",
     "sort_key",
     "trick_power",
+    "bower",
     "SUIT_ORDER",
 ]
 
@@ -227,6 +228,14 @@ def deck(min_rank: int = 9, *, joker: bool = False) -> list[Card]:
     if joker:
         cards.append(JOKER)
     return cards
+
+
+def bower(card: Card, trump: Suit | None) -> str | None:
+    """``"right"``, ``"left"`` or ``None``: which bower the card is under this trump."""
+    card = resolve(card, trump)
+    if trump is None or card.joker or card.rank != Rank.JACK or effective_suit(card, trump) is not trump:
+        return None
+    return "right" if card.suit is trump else "left"
 
 
 def trick_power(card: Card, trump: Suit | None, led: Suit | None) -> int:

@@ -64,8 +64,6 @@ class Place:
             parts.append(f"{key} {value}")
         if self.path and not parts:
             parts.append(self.path)
-        elif self.path:
-            parts.append(f"at {self.path}")
         head = self.source or "<input>"
         return head + (": " + ", ".join(parts) if parts else "")
 

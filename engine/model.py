@@ -325,7 +325,11 @@ def _errors(exc: ValidationError, prefix: tuple[Any, ...], doc: Any, source: str
             continue
         seen.add(path)
         value = _get(doc, path) if err["type"] != "missing" else None
-        problem = Problem(place=_place(source, path, doc), message=_message(err, value), kind="schema")
+        place = _place(source, path, doc)
+        message = _message(err, value)
+        if place.deal is not None:  # the place says deal/phase/index; the JSON path helps editors too
+            message += f" (at {place.path})"
+        problem = Problem(place=place, message=message, kind="schema")
         out.append((path, problem))
     return out
 
@@ -434,7 +438,10 @@ def _repair(doc: Any, path: tuple[Any, ...], kind: str) -> bool:
     key = path[-1]
     if isinstance(parent, list) and isinstance(key, int):
         container = path[-2] if len(path) >= 2 else None
-        if container in _ORDERED or (isinstance(container, int) and len(path) >= 3 and path[-3] == "tricks"):
+        if isinstance(container, int) and len(path) >= 3 and path[-3] == "tricks":
+            del parent[key:]  # a bad card: keep the cards before it, drop every later trick
+            del _get(doc, path[:-2])[container + 1 :]
+        elif container in _ORDERED:
             del parent[key:]
         else:
             del parent[key]

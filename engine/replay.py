@@ -158,7 +158,7 @@ def _unpack(raw: Deal | str, index: int, document: EgnDocument, ctx: _Ctx) -> De
         ctx.problems.append(Problem(Place(source=ctx.source, deal=index), "packed deals need the condensed codec", "codec"))
         return None
     try:
-        data = unpack_deal(raw, index=index, ruleset=document.metadata.ruleset.written() if document.metadata.ruleset else {}, source=ctx.source)
+        data = unpack_deal(raw, index, ruleset=document.metadata.ruleset.written() if document.metadata.ruleset else {}, place=Place(source=ctx.source, deal=index))
         return Deal.model_validate(data)
     except (EgnError, ValueError) as exc:
         place = getattr(exc, "place", Place(source=ctx.source, deal=index))
@@ -172,7 +172,7 @@ def _unpack(raw: Deal | str, index: int, document: EgnDocument, ctx: _Ctx) -> De
 class _DealReplay:
     """Mutable builder for one deal; emits an immutable state per step."""
 
-    def __init__(self, ctx: _Ctx, deal: Deal, index: int, score: tuple[int, ...], tokens: tuple[int, ...], first_step: int, branch: str | None, line: int | None, prefill: _DealReplay | None = None) -> None:
+    def __init__(self, ctx: _Ctx, deal: Deal, index: int, score: tuple[int, ...], tokens: tuple[int, ...], first_step: int, branch: str | None, line: int | None, prefill: _DealReplay | None = None, quiet: bool = False) -> None:
         self.ctx = ctx
         self.rules = ctx.rules
         self.table = ctx.table
@@ -215,6 +215,9 @@ class _DealReplay:
         self.complete_play = False
         self.hands, self.known = self._initial_hands()
         self.prefill = prefill
+        #: the first of the two passes only needs to know who played what: no states
+        self.quiet = quiet
+        self._placeholder: GameState = None  # type: ignore[assignment]
         if prefill is not None:
             self.backfill(prefill)
 
@@ -229,6 +232,9 @@ class _DealReplay:
         self.ctx.problems.append(p)
 
     def emit(self, kind: StepKind, action: Action | None, *, annotations: Sequence[str] = (), to_act: int | None = None) -> None:
+        if self.quiet:
+            self.states.append(self._placeholder)
+            return
         teams = self.table.teams
         per_team = [0] * teams
         for seat, n in enumerate(self.per_seat):
@@ -552,7 +558,7 @@ def _run(
     line: int | None,
     prefill: _DealReplay | None,
 ) -> _DealReplay:
-    r = _DealReplay(ctx, deal, index, score, tokens, first_step, branch, line, prefill)
+    r = _DealReplay(ctx, deal, index, score, tokens, first_step, branch, line, prefill, quiet=prefill is None)
     r.emit(StepKind.DEAL_START, Action(StepKind.DEAL_START, seat=r.dealer), to_act=(r.dealer + 1) % r.P)
     bid_seen = False
     play_seen = False

@@ -42,6 +42,7 @@ __all__ = [
     "baseline_hash",
     "canonical",
     "stringify",
+    "parse_json_text",
 ]
 
 MAGIC_EXPANDED = 0x00
@@ -85,7 +86,8 @@ def detect(data: bytes) -> str:
     )
 
 
-def _check_size(data: bytes, source: str, limit: int = MAX_BINARY, what: str = "input") -> None:
+def _check_size(data: bytes, source: str, limit: int | None = None, what: str = "input") -> None:
+    limit = MAX_BINARY if limit is None else limit
     if len(data) > limit:
         raise SizeLimitError(
             f"{what} of {len(data)} bytes is over the {limit}-byte limit", Place(source=source)
@@ -287,5 +289,3 @@ def parse_json_text(data: bytes | str, *, source: str = "<input>") -> Any:
     except RecursionError:
         raise CodecError("JSON nested too deeply", Place(source=source)) from None
 
-
-__all__ += ["parse_json_text"]

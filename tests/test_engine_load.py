@@ -1,0 +1,159 @@
+"""Loading: strict and lenient modes, upgrade of old files, typed errors that name the place, the CLI."""
+
+from __future__ import annotations
+
+import copy
+import json
+import subprocess
+import sys
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from engine.errors import CodecError, SchemaError, SizeLimitError
+from engine.generate import generate_game
+from engine.load import MAX_INPUT, load_game
+from engine.model import validate_document
+from overlay.cli import main
+from tests.conftest import shared_egn
+
+ROOT = Path(__file__).resolve().parents[1]
+
+
+@pytest.fixture
+def doc() -> dict[str, Any]:
+    return generate_game(7, deals=3, players=["Ann", "Ben", "Cat", "Dan"])
+
+
+def test_strict_names_file_deal_phase_and_index(doc: dict[str, Any]) -> None:
+    bad = copy.deepcopy(doc)
+    bad["deals"][2]["phases"][1]["tricks"][1][2] = "Zz"
+    with pytest.raises(SchemaError) as exc:
+        load_game(json.dumps(bad), source="finals.egn", strict=True)
+    assert str(exc.value).startswith("finals.egn: deal 2, phase 1 (TRICK_PLAY), trick 1, card 2: 'Zz'")
+    assert exc.value.place.deal == 2 and exc.value.place.trick == 1
+
+
+def test_lenient_keeps_everything_before_the_bad_card(doc: dict[str, Any]) -> None:
+    bad = copy.deepcopy(doc)
+    bad["deals"][2]["phases"][1]["tricks"][1][2] = "Zz"
+    game = load_game(json.dumps(bad), source="live.egn")
+    assert [str(p) for p in game.problems][0].startswith("live.egn: deal 2, phase 1 (TRICK_PLAY), trick 1, card 2: 'Zz'")
+    tricks = game.timeline.deals[2].tricks
+    assert len(tricks) == 2 and len(tricks[1].cards) == 2  # cut at the bad card, nothing before it lost
+    assert len(game.timeline.deals) == 3
+
+
+@pytest.mark.parametrize(
+    "edit, where",
+    [
+        (lambda d: d["deals"][1]["phases"][0]["calls"].append("Maybe"), "deal 1, phase 0 (EUCHRE_BIDDING), call"),
+        (lambda d: d["deals"][0].update(extra=1), "deal 0"),
+        (lambda d: d["metadata"].update(players=["x" * 65]), "/metadata/players/0"),
+        (lambda d: d["deals"][0]["initialState"].update(dealer=12), "deal 0"),
+        (lambda d: d.update(version="2.0"), "/version"),
+    ],
+)
+def test_lenient_repairs_and_reports(doc: dict[str, Any], edit: Any, where: str) -> None:
+    bad = copy.deepcopy(doc)
+    edit(bad)
+    game = load_game(json.dumps(bad), source="half.egn")
+    assert game.problems and where in str(game.problems[0])
+    with pytest.raises(SchemaError):
+        load_game(json.dumps(bad), source="half.egn", strict=True)
+
+
+def test_version_1_5_is_the_same_family(doc: dict[str, Any]) -> None:
+    doc["version"] = "1.5"
+    assert load_game(json.dumps(doc), source="seed.egn", strict=True).timeline.deals
+    with pytest.raises(SchemaError):
+        validate_document(doc, reference=True)
+
+
+def test_old_file_is_upgraded_and_keeps_production_data() -> None:
+    path = shared_egn() / "examples" / "conversion_examples" / "test_timingsLayouts.egn"
+    game = load_game(path.read_bytes(), source=path.name, strict=True)
+    assert game.upgraded_from is not None and game.upgraded_from.startswith("1.0")
+    assert set(game.production) >= {"timings", "views"}
+    assert game.production["views"][0]["layout"]["width"] == 1920
+
+
+@pytest.mark.parametrize(
+    "data, error",
+    [
+        (b"", CodecError),
+        (b"{not json", CodecError),
+        (b'{"fileType": "Euchre Game Notation"}', SchemaError),
+        (b"[1, 2]", SchemaError),
+        (b"{" + b" " * MAX_INPUT + b"}", SizeLimitError),
+    ],
+)
+def test_unreadable_input_is_one_typed_error(data: bytes, error: type[Exception]) -> None:
+    with pytest.raises(error) as exc:
+        load_game(data, source="bad.egn", strict=True)
+    assert str(exc.value).startswith("bad.egn")
+
+
+def test_rule_breaches_never_stop_a_replay(doc: dict[str, Any]) -> None:
+    bad = copy.deepcopy(doc)
+    t = bad["deals"][0]["phases"][1]["tricks"]
+    t[1][0] = t[0][0]  # the same card twice
+    game = load_game(json.dumps(bad), source="x.egn", strict=True)
+    assert any("already played" in str(p) for p in game.timeline.problems)
+    assert len(game.timeline.deals) == 3
+
+
+def test_alternative_lines_are_branches() -> None:
+    doc = generate_game(3, deals=1)
+    deal = doc["deals"][0]
+    calls = deal["phases"][0]["calls"]
+    tricks = deal["phases"][1]["tricks"]
+    # replay the last trick differently: the same cards in another order is still a line
+    last = tricks[-1]
+    b = len(calls) + 4 * (len(tricks) - 1) + 1 if len(last) == 4 else len(calls)
+    deal["alternativeLines"] = [{"branchIndex": b, "phases": [{"phaseNumber": 0, "type": "TRICK_PLAY", "tricks": [last[1:][::-1]]}]}]
+    tl = load_game(json.dumps(doc), source="alt.egn", strict=True).timeline
+    assert len(tl.branches) == 1
+    br = tl.branches[0]
+    main_step = tl.steps[br.parent_step]
+    assert main_step.action is not None and main_step.action.card is not None and main_step.action.card.text == last[0]
+    assert br.steps[0].action is not None and br.steps[0].action.card is not None
+    assert br.steps[0].action.card.text == last[-1]
+    assert br.steps[0].branch == "0:0"
+
+
+# --------------------------------------------------------------------------- CLI
+
+
+def test_inspect_json_contract(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    path = tmp_path / "g.egn"
+    path.write_text(json.dumps(generate_game(11)), encoding="utf-8")
+    assert main(["inspect", str(path), "--json"]) == 0
+    out = json.loads(capsys.readouterr().out)
+    assert set(out) >= {"deals", "finalScore", "winner"}
+    d = out["deals"][0]
+    assert set(d) == {"dealNumber", "dealer", "upCard", "trump", "maker", "makerTeam", "alone", "aloneDefender", "sitOut", "tricks", "tricksPerTeam", "points", "scoreAfter"}
+    assert set(d["tricks"][0]) == {"leader", "seats", "cards", "winner"}
+    assert out["finalScore"] == out["deals"][-1]["scoreAfter"]
+
+
+def test_inspect_table_and_bad_input(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    assert main(["inspect"]) == 0  # the bundled demo game
+    assert "final score" in capsys.readouterr().out
+    bad = tmp_path / "bad.egn"
+    bad.write_text('{"fileType": "Euchre Game Notation", "version": "1.4", "metadata": {"players": [], "initialScore": []}, "deals": [{"dealNumber": 0}]}', encoding="utf-8")
+    assert main(["inspect", str(bad), "--strict"]) == 2
+    err = capsys.readouterr().err.strip().splitlines()
+    assert len(err) == 1 and err[0].startswith("euchre-overlay: bad.egn: deal 0")
+
+
+def test_console_script_runs() -> None:
+    out = subprocess.run([sys.executable, "-m", "overlay.cli", "inspect", "--json"], capture_output=True, text=True, cwd=ROOT, check=True)
+    assert json.loads(out.stdout)["winner"] in (0, 1)
+
+
+def test_bench_engine_json(capsys: pytest.CaptureFixture[str]) -> None:
+    assert main(["bench", "engine", "--json", "--repeat", "1", "--corpus", str(ROOT / "assets" / "demo")]) == 0
+    figures = json.loads(capsys.readouterr().out)
+    assert figures["games"] == 1 and figures["games_per_s"] > 0 and figures["deals_per_s"] > 0
