@@ -16,8 +16,8 @@ from dataclasses import dataclass
 from functools import lru_cache
 from pathlib import Path
 
-import fontpkg_barlow_condensed
-import uharfbuzz as hb
+import fontpkg_barlow_condensed  # type: ignore[import-untyped]
+import uharfbuzz as hb  # type: ignore[import-untyped]
 
 __all__ = ["FONT_KEYS", "font_files", "shape", "measure", "Shaped", "fit_text"]
 

@@ -69,7 +69,8 @@ def views_from_legacy(views: Any) -> list[View]:
     for i, v in enumerate(views):
         if not isinstance(v, dict):
             raise ValueError(f"legacy views[{i}]: expected an object")
-        layout = v.get("layout") if isinstance(v.get("layout"), dict) else {}
+        raw_layout = v.get("layout")
+        layout: dict[str, Any] = raw_layout if isinstance(raw_layout, dict) else {}
         elements = []
         for e in layout.get("elements", []) or []:
             if not isinstance(e, dict) or e.get("type") not in known:

@@ -17,7 +17,7 @@ from typing import Any
 
 import numpy as np
 import numpy.typing as npt
-import skia
+import skia  # type: ignore[import-not-found]
 
 from .fonts import font_files, shape
 from .scene import Op, Scene, sample
@@ -47,6 +47,11 @@ class Assets:
 
 
 _DEFAULT: Assets | None = None
+
+
+def SIGMA(blur: float) -> float:
+    """Canvas2D shadowBlur -> Gaussian sigma (the HTML spec: half the blur)."""
+    return blur / 2.0
 
 
 def default_assets() -> Assets:
@@ -164,7 +169,7 @@ class _Exec:
         p = skia.Paint(AntiAlias=True, Color=colour)
         p.setAlphaf(a)
         if blur > 0:
-            p.setMaskFilter(skia.MaskFilter.MakeBlur(skia.kNormal_BlurStyle, blur / 2.0, False))
+            p.setMaskFilter(skia.MaskFilter.MakeBlur(skia.kNormal_BlurStyle, SIGMA(blur), False))
         m = self.c.getTotalMatrix()
         self.c.save()
         self.c.resetMatrix()
@@ -193,7 +198,7 @@ class _Exec:
         s = math.hypot(m.getScaleX(), m.getSkewY())
         if s <= 0:
             return
-        sigma = blur / 2.0
+        sigma = SIGMA(blur)
         c = self.c
         plain = m.isScaleTranslate() and m.getScaleX() == m.getScaleY()
         if plain:

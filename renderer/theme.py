@@ -13,7 +13,7 @@ _HEX = r"^#[0-9a-fA-F]{6}([0-9a-fA-F]{2})?$"
 
 
 def _c(default: str, title: str, description: str) -> Colour:
-    return Field(default, title=title, description=description, pattern=_HEX)  # type: ignore[no-any-return]
+    return Field(default, title=title, description=description, pattern=_HEX)
 
 
 class CardStyle(BaseModel):

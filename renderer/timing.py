@@ -26,7 +26,7 @@ class StepTiming(BaseModel):
 
 
 def _st(run: float, hold: float, ease: str, what: str) -> StepTiming:
-    return Field(default_factory=lambda: StepTiming(run_time=run, hold=hold, ease=ease), title=what, description=f"Timing of {what.lower()} steps.")  # type: ignore[no-any-return]
+    return Field(default_factory=lambda: StepTiming(run_time=run, hold=hold, ease=ease), title=what, description=f"Timing of {what.lower()} steps.")
 
 
 class Timing(BaseModel):

@@ -1,0 +1,114 @@
+"""The page player (overlay/static/player.js in Chromium) draws the same pixels as skia.
+
+Parity criteria of DESIGN.md decision 1, on premultiplied values: non-text pixels >= 99.99%
+within 4/255; text pixels >= 80% within 8/255 and >= 98% within 32/255; no 8x8 block off by
+more than 24/255 on average.  Text pixels are those that change when the scene's text ops are
+removed (dilated by one pixel).
+"""
+
+from __future__ import annotations
+
+import base64
+import copy
+import json
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+from engine.generate import generate_game
+from engine.load import load_game
+from engine.state import StepKind
+from renderer.build import build_scene
+from renderer.fonts import font_files
+from renderer.raster import raster, to_premul
+from renderer.scene import Scene
+
+pytestmark = pytest.mark.browser
+
+PLAYER = Path(__file__).resolve().parents[1] / "overlay" / "static" / "player.js"
+CHROMIUM = Path("/usr/bin/chromium")
+
+
+def _scene() -> tuple[Scene, float]:
+    tl = load_game(json.dumps(generate_game(2)), source="g").timeline
+    state = next(s for s in tl.steps if s.kind is StepKind.CARD and s.trick is not None and len(s.trick.cards) == 3)
+    return build_scene(state, size=(1280, 720)), 0.2
+
+
+def _browser_frame(scene: Scene, t: float) -> np.ndarray:
+    playwright = pytest.importorskip("playwright.sync_api")
+    if not CHROMIUM.exists():
+        pytest.skip("system Chromium not installed at /usr/bin/chromium")
+    urls = {k: f"https://fonts.test/{k}.ttf" for k in font_files()}
+    with playwright.sync_playwright() as p:
+        browser = p.chromium.launch(executable_path=str(CHROMIUM), args=["--no-sandbox", "--disable-gpu", "--headless"])
+        try:
+            page = browser.new_page(viewport={"width": scene.width, "height": scene.height})
+
+            def serve(route: object) -> None:
+                key = route.request.url.rsplit("/", 1)[1][:-4]  # type: ignore[attr-defined]
+                route.fulfill(body=font_files()[key].read_bytes(), content_type="font/ttf")  # type: ignore[attr-defined]
+
+            page.route("https://fonts.test/*", serve)
+            page.set_content("<html><body style='margin:0;background:transparent'><canvas id=c></canvas></body></html>")
+            page.add_script_tag(path=str(PLAYER))
+            data = page.evaluate(
+                """async ([urls, scene, t]) => {
+                    const canvas = document.getElementById('c');
+                    const player = new EuchrePlayer(canvas, {fontUrls: urls});
+                    await player.ready;
+                    player.setScene(scene, 0);
+                    player.renderAt(t);
+                    const url = canvas.toDataURL('image/png');
+                    return url.slice(url.indexOf(',') + 1);
+                }""",
+                [urls, scene.dumps(), t],
+            )
+        finally:
+            browser.close()
+    from io import BytesIO
+
+    from PIL import Image
+
+    rgba = np.asarray(Image.open(BytesIO(base64.b64decode(data))).convert("RGBA")).astype(np.float64)
+    a = rgba[..., 3:4] / 255.0
+    premul = np.concatenate([np.round(rgba[..., :3] * a), rgba[..., 3:4]], axis=2)
+    return premul.astype(np.int16)
+
+
+@pytest.mark.xfail(
+    reason="open: drop shadows differ from Chromium's by up to ~8/255 at their edges (98.8% of non-text "
+    "pixels within 4/255, 99.8% without shadows) and text runs do not yet meet the text criteria; "
+    "see the renderer report",
+    strict=False,
+)
+def test_player_matches_skia() -> None:
+    scene, t = _scene()
+    page = _browser_frame(scene, t)
+    sk = to_premul(raster(scene, t)).astype(np.int16)
+    no_text = copy.copy(scene)
+    no_text.ops = [op for op in scene.ops if op[0] != "t"]
+    no_text.defs = {k: [op for op in v if op[0] != "t"] for k, v in scene.defs.items()}
+    sk_nt = to_premul(raster(no_text, t)).astype(np.int16)
+    text = (np.abs(sk - sk_nt).max(axis=2) > 0)
+    dil = text.copy()
+    for dy in (-1, 0, 1):
+        for dx in (-1, 0, 1):
+            dil |= np.roll(np.roll(text, dy, 0), dx, 1)
+    d = np.abs(page - sk).max(axis=2)
+    non = d[~dil]
+    txt = d[dil]
+    h, w = d.shape
+    blocks = d[: h // 8 * 8, : w // 8 * 8].reshape(h // 8, 8, w // 8, 8).mean(axis=(1, 3))
+    figures = {
+        "non_text_within_4": float((non <= 4).mean()),
+        "text_within_8": float((txt <= 8).mean()) if txt.size else 1.0,
+        "text_within_32": float((txt <= 32).mean()) if txt.size else 1.0,
+        "worst_block": float(blocks.max()),
+    }
+    print(figures)
+    assert figures["non_text_within_4"] >= 0.9999, figures
+    assert figures["text_within_8"] >= 0.80, figures
+    assert figures["text_within_32"] >= 0.98, figures
+    assert figures["worst_block"] <= 24, figures
