@@ -267,3 +267,39 @@ def test_upgrade_keeps_production_fields_aside() -> None:
     assert up["deals"][0]["initialState"] == {"dealer": 0, "upCard": "9s", "playerCards": []}
     assert upgrade_document("text") == "text"
     assert json.dumps(old)  # the input is untouched and still JSON
+
+
+def _proto_fields(name: str) -> dict[str, dict[str, int]]:
+    """message -> field name -> number, from one of the .proto sources in engine/proto."""
+    import re
+    from pathlib import Path
+
+    text = (Path(__file__).resolve().parents[1] / "engine" / "proto" / name).read_text()
+    out: dict[str, dict[str, int]] = {}
+    current: list[str] = []
+    for line in text.splitlines():
+        line = line.split("//")[0].strip()
+        if m := re.match(r"(message|enum) (\w+) \{", line):
+            current.append(m.group(2))
+            out[m.group(2)] = {}
+        elif line == "}" and current:
+            current.pop()
+        elif current and (m := re.search(r"(\w+) = (\d+)", line)):
+            out[current[-1]][m.group(1)] = int(m.group(2))
+    return out
+
+
+def test_proto_sources_match_the_hand_written_codec() -> None:
+    from engine.codec.common import LONER_LEAD, _RULESET
+    from engine.codec.emn import FORMATS, STATUSES
+
+    common = _proto_fields("egn-common.proto")
+    assert common["Ruleset"] == {name: number for name, number, _ in _RULESET}
+    assert list(common["LonerLead"]) == list(LONER_LEAD)
+    emn = _proto_fields("emn.proto")
+    assert list(emn["MatchFormatType"]) == list(FORMATS)
+    assert list(emn["MatchStatus"]) == list(STATUSES)
+    assert common["Metadata"] == {"game_id": 1, "title": 2, "description": 3, "players": 4, "initial_score": 5,
+                                  "date": 6, "ruleset": 7, "final_score": 8}
+    expanded = _proto_fields("egn-expanded.proto")
+    assert expanded["BiddingPhase"]["callAnnotations"] == 7 and expanded["TrickPlayPhase"]["tricks"] == 3

@@ -114,7 +114,7 @@ class _Packer:
             w.write(self.players - 1, 3)
             w.write(self.code, 2)
         self.deck_index(up, "up-card")
-        self.up_suit = up[1]
+        self.up_suit = str(up)[1]
         if self.version == 3:
             hands = state.get("playerCards")
             w.bit(isinstance(hands, list))

@@ -112,15 +112,15 @@ class Writer:
     def string(self, number: int, value: object) -> None:
         if not isinstance(value, str):
             raise CodecError(f"{value!r} is not a string")
-        self.bytes(number, js_utf8(value, protobufjs=True))
+        self.blob(number, js_utf8(value, protobufjs=True))
 
-    def bytes(self, number: int, value: bytes | bytearray) -> None:
+    def blob(self, number: int, value: bytes | bytearray) -> None:
         self.tag(number, WIRE_LEN)
         self._varint(len(value))
         self.buf += value
 
     def message(self, number: int, sub: Writer) -> None:
-        self.bytes(number, sub.buf)
+        self.blob(number, sub.buf)
 
     def double(self, number: int, value: float) -> None:
         self.tag(number, WIRE_I64)
