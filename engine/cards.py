@@ -57,7 +57,8 @@ class Suit(str, Enum):
         return {"s": "\u2660", "h": "\u2665", "c": "\u2663", "d": "\u2666"}[self.value]
 
     @property
-    def title(self) -> str:
+    def label(self) -> str:
+        """The suit's name for people: "Spades"."""
         return self.name.capitalize()
 
 

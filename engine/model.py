@@ -301,7 +301,7 @@ def _get(doc: Any, path: tuple[Any, ...]) -> Any:
     return cur
 
 
-def _message(err: dict[str, Any], value: Any) -> str:
+def _message(err: Any, value: Any) -> str:
     kind = err["type"]
     loc = err["loc"]
     if kind == "extra_forbidden":
@@ -479,10 +479,17 @@ def parse_document(obj: Any, *, source: str = "<input>", strict: bool = False) -
 
     if not isinstance(obj, dict):
         raise SchemaError(f"an EGN document is a JSON object, not {type(obj).__name__}", Place(source=source))
-    doc, production = split_production(copy.deepcopy(obj))
+    doc: Any = copy.deepcopy(obj)
+    production: dict[str, Any] = {}
     upgraded_from = None
     version = doc.get("version")
-    if isinstance(version, str) and OLD_VERSION_RE.match(version):
+    old = isinstance(version, str) and OLD_VERSION_RE.match(version) is not None
+    # Legacy Renderer fields (timings, views, ...) are production data, kept aside: always
+    # for an old file or a lenient load; a strict load of a current file refuses them, as
+    # the reference does.
+    if old or not strict:
+        doc, production = split_production(doc)
+    if old:
         upgraded_from = version
         doc = upgrade_document(doc)
     if strict:

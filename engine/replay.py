@@ -153,7 +153,7 @@ def _unpack(raw: Deal | str, index: int, document: EgnDocument, ctx: _Ctx) -> De
     if isinstance(raw, Deal):
         return raw
     try:
-        from .codec import unpack_deal
+        from .codec.deal_bits import unpack_deal
     except ImportError:  # pragma: no cover - the codec package always ships
         ctx.problems.append(Problem(Place(source=ctx.source, deal=index), "packed deals need the condensed codec", "codec"))
         return None
@@ -314,7 +314,7 @@ class _DealReplay:
         ended = False
         calls = list(phase.calls)
         for i, call in enumerate(calls):
-            where = {"phase": phase_index, "phase_type": "EUCHRE_BIDDING", "call": i}
+            where: dict[str, Any] = {"phase": phase_index, "phase_type": "EUCHRE_BIDDING", "call": i}
             seat = (self.dealer + 1 + i) % P
             rnd = 1 if i < P else 2
             if ended:
@@ -386,7 +386,7 @@ class _DealReplay:
         return True
 
     def _pick_up(self, phase: BiddingPhase, phase_index: int) -> None:
-        where = {"phase": phase_index, "phase_type": "EUCHRE_BIDDING"}
+        where: dict[str, Any] = {"phase": phase_index, "phase_type": "EUCHRE_BIDDING"}
         if self.dealer in self.sit_out and phase.discard is None:
             self.up_state = UpCardState.TURNED_DOWN
             return
@@ -458,7 +458,7 @@ class _DealReplay:
         self.complete_play = len(tricks) >= HAND_SIZE and all(len(t) == per_trick for t in tricks[:HAND_SIZE])
         # with the hands known, walk the cards and emit steps
         for t, trick in enumerate(tricks):
-            where_t = {"phase": phase_index, "phase_type": "TRICK_PLAY", "trick": t}
+            where_t: dict[str, Any] = {"phase": phase_index, "phase_type": "TRICK_PLAY", "trick": t}
             if t >= HAND_SIZE:
                 self.problem(f"trick {t}: a deal has only {HAND_SIZE} tricks", **where_t)
             if len(trick) > per_trick:
@@ -511,7 +511,7 @@ class _DealReplay:
                 else:
                     self.problem(f"{name!r} is the turned-down up-card, out of play", **where)
         if c > 0 and is_renege(card, self.hands[seat], led, self.trump):
-            suit = led.title if led is not None else "?"
+            suit = led.label if led is not None else "?"
             self.problem(f"{name!r}: renege — seat {seat} holds {suit} and must follow {suit}", **where)
         if self.trump is not None and effective_suit(card, self.trump) is None and card.known:
             self.problem(f"{name!r} cannot be judged", severity="warning", **where)
