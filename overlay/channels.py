@@ -151,7 +151,7 @@ class Channel:
         self.pages: set[Page] = set()
         self.subs: set[StateSub] = set()
         self.wake = asyncio.Event()
-        self.cache = SceneCache()
+        self.cache = SceneCache(size=8)
         self.last_key: dict[str, tuple[Any, ...]] = {}
         self.out_seq = 0
         self.follow_path = follow

@@ -42,6 +42,8 @@
   var rafPending = false;
   var benchLog = [];
   var lastPrint = null;
+  var received = 0; // scenes received by this page (the server's seq restarts with the server)
+  var drawnId = 0;
 
   function nowSec() { return performance.now() / 1000; }
   function epochMs() { return performance.timeOrigin + performance.now(); }
@@ -107,7 +109,9 @@
     state.seq = msg.seq;
     state.step = msg.step;
     if (msg.snapshot) state.snapshots += 1;
+    received += 1;
     current = {
+      id: received,
       seq: msg.seq,
       step: msg.step,
       t0: nowSec(),
@@ -140,7 +144,8 @@
     }
     state.frames += 1;
     if (!current.hasScene || current.rate === 0 || t >= current.dur) current.done = true;
-    if (state.drawnSeq !== current.seq) {
+    if (drawnId !== current.id) {
+      drawnId = current.id;
       state.drawnSeq = current.seq;
       state.drawnStep = current.step;
       send({ type: "drawn", seq: current.seq, step: current.step });
