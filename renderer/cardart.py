@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from functools import lru_cache
 
-from engine.cards import Card, Rank, Suit, resolve
+from engine.cards import Card, Rank, Suit, bower, resolve
 
 from .fonts import measure
 from .scene import Op
@@ -197,15 +197,9 @@ def _back_ops(outline: bool, style: CardStyle) -> list[Op]:
 
 
 def bower_of(card: Card, trump: Suit | None) -> str:
-    """``"R"``/``"L"`` when the card is a bower under ``trump``, else ``""``."""
-    card = resolve(card, trump)
-    if trump is None or card.rank != Rank.JACK or card.suit is None:
-        return ""
-    if card.suit is trump:
-        return "R"
-    if card.suit is trump.partner:
-        return "L"
-    return ""
+    """``"R"``/``"L"`` when the card is a bower under ``trump``, else ``""`` (judged by the engine)."""
+    which = bower(card, trump)
+    return "R" if which == "right" else "L" if which == "left" else ""
 
 
 def card_sprite(card: Card, trump: Suit | None, style: CardStyle, *, outline: bool = True) -> tuple[str, list[Op]]:
