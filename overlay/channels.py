@@ -344,7 +344,7 @@ class Channel:
 
     def _commit(self, loaded: feed.Loaded, *, seq: int, reset: bool = False) -> FeedAck:
         now = self.hub.clock()
-        first = None if reset else feed.first_difference(self.timeline, loaded.timeline)
+        first = None if reset else feed.first_difference(self.game, loaded)
         old_steps = self.steps
         correction = first is not None and first < old_steps
         self.hub.store.save_game(self.id, loaded.data, source=loaded.source, seq=seq)

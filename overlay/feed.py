@@ -86,12 +86,34 @@ def document_bytes(document: dict[str, Any]) -> bytes:
     return json.dumps(document, ensure_ascii=False, separators=(",", ":")).encode()
 
 
-def first_difference(old: Timeline | None, new: Timeline) -> int | None:
-    """First step index where ``new`` differs from ``old`` (None: identical)."""
+def _first_changed_deal(old: dict[str, Any], new: dict[str, Any]) -> int | None:
+    """First deal whose JSON differs (0 when anything outside the deals differs)."""
+    if any(old.get(k) != new.get(k) for k in set(old) | set(new) if k != "deals"):
+        return 0
+    a, b = old.get("deals", []), new.get("deals", [])
+    for i, (x, y) in enumerate(zip(a, b)):
+        if x != y:
+            return i
+    return None if len(a) == len(b) else min(len(a), len(b))
+
+
+def first_difference(old: Loaded | None, new: Loaded) -> int | None:
+    """First step index where ``new`` replays differently from ``old`` (None: identical).
+
+    The replay is a function of the document, so steps of deals before the first changed
+    deal are equal and only the rest is compared.
+    """
     if old is None:
-        return 0 if len(new.steps) else None
-    a, b = old.steps, new.steps
-    for i in range(min(len(a), len(b))):
+        return 0 if len(new.timeline.steps) else None
+    a, b = old.timeline.steps, new.timeline.steps
+    start = 0
+    deal = _first_changed_deal(old.document, new.document)
+    if deal is None and len(a) == len(b):
+        return None
+    deals = old.timeline.deals
+    if deal is not None and len(deals) == len(old.document.get("deals", [])):
+        start = deals[deal].first_step if deal < len(deals) else len(a)
+    for i in range(start, min(len(a), len(b))):
         if a[i] != b[i]:
             return i
     if len(a) != len(b):
@@ -132,8 +154,12 @@ def apply_action(base: Loaded | None, action: ActionIn, *, source: str) -> dict[
     """
     if base is None:
         raise BadRequest(f"{source}: no game loaded: PUT a game (with players) before sending actions")
-    doc = copy.deepcopy(base.document)
-    deals: list[Any] = doc.setdefault("deals", [])
+    # only the last deal changes: copy it, share the rest (documents are never mutated)
+    doc = dict(base.document)
+    deals: list[Any] = list(doc.get("deals", []))
+    if deals and isinstance(deals[-1], dict):
+        deals[-1] = copy.deepcopy(deals[-1])
+    doc["deals"] = deals
     kind = action.kind
 
     if kind == "new_deal":
