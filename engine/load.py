@@ -115,10 +115,10 @@ def load_any(data: bytes | str, *, source: str = "<input>", strict: bool = False
 
         assert isinstance(data, bytes)
         if data[0] == 0x02:
-            match = codec.decode_emn(data, source=source)
+            match = codec.decode_emn(data, source=source, validate=strict)
             return _match(match, source=source, strict=strict, form="emn-binary")
         form = "expanded" if data[0] == 0x00 else "condensed"
-        obj = codec.decode_bytes(data, source=source)
+        obj = codec.decode_bytes(data, source=source, validate=False)  # parse_document validates (or repairs)
     if isinstance(obj, dict) and obj.get("fileType") == "Euchre Match Notation":
         return _match(obj, source=source, strict=strict, form=form)
     return game_from_json(obj, source=source, strict=strict, form=form)

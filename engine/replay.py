@@ -119,7 +119,7 @@ def replay(document: EgnDocument, *, source: str = "<input>") -> Timeline:
         deals=tuple(summaries),
         branches=tuple(branches),
         problems=tuple(ctx.problems),
-        final_score=(score[0], score[1]) if len(score) >= 2 else (score[0], 0),
+        final_score=tuple(score) if len(score) >= 2 else (score[0], 0),
         winner=winner if game_over_at is not None else None,
         players=ctx.players,
         title=meta.title,
@@ -231,14 +231,16 @@ class _DealReplay:
         self.pending.append(p)
         self.ctx.problems.append(p)
 
+    def tricks_per_team(self) -> tuple[int, ...]:
+        per_team = [0] * self.table.teams
+        for seat, n in enumerate(self.per_seat):
+            per_team[self.table.team(seat)] += n
+        return _teams(per_team)
+
     def emit(self, kind: StepKind, action: Action | None, *, annotations: Sequence[str] = (), to_act: int | None = None) -> None:
         if self.quiet:
             self.states.append(self._placeholder)
             return
-        teams = self.table.teams
-        per_team = [0] * teams
-        for seat, n in enumerate(self.per_seat):
-            per_team[self.table.team(seat)] += n
         state = GameState(
             step=self.first_step + len(self.states),
             kind=kind,
@@ -263,7 +265,7 @@ class _DealReplay:
             trick=self.trick,
             tricks=tuple(self.tricks),
             tricks_per_seat=tuple(self.per_seat),
-            tricks_per_team=_pair(per_team),
+            tricks_per_team=_pair(self.tricks_per_team()),
             score=_pair(self.score),
             deal_points=_pair(self.points) if self.points is not None else None,
             tokens=_pair(self.tokens),
@@ -542,6 +544,12 @@ class _DealReplay:
         self.emit(StepKind.DEAL_SCORED, Action(StepKind.DEAL_SCORED))
 
 
+def _teams(values: Sequence[int]) -> tuple[int, ...]:
+    """Per-team values for the contract: at least two entries (one per team at four players)."""
+    v = tuple(values)
+    return v if len(v) >= 2 else v + (0,) * (2 - len(v))
+
+
 def _pair(values: Sequence[int]) -> tuple[int, int]:
     v = list(values) + [0, 0]
     return (v[0], v[1])
@@ -616,9 +624,9 @@ def replay_deal(
         "alone_defender": r.alone_defender,
         "sit_out": tuple(sorted(r.sit_out)),
         "tricks": tuple(r.tricks) + ((r.trick,) if r.trick is not None and not r.trick.complete else ()),
-        "tricks_per_team": r.states[-1].tricks_per_team,
-        "points": _pair(r.points) if r.points is not None else None,
-        "score_after": _pair(r.score),
+        "tricks_per_team": r.tricks_per_team(),
+        "points": _teams(r.points) if r.points is not None else None,
+        "score_after": _teams(r.score),
         "complete": r.points is not None,
         "first_step": first_step,
         "last_step": first_step + len(r.states) - 1,

@@ -203,9 +203,9 @@ class DealSummary:
     alone_defender: int
     sit_out: tuple[int, ...]
     tricks: tuple[TrickState, ...]
-    tricks_per_team: tuple[int, int]
-    points: tuple[int, int] | None
-    score_after: tuple[int, int]
+    tricks_per_team: tuple[int, ...]
+    points: tuple[int, ...] | None  # per team (two teams at a 4-player table)
+    score_after: tuple[int, ...]
     complete: bool
     first_step: int
     last_step: int
@@ -247,7 +247,7 @@ class Timeline:
     deals: tuple[DealSummary, ...]
     branches: tuple[Branch, ...] = ()
     problems: tuple[Problem, ...] = ()
-    final_score: tuple[int, int] = (0, 0)
+    final_score: tuple[int, ...] = (0, 0)
     winner: int | None = None
     players: tuple[str, ...] = ()
     title: str | None = None

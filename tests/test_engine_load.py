@@ -157,3 +157,32 @@ def test_bench_engine_json(capsys: pytest.CaptureFixture[str]) -> None:
     assert main(["bench", "engine", "--json", "--repeat", "1", "--corpus", str(ROOT / "assets" / "demo")]) == 0
     figures = json.loads(capsys.readouterr().out)
     assert figures["games"] == 1 and figures["games_per_s"] > 0 and figures["deals_per_s"] > 0
+
+
+@pytest.mark.parametrize("form", ["condensed", "expanded"])
+def test_binary_forms_load_transparently(form: str) -> None:
+    from engine import codec
+
+    doc = generate_game(21, deals=4)
+    data = codec.encode_condensed(doc) if form == "condensed" else codec.encode_expanded(doc)
+    from_json = load_game(json.dumps(doc), source="g.egn", strict=True)
+    from_bin = load_game(data, source="g.egnb", strict=True)
+    assert from_bin.form == form
+    assert from_bin.timeline.to_json() == from_json.timeline.to_json()
+
+
+def test_match_file_loads_every_game() -> None:
+    from engine import codec
+    from engine.load import LoadedMatch, load_any
+
+    games = [generate_game(s, deals=2) for s in (1, 2)]
+    match = {
+        "fileType": "Euchre Match Notation",
+        "version": "1.0",
+        "metadata": {"players": [{"id": f"p{i}", "name": n} for i, n in enumerate(["Ann", "Ben", "Cat", "Dan"])]},
+        "games": [{"gameIndex": i, "players": ["p0", "p1", "p2", "p3"], "gameData": g} for i, g in enumerate(games)],
+    }
+    for data in (json.dumps(match).encode(), codec.encode_emn(match)):
+        loaded = load_any(data, source="m.emn", strict=True)
+        assert isinstance(loaded, LoadedMatch) and len(loaded.games) == 2
+        assert loaded.games[1].timeline.deals[0].deal_number == 0
