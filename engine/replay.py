@@ -14,7 +14,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field, replace
 from typing import Any
 
-from .cards import Card, Suit, card_name, effective_suit, parse_card, resolve
+from .cards import Card, Suit, card_name, parse_card, resolve
 from .errors import EgnError, Place, Problem
 from .model import AlternativeLine, BiddingPhase, Deal, EgnDocument, TrickPlayPhase
 from .rules import Table, is_renege, led_suit, score_deal, trick_winner
@@ -515,8 +515,6 @@ class _DealReplay:
         if c > 0 and is_renege(card, self.hands[seat], led, self.trump):
             suit = led.label if led is not None else "?"
             self.problem(f"{name!r}: renege — seat {seat} holds {suit} and must follow {suit}", **where)
-        if self.trump is not None and effective_suit(card, self.trump) is None and card.known:
-            self.problem(f"{name!r} cannot be judged", severity="warning", **where)
 
     # -- scoring ---------------------------------------------------------------
 

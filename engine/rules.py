@@ -96,9 +96,10 @@ def can_follow(hand: Sequence[Card], led: Suit | None, trump: Suit | None) -> bo
 
 def is_renege(card: Card, hand_before: Sequence[Card], led: Suit | None, trump: Suit | None) -> bool:
     """The card does not follow ``led`` although the hand could."""
-    if led is None or effective_suit(card, trump) is led or effective_suit(card, trump) is None:
+    suit = effective_suit(card, trump)
+    if led is None or suit is led or suit is None:
         return False
-    return can_follow([c for c in hand_before if c is not card], led, trump)
+    return can_follow(hand_before, led, trump)
 
 
 @dataclass(frozen=True)
