@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass
+from functools import lru_cache
 from enum import Enum, IntEnum
 
 from .errors import NotationError, Place
@@ -151,8 +152,16 @@ def parse_card(text: str, *, place: Place | None = None) -> Card:
     Raises:
         NotationError: the text is not EGN card notation.
     """
-    if not isinstance(text, str) or not CARD_RE.match(text):
+    card = _parse(text) if isinstance(text, str) else None
+    if card is None:
         raise NotationError(f"{text!r} is not a card (expected e.g. 'Jd', 'Xx', 'R', 'B')", place)
+    return card
+
+
+@lru_cache(maxsize=512)
+def _parse(text: str) -> Card | None:
+    if not CARD_RE.match(text):
+        return None
     if text == "B":
         return JOKER
     if text in ("R", "L"):
