@@ -3,14 +3,15 @@
 from __future__ import annotations
 
 from dataclasses import dataclass, field
+from functools import lru_cache
 
 from engine.cards import Card, Suit, sort_key
 from engine.state import GameState, StepKind
 
 from .cardart import back_sprite, card_sprite
 from .fonts import fit_text, measure
-from .scene import Builder, Num
-from .theme import Theme
+from .scene import Builder, Num, Op
+from .theme import CardStyle, Theme
 from .timing import StepTiming, Timing
 from .view import Element, ElementType, Perspective, View
 
@@ -72,11 +73,7 @@ class Ctx:
         return p is Perspective.ALL or (p is Perspective.FOCUS and seat == self.view.focus_seat)
 
     def sprite_id(self, card: Card | None, *, face: bool = True, outline: bool = True) -> str:
-        style = self.theme.cards
-        if card is None or not face:
-            sid, ops = back_sprite(style, outline=outline)
-        else:
-            sid, ops = card_sprite(card, self.state.trump, style, outline=outline)
+        sid, ops = _sprite(card if face else None, self.state.trump, self.theme.cards, outline)
         if sid not in self.b.defs:
             self.b.defs[sid] = ops
             for op in ops:
@@ -85,8 +82,7 @@ class Ctx:
         return sid
 
     def sorted_hand(self, cards: tuple[Card, ...] | list[Card]) -> list[Card]:
-        trump: Suit | None = self.state.trump
-        return sorted(cards, key=lambda c: sort_key(c, trump))
+        return list(_sorted(tuple(cards), self.state.trump))
 
     # placement -----------------------------------------------------------------------
     def to_view(self, el: Element, x: float, y: float) -> tuple[float, float]:
@@ -133,17 +129,33 @@ class Ctx:
         ls: float = 0.0,
     ) -> float:
         """Draw text placed by its left edge, centre or right edge; fit to ``width``. Returns its width."""
-        if width is not None:
-            text, size = fit_text(font, size, text, width, spacing=ls)
-        w = measure(font, size, text, ls)
-        if align == "center":
-            x -= w / 2
-        elif align == "right":
-            x -= w
-        self.b.text(font, size, x, y, text, colour, ls)
+        text, size, w, dx = _layout(font, size, text, width, ls, align)
+        self.b.text(font, size, x - dx, y, text, colour, ls)
         return w
 
     def pop(self, t0: float, dur: float, *, start: float = 0.6) -> tuple[Num, Num]:
         """Scale and alpha tracks for something appearing at ``t0`` with a small overshoot."""
         b = self.b
         return b.tween(t0, t0 + dur, start, 1.0, "back"), b.tween(t0, t0 + dur * 0.6, 0.0, 1.0, "out")
+
+
+@lru_cache(maxsize=4096)
+def _layout(font: str, size: float, text: str, width: float | None, ls: float, align: str) -> tuple[str, float, float, float]:
+    """Fitted text, its size, width and the shift of its left edge for ``align``."""
+    if width is not None:
+        text, size = fit_text(font, size, text, width, spacing=ls)
+    w = measure(font, size, text, ls)
+    dx = w / 2 if align == "center" else w if align == "right" else 0.0
+    return text, size, w, dx
+
+
+@lru_cache(maxsize=2048)
+def _sprite(card: Card | None, trump: Suit | None, style: CardStyle, outline: bool) -> tuple[str, list[Op]]:
+    if card is None:
+        return back_sprite(style, outline=outline)
+    return card_sprite(card, trump, style, outline=outline)
+
+
+@lru_cache(maxsize=2048)
+def _sorted(cards: tuple[Card, ...], trump: Suit | None) -> tuple[Card, ...]:
+    return tuple(sorted(cards, key=lambda c: sort_key(c, trump)))

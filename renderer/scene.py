@@ -68,9 +68,21 @@ Anim = dict[str, int]
 Num = Union[float, Anim]
 
 
+_ROUNDED: dict[float, float] = {}
+
+
 def _r(v: float) -> float:
-    """Round to 1/100 px: compact JSON and identical inputs to both executors."""
-    return round(v, 2) + 0.0
+    """Round to 1/100 px: compact JSON and identical inputs to both executors.
+
+    Memoised: a scene repeats the same few hundred coordinates, and ``round(v, 2)`` is the
+    slowest step of a build.
+    """
+    r = _ROUNDED.get(v)
+    if r is None:
+        r = round(v, 2) + 0.0
+        if len(_ROUNDED) < 65536:
+            _ROUNDED[v] = r
+    return r
 
 
 def sample(track: Track, t: float) -> float:
