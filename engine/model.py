@@ -48,6 +48,8 @@ __all__ = [
     "AlternativeLine",
     "CardExchange",
     "validate_document",
+    "check_document",
+    "accepts_document",
     "parse_document",
     "ParsedDocument",
     "CALLS",
@@ -396,12 +398,43 @@ def validate_document(obj: Any, *, source: str = "<input>", reference: bool = Tr
     Raises:
         SchemaError: the first problem, naming the JSON path and the place.
     """
-    problems = _check(obj, source, REFERENCE_VERSION_RE if reference else VERSION_RE)
-    if problems:
-        first = problems[0][1]
-        more = f" (and {len(problems) - 1} more)" if len(problems) > 1 else ""
-        raise SchemaError(first.message + more, first.place)
+    version_re = REFERENCE_VERSION_RE if reference else VERSION_RE
+    if not accepts_document(obj, reference=reference):
+        problems = _check(obj, source, version_re)
+        if problems:
+            first = problems[0][1]
+            more = f" (and {len(problems) - 1} more)" if len(problems) > 1 else ""
+            raise SchemaError(first.message + more, first.place)
     return EgnDocument.model_validate(obj)
+
+
+def _date_ok(value: str) -> bool:
+    try:
+        _date_text(value)
+    except ValueError:
+        return False
+    return True
+
+
+def accepts_document(obj: Any, *, reference: bool = True) -> bool:
+    """True only when ``obj`` certainly passes :func:`validate_document` (no model is built).
+
+    Also implies that every annotation key is decimal digits.  ``False`` means "not
+    certain": call :func:`validate_document`, which alone words the error.
+    """
+    from .fastcheck import accepts
+
+    return accepts(obj, REFERENCE_VERSION_RE if reference else VERSION_RE, _date_ok, DEAL_STRING_RE)
+
+
+def check_document(obj: Any, *, source: str = "<input>", reference: bool = True) -> None:
+    """Exactly :func:`validate_document`'s verdict and errors, without building the model.
+
+    Raises:
+        SchemaError: as :func:`validate_document`.
+    """
+    if not accepts_document(obj, reference=reference):
+        validate_document(obj, source=source, reference=reference)
 
 
 # --------------------------------------------------------------------------- lenient

@@ -51,8 +51,12 @@ MAGIC_EMN = 0x02
 
 
 def _validate(doc: Any, source: str) -> None:
-    from ..model import validate_document
+    from ..model import accepts_document, validate_document
 
+    # A document the fast check accepts passes both checks below (see engine.fastcheck);
+    # anything else takes the full path, which alone decides and words the error.
+    if accepts_document(doc, reference=True):
+        return
     annotation_keys_numeric(doc, source=source)
     validate_document(doc, source=source, reference=True)
 

@@ -1,0 +1,176 @@
+"""The fast acceptance check (engine.fastcheck) never accepts what full validation refuses.
+
+``accepts_document(doc)`` lets the codecs skip the pydantic models and the annotation-key
+walk; it must imply that both pass.  Checked on every fixture game, on targeted edge cases
+and on many mutated documents.
+"""
+
+from __future__ import annotations
+
+import copy
+import json
+import random
+from typing import Any
+
+import pytest
+
+from engine.codec.common import annotation_keys_numeric
+from engine.errors import EgnError
+from engine.model import accepts_document, check_document, validate_document
+from overlay.bench_codecs import mutate_json
+from tests.fixtures_path import SHARED, shared
+
+
+def _full_verdict(doc: Any, reference: bool = True) -> str | None:
+    """The error the slow path raises (None when it accepts)."""
+    try:
+        annotation_keys_numeric(doc, source="x")
+        validate_document(doc, source="x", reference=reference)
+    except EgnError as exc:
+        return str(exc)
+    return None
+
+
+def _games() -> list[Any]:
+    if not SHARED.is_dir():
+        return []
+    out = []
+    for path in sorted(SHARED.rglob("*.egn")):
+        try:
+            out.append(json.loads(path.read_text(encoding="utf-8")))
+        except ValueError:
+            continue
+    return out
+
+
+def _assert_sound(doc: Any) -> None:
+    for reference in (True, False):
+        if accepts_document(doc, reference=reference):
+            assert _full_verdict(doc, reference) is None, json.dumps(doc)[:300]
+
+
+def test_fixture_games_take_the_fast_path_when_valid() -> None:
+    shared()
+    games = _games()
+    assert games
+    fast = 0
+    for doc in games:
+        _assert_sound(doc)
+        if _full_verdict(doc) is None:
+            # every valid fixture game is plain JSON: the fast path must take it
+            assert accepts_document(doc), doc.get("metadata", {}).get("title")
+            fast += 1
+    assert fast > 250
+
+
+def _base() -> dict[str, Any]:
+    return {
+        "fileType": "Euchre Game Notation",
+        "version": "1.4",
+        "metadata": {"players": ["a", "b", "c", "d"], "initialScore": [0, 0], "ruleset": {"min_rank": 9}},
+        "deals": [
+            {
+                "dealNumber": 0,
+                "initialState": {"dealer": 0, "upCard": "9s", "playerCards": [["Ts"], []]},
+                "phases": [
+                    {"phaseNumber": 0, "type": "EUCHRE_BIDDING", "calls": ["Pass", "Order"], "isAlone": False,
+                     "callAnnotations": {"1": ["ok"]}},
+                    {"phaseNumber": 1, "type": "TRICK_PLAY", "tricks": [["Js", "Qs", "Ks", "As"]]},
+                ],
+                "alternativeLines": [{"branchIndex": 1, "phases": [
+                    {"phaseNumber": 1, "type": "EUCHRE_BIDDING", "calls": ["Pass"]}]}],
+            },
+            "AQID",
+        ],
+    }
+
+
+EDITS: list[tuple[str, Any]] = [
+    ("deals/0/dealNumber", 2**70),
+    ("deals/0/dealNumber", 3.0),
+    ("deals/0/dealNumber", True),
+    ("deals/0/dealNumber", -1),
+    ("deals/0/initialState/upCard", "9s\n"),
+    ("deals/0/initialState/upCard", "Zz"),
+    ("deals/0/initialState/dealer", 10),
+    ("deals/0/initialState/playerCards", None),
+    ("deals/0/initialState/playerCards", (["Ts"],)),
+    ("deals/0/phases/0/isAlone", None),
+    ("deals/0/phases/0/isAlone", 1),
+    ("deals/0/phases/0/calls", ["Pass"] * 17),
+    ("deals/0/phases/0/callAnnotations", {"1": ["\ud800"]}),
+    ("deals/0/phases/0/callAnnotations", {"1": ["é" * 1025]}),
+    ("deals/0/phases/0/callAnnotations", {"x1": ["ok"]}),
+    ("deals/0/phases/0/callAnnotations", {"١": ["ok"]}),
+    ("deals/0/phases/0/callAnnotations", None),
+    ("deals/0/phases/0/type", "TRICK_PLAY"),
+    ("deals/0/phases/1/playAnnotations", {"0": []}),
+    ("deals/0/phases/1/callAnnotations", {"0": []}),
+    ("deals/0/phases/1/tricks", [["Js"]] * 11),
+    ("deals/0/alternativeLines/0/phases", []),
+    ("deals/0/alternativeLines", None),
+    ("deals/0/extra", 1),
+    ("deals/1", "not base64!"),
+    ("metadata/players/0", "\ud800"),
+    ("metadata/players/0", {"name": "a", "playerIds": [{"id": "1", "source": "x"}], "id": "z"}),
+    ("metadata/players/0", {"name": "a", "playerIds": [{"id": "1"}]}),
+    ("metadata/date", "2026-05-30T03:51"),
+    ("metadata/date", "2026-02-30T03:51:00Z"),
+    ("metadata/ruleset", {"winning_score": 0}),
+    ("metadata/ruleset", {"winning_score": 5, "num_deals": 3}),
+    ("metadata/ruleset", {"num_deals": -1}),
+    ("metadata/ruleset", {"loner_lead": "LEFT_OF_LONER", "std": False}),
+    ("metadata/ruleset", {"std": 1}),
+    ("metadata/ruleset", {"min_rank": None}),
+    ("metadata/ruleset", {"callAnnotations": {"x": []}}),
+    ("metadata/ruleset", None),
+    ("metadata/initialScore", [1, 2, 3]),
+    ("metadata/finalScore", [1, True]),
+    ("version", "1.5"),
+    ("fileType", "Euchre Match Notation"),
+]
+
+
+def _set(doc: Any, path: str, value: Any) -> None:
+    parts = [int(p) if p.isdigit() else p for p in path.split("/")]
+    node = doc
+    for part in parts[:-1]:
+        node = node[part]
+    node[parts[-1]] = value
+
+
+def test_base_document_is_fast() -> None:
+    doc = _base()
+    assert accepts_document(doc) and _full_verdict(doc) is None
+
+
+@pytest.mark.parametrize("path,value", EDITS, ids=[f"{p}={v!r}"[:60] for p, v in EDITS])
+def test_edge_cases_are_sound(path: str, value: Any) -> None:
+    doc = _base()
+    _set(doc, path, value)
+    _assert_sound(doc)
+
+
+def test_check_document_raises_what_validate_document_raises() -> None:
+    doc = _base()
+    doc["deals"][0]["phases"][0]["calls"] = ["Nope"]
+    with pytest.raises(EgnError) as slow:
+        validate_document(doc, source="f.egn")
+    with pytest.raises(EgnError) as fast:
+        check_document(doc, source="f.egn")
+    assert str(fast.value) == str(slow.value)
+    assert check_document(_base()) is None
+
+
+def test_mutated_documents_are_sound() -> None:
+    rng = random.Random(20261130)
+    seeds = [json.dumps(d).encode() for d in _games()[:80]] or [json.dumps(_base()).encode()]
+    for _ in range(1500):
+        data = rng.choice(seeds)
+        for _ in range(rng.randint(1, 3)):
+            data = mutate_json(data, rng)
+        try:
+            doc = json.loads(data)
+        except ValueError:
+            continue
+        _assert_sound(copy.deepcopy(doc))
