@@ -432,7 +432,7 @@ class Channel:
             self.follow_error = f"{path}: {exc.strerror or exc}"
             return
         try:
-            self.put_game(data, source=path.name, strict=True)
+            self.put_game(data, source=path.name, strict=False)
             self.follow_error = None
         except (EgnError, BadRequest, feed.TooLarge) as exc:
             # a half-written file: keep the last good state until it parses

@@ -1,0 +1,68 @@
+"""``euchre-overlay serve`` and ``euchre-overlay bench live`` as a user runs them."""
+
+from __future__ import annotations
+
+import json
+import re
+import subprocess
+import sys
+import urllib.request
+from pathlib import Path
+
+import pytest
+
+from overlay.cli import build_parser
+
+
+def test_serve_defaults_bind_localhost() -> None:
+    args = build_parser().parse_args(["serve"])
+    assert args.host == "127.0.0.1" and args.port == 8765 and args.data is None and not args.no_demo
+
+
+def test_fresh_install_prints_the_obs_url_and_token_once(tmp_path: Path) -> None:
+    def start() -> tuple[subprocess.Popen[str], list[str]]:
+        proc = subprocess.Popen(
+            [sys.executable, "-m", "overlay.cli", "serve", "--port", "0", "--data", str(tmp_path)],
+            stdout=subprocess.PIPE,
+            stderr=subprocess.STDOUT,
+            text=True,
+        )
+        assert proc.stdout is not None
+        lines: list[str] = []
+        for line in proc.stdout:
+            lines.append(line)
+            if "/overlay/" in line or "No channels" in line:
+                break
+        return proc, lines
+
+    proc, lines = start()
+    try:
+        text = "".join(lines)
+        url = re.search(r"(http://127\.0\.0\.1:\d+/overlay/demo)", text)
+        assert url, text
+        assert "API token" in text
+        with urllib.request.urlopen(url.group(1), timeout=10) as r:
+            assert r.status == 200 and b"<canvas" in r.read()
+    finally:
+        proc.terminate()
+        assert proc.wait(timeout=15) == 0
+    proc, lines = start()
+    proc.terminate()
+    proc.wait(timeout=15)
+    assert "API token" not in "".join(lines)  # printed once, on the first start only
+
+
+@pytest.mark.browser
+def test_bench_live_prints_one_json_object() -> None:
+    if not Path("/usr/bin/chromium").exists():
+        pytest.skip("no system Chromium")
+    out = subprocess.run(
+        [sys.executable, "-c", "import sys; from overlay.cli import main; sys.exit(main())", "bench", "live", "--json", "--samples", "4", "--cpu-channels", "1",
+         "--channels", "2", "--pages", "2", "--seconds", "1"],
+        capture_output=True, text=True, timeout=300,
+    )
+    assert out.returncode == 0, out.stderr
+    figures = json.loads(out.stdout)
+    assert figures["latency_samples"] >= 3
+    assert 0 < figures["latency_pixels_p50_ms"] < 1000
+    assert figures["scale_pages"] == 4 and figures["scale_server_rss_mb"] > 10
