@@ -160,7 +160,7 @@ def _output(request: web.Request) -> OutputName:
     out = request.query.get("output", "program")
     if out not in OUTPUTS:
         raise BadRequest(f"output {out!r} is not one of {', '.join(OUTPUTS)}")
-    return out  # type: ignore[return-value]
+    return out
 
 
 async def _json(request: web.Request) -> Any:
@@ -516,7 +516,7 @@ def demo_game_bytes() -> tuple[bytes, str]:
     path = Path(assets.__file__).parent / "demo" / "demo.egn"
     if path.is_file():
         return path.read_bytes(), path.name
-    from engine.generate import generate_game  # type: ignore[import-not-found]
+    from engine.generate import generate_game
 
     return json.dumps(generate_game(2024)).encode(), "demo.egn"
 
@@ -545,7 +545,8 @@ async def _hub_ctx(app: web.Application) -> AsyncIterator[None]:
 
 
 async def _close_sockets(app: web.Application) -> None:
-    for ws in set(app[SOCKETS]):
+    sockets: weakref.WeakSet[web.WebSocketResponse] = app[SOCKETS]
+    for ws in list(sockets):
         await ws.close(code=WSCloseCode.GOING_AWAY, message=b"server shutdown")
 
 

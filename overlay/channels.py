@@ -26,7 +26,7 @@ from engine.errors import EgnError
 
 from . import feed
 from .director import Director, Playhead
-from .errors import BadRequest, NotFound, SequenceGap
+from .errors import BadRequest, NotFound, SequenceGap, TooLarge
 from .protocol import (
     OUTPUTS,
     ActionIn,
@@ -152,7 +152,7 @@ class Channel:
         self.subs: set[StateSub] = set()
         self.wake = asyncio.Event()
         self.cache = SceneCache(size=8)
-        self.last_key: dict[str, tuple[Any, ...]] = {}
+        self.last_key: dict[tuple[Any, ...], tuple[Any, ...]] = {}
         self.out_seq = 0
         self.follow_path = follow
         self.follow_error: str | None = None
@@ -434,7 +434,7 @@ class Channel:
         try:
             self.put_game(data, source=path.name, strict=False)
             self.follow_error = None
-        except (EgnError, BadRequest, feed.TooLarge) as exc:
+        except (EgnError, BadRequest, TooLarge) as exc:
             # a half-written file: keep the last good state until it parses
             self.follow_error = str(exc)
 
@@ -566,7 +566,7 @@ class Hub:
             if rec.game is not None:
                 try:
                     game = feed.load_bytes(rec.game.data, source=rec.game.source, strict=False)
-                except (EgnError, BadRequest, feed.TooLarge) as exc:
+                except (EgnError, BadRequest, TooLarge) as exc:
                     error = str(exc)
             playhead = Playhead.from_json(rec.playhead) if rec.playhead else None
             self.channels[rec.id] = Channel(

@@ -243,7 +243,7 @@ class Director:
     def _push(self, now: float, **changes: Any) -> Anchor:
         pos = self.position(now)
         prev = self.anchor
-        base = dict(
+        base: dict[str, Any] = dict(
             id=self._next_id(),
             clock=now,
             step=pos.step or 0,

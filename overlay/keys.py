@@ -19,4 +19,4 @@ TOKEN = web.AppKey("token", str)
 #: True when this start created the token (the CLI prints it once)
 TOKEN_CREATED = web.AppKey("token_created", bool)
 #: every open WebSocket, closed with GOING_AWAY on shutdown
-SOCKETS = web.AppKey("sockets", weakref.WeakSet)  # type: ignore[var-annotated]
+SOCKETS: web.AppKey[weakref.WeakSet[web.WebSocketResponse]] = web.AppKey("sockets")

@@ -101,7 +101,7 @@ class SceneCache:
         _, _, output, size, step = key
         text = render(
             steps[step],
-            view=render_settings.view(output),  # type: ignore[arg-type]
+            view=render_settings.view(output),
             theme=render_settings.theme,
             timing=render_settings.timing,
             title=title,

@@ -143,3 +143,17 @@ def test_clock_must_not_go_backwards() -> None:
     d = Director(DUR, now=10.0)
     with pytest.raises(ValueError):
         d.pause(5.0)
+
+
+def test_seek_while_playing_animates_from_the_step_start() -> None:
+    d = Director(DUR, now=0.0)
+    d.seek(0.2, 3)
+    p = d.position(0.7)
+    assert (p.step, round(p.offset, 6), p.playing) == (3, 0.5, True)
+
+
+def test_retime_keeps_step_and_progress() -> None:
+    d = Director(DUR, now=0.0)
+    d.retime(3.0, [2.0, 1.0, 1.0, 4.0])  # at 3.0: step 3, 1.0 of 2.0 s
+    p = d.position(3.0)
+    assert (p.step, p.offset) == (3, 2.0)
