@@ -604,6 +604,9 @@ class Hub:
             ch.start()
 
     async def stop(self) -> None:
+        """Save where every playhead is (a restart resumes there) and close the channels."""
         self.started = False
+        now = self.clock()
         for ch in list(self.channels.values()):
+            ch._save_playhead(now)
             await ch.close(reason="server shutting down")
