@@ -8,14 +8,22 @@ import re
 
 from ..errors import CodecError
 
-__all__ = ["BitWriter", "BitReader", "ShortStream", "width", "b64url_encode", "b64url_decode"]
+__all__ = ["BitWriter", "BitReader", "ShortStream", "width", "WIDTHS", "b64url_encode", "b64url_decode", "SMALL_STREAM"]
 
 _B64 = re.compile(r"^[A-Za-z0-9+/_-]*={0,2}$")
+
+
+#: Streams up to this many bytes are read from one integer (see :class:`BitReader`).
+SMALL_STREAM = 512
 
 
 def width(maximum: int) -> int:
     """Bits of a field meant to hold ``maximum``: its binary length, at least 1 (spec 7.1)."""
     return max(1, maximum.bit_length())
+
+
+#: ``WIDTHS[n] == width(n - 1)``: bits of an index into a pool of ``n`` cards (n >= 1).
+WIDTHS = (1,) + tuple(width(n - 1) for n in range(1, 65))
 
 
 class ShortStream(Exception):
@@ -43,7 +51,9 @@ class BitWriter:
         """
         if value < 0:
             raise CodecError(f"negative value {value} cannot be written in the bitstream")
-        n = max(bits, value.bit_length())
+        n = value.bit_length()
+        if n < bits:
+            n = bits
         self.acc = (self.acc << n) | value
         self.nbits += n
 
@@ -72,12 +82,15 @@ class BitReader:
     Running past the end raises :class:`ShortStream`.
     """
 
-    __slots__ = ("data", "pos", "end")
+    __slots__ = ("data", "pos", "end", "value")
 
     def __init__(self, data: bytes) -> None:
         self.data = data
         self.pos = 0
         self.end = 8 * len(data)
+        #: The whole stream as one integer when it is short (a deal is ~100 bytes): a read
+        #: is then one shift.  Long streams slice per read, so no read costs O(stream).
+        self.value = int.from_bytes(data, "big") if len(data) <= SMALL_STREAM else -1
 
     @property
     def remaining(self) -> int:
@@ -88,6 +101,9 @@ class BitReader:
         stop = pos + n
         if stop > self.end:
             raise ShortStream(f"needs {n} bits at bit {pos}, only {self.end - pos} left")
+        if self.value >= 0:
+            self.pos = stop
+            return (self.value >> (self.end - stop)) & ((1 << n) - 1)
         first, last = pos >> 3, (stop + 7) >> 3
         chunk = int.from_bytes(self.data[first:last], "big")
         self.pos = stop

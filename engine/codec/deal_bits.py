@@ -15,7 +15,7 @@ from typing import Any
 
 from ..cards import SUIT_ORDER, card_name, deck
 from ..errors import CodecError, Place
-from .bitstream import BitReader, BitWriter, ShortStream, b64url_decode, width
+from .bitstream import WIDTHS, BitReader, BitWriter, ShortStream, b64url_decode, width
 from .protobuf import js_utf8
 
 __all__ = ["pack_deal", "unpack_deal", "choose_version", "deck_for", "MIN_RANK_CODES"]
@@ -32,6 +32,7 @@ _DECKS: dict[int, tuple[str, ...]] = {
 }
 _INDEX = {code: {c: i for i, c in enumerate(cards)} for code, cards in _DECKS.items()}
 END_MARKER = 0b1010
+_MAX_POOL = len(WIDTHS)
 
 
 def deck_for(code: int) -> tuple[str, ...]:
@@ -194,14 +195,21 @@ class _Packer:
         loc = {**loc, "phase_type": PLAY}
         tricks = phase.get("tricks") or []
         w.write(len(tricks), 3)
+        # Inlined BitWriter.write: an index into the pool always fits its width.
+        acc, nbits = w.acc, w.nbits
         for t, trick in enumerate(tricks):
             for c, card in enumerate(trick if isinstance(trick, list) else ()):
                 try:
                     idx = pool.index(card)
                 except ValueError:
+                    w.acc, w.nbits = acc, nbits
                     raise self.fail(f"Card {card} not found in remaining cards", trick=t, card=c, **loc) from None
-                w.write(idx, width(len(pool) - 1))
+                n = len(pool)
+                bits = WIDTHS[n] if n < _MAX_POOL else width(n - 1)
+                acc = (acc << bits) | idx
+                nbits += bits
                 del pool[idx]
+        w.acc, w.nbits = acc, nbits
         self.annotations(phase.get("playAnnotations"), loc)
 
     def annotations(self, annotations: Any, loc: dict[str, Any]) -> None:
@@ -370,18 +378,28 @@ class _Unpacker:
         r = self.r
         per_trick = gov.cards_per_trick(self.players)
         tricks: list[list[str | None]] = []
-        for t in range(r.read(3)):
+        count = r.read(3)
+        value, end, pos = r.value, r.end, r.pos
+        for t in range(count):
             size = first_trick if (t == 0 and first_trick is not None) else per_trick
             trick: list[str | None] = []
             for _ in range(size):
-                if not pool:
+                n = len(pool)
+                if not n:
                     break
-                idx = r.read(width(len(pool) - 1))
-                if idx < len(pool):
-                    trick.append(pool.pop(idx))
+                bits = WIDTHS[n] if n < _MAX_POOL else width(n - 1)
+                stop = pos + bits
+                if value >= 0 and stop <= end:
+                    # Inlined BitReader.read on a short stream.
+                    idx = (value >> (end - stop)) & ((1 << bits) - 1)
+                    pos = stop
                 else:
-                    trick.append(None)
+                    r.pos = pos
+                    idx = r.read(bits)
+                    pos = r.pos
+                trick.append(pool.pop(idx) if idx < n else None)
             tricks.append(trick)
+        r.pos = pos
         phase: dict[str, Any] = {"phaseNumber": number, "type": PLAY, "tricks": tricks}
         notes = self.annotations()
         if notes is not None:

@@ -14,12 +14,14 @@ from typing import Any
 
 from ..errors import CodecError, EgnError, Place
 from .common import MAX_LINE_PHASES, cap, read_annotations, read_metadata, relocate, write_annotations, write_metadata
-from .protobuf import Writer, as_bool, as_bytes, as_int32, decode_str, read_fields
+from .protobuf import SHORT_STRINGS, Writer, as_bool, as_bytes, as_int32, decode_str, read_fields
 
 __all__ = ["write_file", "read_file", "write_deal", "read_deal"]
 
 BIDDING = "EUCHRE_BIDDING"
 PLAY = "TRICK_PLAY"
+_CARD_TAGS = [b"\x0a" * n for n in range(11)]
+_CARD_LENS = [b"\x02" * n for n in range(11)]
 
 
 def _opt_int(w: Writer, number: int, obj: Mapping[str, Any], key: str) -> None:
@@ -28,8 +30,13 @@ def _opt_int(w: Writer, number: int, obj: Mapping[str, Any], key: str) -> None:
 
 
 def _cards(w: Writer, number: int, cards: Any, what: str) -> None:
+    buf, short = w.buf, SHORT_STRINGS
     for card in cards or ():
-        w.string(number, card) if isinstance(card, str) else _bad(what, card)
+        encoded = short.get((number, card)) if type(card) is str else None
+        if encoded is not None:
+            buf += encoded
+        else:
+            w.string(number, card) if isinstance(card, str) else _bad(what, card)
 
 
 def _bad(what: str, value: Any) -> None:
@@ -153,6 +160,18 @@ def write_file(doc: Mapping[str, Any], deal: DealWriter) -> bytes:
 
 
 def _card_strings(data: bytes, base: int, what: str) -> list[str]:
+    # Fast path: up to ten two-letter ASCII cards, each field 1 / wire 2 / length 2 (the
+    # shape every writer produces); anything else takes the general reader below.
+    size = len(data)
+    if size <= 40 and not size & 3:
+        count = size >> 2
+        if data[0::4] == _CARD_TAGS[count] and data[1::4] == _CARD_LENS[count] and data.isascii():
+            text = data.decode("ascii")
+            return [text[i : i + 2] for i in range(2, size, 4)]
+    return _general_card_strings(data, base, what)
+
+
+def _general_card_strings(data: bytes, base: int, what: str) -> list[str]:
     out = []
     for f in read_fields(data, base=base):
         if f.number == 1:
@@ -162,6 +181,17 @@ def _card_strings(data: bytes, base: int, what: str) -> list[str]:
 
 
 def _read_phase(data: bytes, base: int) -> dict[str, Any]:
+    # Fast path: the message is exactly one bidding (field 1) or play (field 2) submessage
+    # with a one-byte length, which is what the general loop below would find.
+    if len(data) >= 2 and data[1] < 0x80 and data[1] + 2 == len(data):
+        if data[0] == 0x0A:
+            return _read_bidding(data[2:], base + 2)
+        if data[0] == 0x12:
+            return _read_play(data[2:], base + 2)
+    return _general_phase(data, base)
+
+
+def _general_phase(data: bytes, base: int) -> dict[str, Any]:
     found: dict[str, Any] | None = None
     for f in read_fields(data, base=base):
         if f.number == 1:
@@ -173,7 +203,64 @@ def _read_phase(data: bytes, base: int) -> dict[str, Any]:
     return found
 
 
+def _short_ascii(data: bytes, pos: int, end: int) -> tuple[str, int] | None:
+    """The one-byte-length ASCII string whose length byte is at ``pos``, and the next position."""
+    if pos >= end:
+        return None
+    stop = pos + 1 + data[pos]
+    if data[pos] >= 0x80 or stop > end:
+        return None
+    raw = data[pos + 1 : stop]
+    return (raw.decode("ascii"), stop) if raw.isascii() else None
+
+
+def _fast_bidding(data: bytes) -> dict[str, Any] | None:
+    """The common bidding message (one-byte varints, ASCII strings, no exchanges or notes).
+
+    ``None`` for anything else, which the general reader then decodes (and words errors);
+    the result is exactly what the general reader returns for the same bytes.
+    """
+    calls: list[str] = []
+    single: dict[str, Any] = {}
+    pos, end = 0, len(data)
+    while pos < end:
+        key = data[pos]
+        if key == 0x12 or key == 0x2A:  # call / discard
+            found = _short_ascii(data, pos + 1, end)
+            if found is None:
+                return None
+            text, pos = found
+            if key == 0x2A:
+                single["discard"] = text
+            elif len(calls) == 16:
+                return None
+            else:
+                calls.append(text)
+        elif key == 0x08 or key == 0x18 or key == 0x20:  # phaseNumber / isAlone / aloneDefender
+            if pos + 1 >= end or data[pos + 1] >= 0x80:
+                return None
+            value = data[pos + 1]
+            pos += 2
+            if key == 0x08:
+                single["phaseNumber"] = value
+            elif key == 0x18:
+                single["isAlone"] = value != 0
+            else:
+                single["aloneDefender"] = value
+        else:
+            return None
+    out: dict[str, Any] = {"calls": calls, "cardExchanges": []}
+    out.update(_ordered(single, ("phaseNumber", "isAlone", "aloneDefender", "discard")))
+    out["type"] = BIDDING
+    return out
+
+
 def _read_bidding(data: bytes, base: int) -> dict[str, Any]:
+    fast = _fast_bidding(data)
+    return fast if fast is not None else _general_bidding(data, base)
+
+
+def _general_bidding(data: bytes, base: int) -> dict[str, Any]:
     calls: list[str] = []
     exchanges: list[dict[str, Any]] = []
     notes: dict[str, list[str]] = {}
@@ -223,7 +310,41 @@ def _read_exchange(data: bytes, base: int) -> dict[str, Any]:
     return {"cards": cards, **_ordered(single, ("sender", "receiver"))}
 
 
+def _fast_play(data: bytes, base: int) -> dict[str, Any] | None:
+    """The common trick-play message (one-byte varints and lengths, no notes), else ``None``.
+
+    Trick payloads go through :func:`_card_strings` with the same offsets as the general
+    reader, so an error raised here is the one the general reader raises.
+    """
+    tricks: list[list[str]] = []
+    number: int | None = None
+    pos, end = 0, len(data)
+    while pos < end:
+        key = data[pos]
+        if pos + 1 >= end or data[pos + 1] >= 0x80:
+            return None
+        if key == 0x1A:
+            stop = pos + 2 + data[pos + 1]
+            if stop > end or len(tricks) == 10:
+                return None
+            tricks.append(_card_strings(data[pos + 2 : stop], base + pos + 2, "card"))
+            pos = stop
+        elif key == 0x08:
+            number = data[pos + 1]
+            pos += 2
+        else:
+            return None
+    out: dict[str, Any] = {"tricks": tricks} if number is None else {"tricks": tricks, "phaseNumber": number}
+    out["type"] = PLAY
+    return out
+
+
 def _read_play(data: bytes, base: int) -> dict[str, Any]:
+    fast = _fast_play(data, base)
+    return fast if fast is not None else _general_play(data, base)
+
+
+def _general_play(data: bytes, base: int) -> dict[str, Any]:
     tricks: list[list[str]] = []
     notes: dict[str, list[str]] = {}
     single: dict[str, Any] = {}

@@ -16,7 +16,7 @@ from __future__ import annotations
 import re
 import struct
 from collections.abc import Iterator
-from dataclasses import dataclass
+from typing import NamedTuple
 
 from ..errors import CodecError
 
@@ -33,6 +33,7 @@ __all__ = [
     "MAX_DEPTH",
     "as_bytes",
     "packed_int32",
+    "SHORT_STRINGS",
 ]
 
 #: Nesting bound for the reader (EGN messages nest at most ~8 deep).
@@ -83,6 +84,12 @@ def to_int32(value: object) -> int:
     return value % (1 << 32)
 
 
+#: Encoded ``tag + length + bytes`` of short strings (cards, calls, names), by (field, text).
+SHORT_STRINGS: dict[tuple[int, str], bytes] = {}
+_SHORT_LEN = 16
+_SHORT_MAX = 4096
+
+
 class Writer:
     """Appends protobuf fields to a byte buffer in the order the caller writes them."""
 
@@ -99,9 +106,18 @@ class Writer:
         buf.append(value)
 
     def tag(self, number: int, wire: int) -> None:
-        self._varint((number << 3) | wire)
+        key = (number << 3) | wire
+        if key < 0x80:
+            self.buf.append(key)
+        else:
+            self._varint(key)
 
     def int32(self, number: int, value: object) -> None:
+        if type(value) is int and 0 <= value < 0x80 and number < 16:
+            buf = self.buf
+            buf.append(number << 3)
+            buf.append(value)
+            return
         self.tag(number, WIRE_VARINT)
         self._varint(to_int32(value))
 
@@ -110,14 +126,31 @@ class Writer:
         self.buf.append(1 if value else 0)
 
     def string(self, number: int, value: object) -> None:
+        if type(value) is str and len(value) <= _SHORT_LEN:
+            encoded = SHORT_STRINGS.get((number, value))
+            if encoded is None:
+                w = Writer()
+                w.blob(number, js_utf8(value, protobufjs=True))
+                encoded = bytes(w.buf)
+                if len(SHORT_STRINGS) < _SHORT_MAX:
+                    SHORT_STRINGS[(number, value)] = encoded
+            self.buf += encoded
+            return
         if not isinstance(value, str):
             raise CodecError(f"{value!r} is not a string")
         self.blob(number, js_utf8(value, protobufjs=True))
 
     def blob(self, number: int, value: bytes | bytearray) -> None:
-        self.tag(number, WIRE_LEN)
-        self._varint(len(value))
-        self.buf += value
+        key = (number << 3) | WIRE_LEN
+        size = len(value)
+        buf = self.buf
+        if key < 0x80 and size < 0x80:
+            buf.append(key)
+            buf.append(size)
+        else:
+            self.tag(number, WIRE_LEN)
+            self._varint(size)
+        buf += value
 
     def message(self, number: int, sub: Writer) -> None:
         self.blob(number, sub.buf)
@@ -130,8 +163,7 @@ class Writer:
         return bytes(self.buf)
 
 
-@dataclass(frozen=True, slots=True)
-class Field:
+class Field(NamedTuple):
     """One field as read from the wire: ``value`` is an int (varint/fixed) or bytes."""
 
     number: int
@@ -169,32 +201,45 @@ def read_fields(data: bytes, *, base: int = 0) -> Iterator[Field]:
     """
     pos = 0
     end = len(data)
+    new = tuple.__new__
     while pos < end:
         at = pos
-        key, pos = _read_varint(data, pos, end, base)
+        key = data[pos]
+        if key < 0x80:
+            pos += 1
+        else:
+            key, pos = _read_varint(data, pos, end, base)
         number, wire = key >> 3, key & 7
         if number == 0 or number > 0x1FFFFFFF:
             raise CodecError(f"invalid field number {number} at byte {base + at}")
-        if wire == WIRE_VARINT:
-            value, pos = _read_varint(data, pos, end, base)
-            yield Field(number, wire, value, base + at)
-        elif wire == WIRE_LEN:
-            length, pos = _read_varint(data, pos, end, base)
+        if wire == WIRE_LEN:
+            if pos < end and data[pos] < 0x80:
+                length = data[pos]
+                pos += 1
+            else:
+                length, pos = _read_varint(data, pos, end, base)
             if length > end - pos:
                 raise CodecError(
                     f"field {number} at byte {base + at} claims {length} bytes, only {end - pos} left"
                 )
-            yield Field(number, wire, data[pos : pos + length], base + pos)
+            yield new(Field, (number, wire, data[pos : pos + length], base + pos))
             pos += length
+        elif wire == WIRE_VARINT:
+            if pos < end and data[pos] < 0x80:
+                value = data[pos]
+                pos += 1
+            else:
+                value, pos = _read_varint(data, pos, end, base)
+            yield new(Field, (number, wire, value, base + at))
         elif wire == WIRE_I64:
             if end - pos < 8:
                 raise CodecError(f"truncated 64-bit field {number} at byte {base + at}")
-            yield Field(number, wire, int.from_bytes(data[pos : pos + 8], "little"), base + at)
+            yield new(Field, (number, wire, int.from_bytes(data[pos : pos + 8], "little"), base + at))
             pos += 8
         elif wire == WIRE_I32:
             if end - pos < 4:
                 raise CodecError(f"truncated 32-bit field {number} at byte {base + at}")
-            yield Field(number, wire, int.from_bytes(data[pos : pos + 4], "little"), base + at)
+            yield new(Field, (number, wire, int.from_bytes(data[pos : pos + 4], "little"), base + at))
             pos += 4
         else:
             raise CodecError(f"unsupported wire type {wire} (field {number}) at byte {base + at}")
@@ -232,9 +277,11 @@ def as_double(field: Field, what: str) -> float:
 
 def as_bytes(field: Field, what: str) -> bytes:
     """Raises: CodecError: the field is not length-delimited."""
-    _expect(field, WIRE_LEN, what)
-    assert isinstance(field.value, bytes)
-    return field.value
+    if field.wire != WIRE_LEN:
+        _expect(field, WIRE_LEN, what)
+    value = field.value
+    assert isinstance(value, bytes)
+    return value
 
 
 def decode_str(field: Field, what: str) -> str:
