@@ -80,16 +80,18 @@ def _looks_like_json(data: bytes | str) -> bool:
     return head[:1] in (b"{", b"[")
 
 
-def load_game(data: bytes | str, *, source: str = "<input>", strict: bool = False) -> LoadedGame:
+def load_game(data: bytes | str, *, source: str = "<input>", strict: bool = False, previous: Timeline | None = None) -> LoadedGame:
     """Load one game (JSON or binary EGN) and replay it.
 
     Lenient (default): schema problems are repaired where possible and collected.
-    Strict: the first schema problem raises.  Rule breaches never raise.
+    Strict: the first schema problem raises.  Rule breaches never raise.  ``previous``
+    (an earlier replay of the same game) lets the replay reuse the deals that did not
+    change — what a live feed wants after each new action.
 
     Raises:
         EgnError: the input cannot be read as an EGN game at all (or, strict, is invalid).
     """
-    loaded = load_any(data, source=source, strict=strict)
+    loaded = load_any(data, source=source, strict=strict, previous=previous)
     if isinstance(loaded, LoadedMatch):
         if not loaded.games:
             raise SchemaError("the match holds no games", Place(source=source))
@@ -97,7 +99,7 @@ def load_game(data: bytes | str, *, source: str = "<input>", strict: bool = Fals
     return loaded
 
 
-def load_any(data: bytes | str, *, source: str = "<input>", strict: bool = False) -> LoadedGame | LoadedMatch:
+def load_any(data: bytes | str, *, source: str = "<input>", strict: bool = False, previous: Timeline | None = None) -> LoadedGame | LoadedMatch:
     """Load a game or a match from any form, detected by content.
 
     Raises:
@@ -121,17 +123,17 @@ def load_any(data: bytes | str, *, source: str = "<input>", strict: bool = False
         obj = codec.decode_bytes(data, source=source, validate=False)  # parse_document validates (or repairs)
     if isinstance(obj, dict) and obj.get("fileType") == "Euchre Match Notation":
         return _match(obj, source=source, strict=strict, form=form)
-    return game_from_json(obj, source=source, strict=strict, form=form)
+    return game_from_json(obj, source=source, strict=strict, form=form, previous=previous)
 
 
-def game_from_json(obj: Any, *, source: str, strict: bool = False, form: str = "json") -> LoadedGame:
+def game_from_json(obj: Any, *, source: str, strict: bool = False, form: str = "json", previous: Timeline | None = None) -> LoadedGame:
     """Validate (or repair) a parsed EGN JSON object and replay it.
 
     Raises:
         SchemaError: strict and invalid, or not an EGN object.
     """
     parsed = parse_document(obj, source=source, strict=strict)
-    timeline = replay(parsed.document, source=source)
+    timeline = replay(parsed.document, source=source, previous=previous)
     return LoadedGame(
         source=source,
         document=parsed.document,

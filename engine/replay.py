@@ -55,14 +55,31 @@ class _DealOut:
     action_steps: list[int]  # index in ``states`` of each action (calls, then cards)
 
 
-def replay(document: EgnDocument, *, source: str = "<input>") -> Timeline:
+@dataclass(frozen=True)
+class _Checkpoint:
+    """Everything the replay loop carries from one deal to the next, taken after a deal."""
+
+    key: tuple[Any, ...]  # (source, metadata) the deal was replayed under
+    deal: Deal | str
+    steps: int
+    summaries: int
+    branches: int
+    problems: int
+    score: tuple[int, ...]
+    tokens: tuple[int, ...]
+    game_over_at: int | None
+    winner: int | None
+
+
+def replay(document: EgnDocument, *, source: str = "<input>", previous: Timeline | None = None) -> Timeline:
     """Replay every deal of a validated document.
 
-    Packed (string) deals are unpacked through the condensed codec first.
+    Packed (string) deals are unpacked through the condensed codec first.  With
+    ``previous`` (an earlier replay of the same game, e.g. before a live logger added an
+    action), deals equal to those already replayed are reused and the replay starts at
+    the first deal that changed: the result is identical to a full replay.
 
-    Raises:
-        EgnError: only for a packed deal that cannot be decoded in strict use; rule
-            breaches are collected, never raised.
+    Rule breaches are collected on the timeline, never raised.
     """
     meta = document.metadata
     rules = meta.rules
@@ -78,41 +95,47 @@ def replay(document: EgnDocument, *, source: str = "<input>") -> Timeline:
     branches: list[Branch] = []
     game_over_at: int | None = None
     winner: int | None = None
-    for index, raw in enumerate(document.deals):
+    key = (source, meta)
+    checkpoints: list[_Checkpoint] = []
+    start = 0
+    if previous is not None:
+        for cp, raw in zip(previous.checkpoints, document.deals):
+            if not isinstance(cp, _Checkpoint) or cp.key != key or cp.deal != raw:
+                break
+            checkpoints.append(cp)
+        if checkpoints:
+            cp = checkpoints[-1]
+            start = len(checkpoints)
+            steps = list(previous.steps[: cp.steps])
+            summaries = list(previous.deals[: cp.summaries])
+            branches = list(previous.branches[: cp.branches])
+            ctx.problems = list(previous.problems[: cp.problems])
+            score, tokens, game_over_at, winner = cp.score, cp.tokens, cp.game_over_at, cp.winner
+    for index in range(start, len(document.deals)):
+        raw = document.deals[index]
         deal = _unpack(raw, index, document, ctx)
-        if deal is None:
-            continue
-        if game_over_at is not None:
-            ctx.problems.append(
-                Problem(Place(source=source, deal=index), f"deal {deal.dealNumber} is played after the game ended at deal {game_over_at}", "rule", "warning")
-            )
-        out = replay_deal(ctx, deal, index, score=score, tokens=tokens, first_step=len(steps))
-        steps.extend(out.states)
-        for line_no, line in enumerate(deal.alternativeLines or []):
-            branch = _branch(ctx, deal, index, line_no, line, out, score_before=score, tokens_before=tokens)
-            if branch is not None:
-                branches.append(branch)
-        score, tokens = out.score, out.tokens
-        summaries.append(DealSummary(**out.summary_args))
-        if game_over_at is None and out.summary_args["points"] is not None:
-            winner = _game_winner(rules, score, len(summaries))
-            if winner is not None or _fixed_deals_done(rules, len(summaries)):
-                game_over_at = index
-                last = steps[-1]
-                steps.append(
-                    replace(
-                        last,
-                        step=len(steps),
-                        kind=StepKind.GAME_OVER,
-                        action=Action(StepKind.GAME_OVER),
-                        annotations=(),
-                        problems=(),
-                        game_over=True,
-                        winner=winner,
-                        to_act=None,
-                    )
+        if deal is not None:
+            if game_over_at is not None:
+                ctx.problems.append(
+                    Problem(Place(source=source, deal=index), f"deal {deal.dealNumber} is played after the game ended at deal {game_over_at}", "rule", "warning")
                 )
-                summaries[-1] = replace(summaries[-1], last_step=len(steps) - 1)
+            out = replay_deal(ctx, deal, index, score=score, tokens=tokens, first_step=len(steps))
+            steps.extend(out.states)
+            for line_no, line in enumerate(deal.alternativeLines or []):
+                branch = _branch(ctx, deal, index, line_no, line, out, score_before=score, tokens_before=tokens)
+                if branch is not None:
+                    branches.append(branch)
+            score, tokens = out.score, out.tokens
+            summaries.append(DealSummary(**out.summary_args))
+            if game_over_at is None and out.summary_args["points"] is not None:
+                winner = _game_winner(rules, score, len(summaries))
+                if winner is not None or _fixed_deals_done(rules, len(summaries)):
+                    game_over_at = index
+                    steps.append(_game_over_step(steps[-1], len(steps), winner))
+                    summaries[-1] = replace(summaries[-1], last_step=len(steps) - 1)
+        checkpoints.append(
+            _Checkpoint(key, raw, len(steps), len(summaries), len(branches), len(ctx.problems), score, tokens, game_over_at, winner)
+        )
     _check_final_score(ctx, meta.finalScore, score, len(summaries) > 0)
     return Timeline(
         steps=tuple(steps),
@@ -123,6 +146,21 @@ def replay(document: EgnDocument, *, source: str = "<input>") -> Timeline:
         winner=winner if game_over_at is not None else None,
         players=ctx.players,
         title=meta.title,
+        checkpoints=tuple(checkpoints),
+    )
+
+
+def _game_over_step(last: GameState, index: int, winner: int | None) -> GameState:
+    return replace(
+        last,
+        step=index,
+        kind=StepKind.GAME_OVER,
+        action=Action(StepKind.GAME_OVER),
+        annotations=(),
+        problems=(),
+        game_over=True,
+        winner=winner,
+        to_act=None,
     )
 
 

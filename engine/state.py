@@ -252,6 +252,9 @@ class Timeline:
     players: tuple[str, ...] = ()
     title: str | None = None
     extra: dict[str, Any] = field(default_factory=dict)
+    #: replay state after each deal, so a later replay of the same game with more actions
+    #: (a live feed) can start at the first deal that changed; see ``engine.replay.replay``
+    checkpoints: tuple[Any, ...] = field(default=(), compare=False, repr=False)
 
     def __len__(self) -> int:
         return len(self.steps)

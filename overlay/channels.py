@@ -373,7 +373,7 @@ class Channel:
         """
         if self.game is not None and feed.digest(data) == self.game.digest:
             return self._unchanged()
-        loaded = feed.load_bytes(data, source=source, strict=strict)
+        loaded = feed.load_bytes(data, source=source, strict=strict, previous=self.game)
         if self.game is not None and loaded.document == self.game.document:
             # same game in another encoding: keep the new bytes, nothing to show
             self.hub.store.save_game(self.id, loaded.data, source=loaded.source, seq=self.seq)
@@ -403,7 +403,7 @@ class Channel:
             )
         source = self.game.source if self.game else f"{self.id}.egn"
         document = feed.apply_action(self.game, action, source=source)
-        loaded = feed.load_bytes(feed.document_bytes(document), source=source, strict=True)
+        loaded = feed.load_bytes(feed.document_bytes(document), source=source, strict=True, previous=self.game)
         feed.refuse_new_problems(self.game, loaded)
         ack = self._commit(loaded, seq=action.seq)
         return ack.model_copy(update={"seq": action.seq})

@@ -94,4 +94,8 @@ def main(argv: Sequence[str] | None = None) -> int:
 
 
 if __name__ == "__main__":  # pragma: no cover
-    sys.exit(main())
+    # Run as a script, this module is "__main__": hand over to the importable
+    # overlay.cli so that commands register their bench targets in one registry.
+    from overlay.cli import main as _main
+
+    sys.exit(_main())

@@ -50,10 +50,12 @@ class Loaded:
     problems: tuple[Problem, ...]
 
 
-def load_bytes(data: bytes, *, source: str, strict: bool = True) -> Loaded:
+def load_bytes(data: bytes, *, source: str, strict: bool = True, previous: Loaded | None = None) -> Loaded:
     """Load a game of any supported format (JSON ``.egn``, ``.egnb``, ``.emn``).
 
     ``strict`` refuses schema problems (the live feed); lenient repairs and lists them.
+    ``previous`` (the channel's current game) lets the engine replay only the deals that
+    changed.
 
     Raises:
         TooLarge: more than :data:`MAX_INPUT` bytes.
@@ -65,7 +67,7 @@ def load_bytes(data: bytes, *, source: str, strict: bool = True) -> Loaded:
         raise TooLarge(f"{source}: input of {len(data)} bytes is over the {MAX_INPUT} byte cap")
     if not data.strip():
         raise BadRequest(f"{source}: empty input")
-    loaded = load_game(data, source=source, strict=strict)
+    loaded = load_game(data, source=source, strict=strict, previous=previous.timeline if previous else None)
     doc = loaded.document
     document = doc.to_json() if hasattr(doc, "to_json") else dict(doc)
     return Loaded(

@@ -115,3 +115,25 @@ def test_hand_sorting_uses_effective_suit() -> None:
     hand = [parse_card(t) for t in ("9d", "Jd", "Ah", "Jh", "9c", "B")]
     ordered = [card_name(c) for c in sorted(hand, key=lambda c: sort_key(c, effective_suit(parse_card("Th"), None)))]
     assert ordered[:4] == ["B", "Jh", "Jd", "Ah"]  # joker, right, left, then trump by rank
+
+
+@settings(max_examples=25, deadline=None)
+@given(seed=st.integers(0, 2**32 - 1), rules=rulesets, data=st.data())
+def test_incremental_replay_equals_a_full_replay(seed: int, rules: dict[str, Any], data: st.DataObject) -> None:
+    """A live feed replays from the first changed deal; the result must be the full replay."""
+    import copy
+
+    doc = generate_game(seed, ruleset=rules)
+    k = data.draw(st.integers(1, len(doc["deals"])))
+    earlier = copy.deepcopy(doc)
+    earlier["deals"] = earlier["deals"][:k]
+    if data.draw(st.booleans()):  # and a correction to a past deal
+        j = data.draw(st.integers(0, k - 1))
+        earlier["deals"][j]["phases"][0]["calls"] = ["Pass"] * 8
+        earlier["deals"][j]["phases"] = earlier["deals"][j]["phases"][:1]
+    before = replay(validate_document(earlier))
+    full = replay(validate_document(doc))
+    incremental = replay(validate_document(doc), previous=before)
+    assert incremental == full
+    assert [s.to_json() for s in incremental.steps] == [s.to_json() for s in full.steps]
+    assert incremental.problems == full.problems
