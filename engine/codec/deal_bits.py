@@ -129,7 +129,7 @@ class _Packer:
         w.write(len(phases), 3)
         pool = list(self.deck)
         for i, phase in enumerate(phases):
-            self.phase(phase, 0, pool, Place(phase=i))
+            self.phase(phase, 0, pool, None, i)
         lines = deal.get("alternativeLines") or []
         w.bit(bool(lines))
         if lines:
@@ -143,12 +143,12 @@ class _Packer:
                 w.write(len(alt_phases), 4)
                 alt_pool = _pool_before(self.deck, phases, branch)
                 for i, phase in enumerate(alt_phases):
-                    self.phase(phase, branch, alt_pool, Place(line=n, phase=i))
+                    self.phase(phase, branch, alt_pool, n, i)
         w.write(END_MARKER, 4)
         return w.to_text()
 
-    def phase(self, phase: Any, start: int, pool: list[str], where: Place) -> None:
-        loc = {"line": where.line, "phase": where.phase}
+    def phase(self, phase: Any, start: int, pool: list[str], line: int | None, index: int) -> None:
+        loc = {"line": line, "phase": index}
         if not isinstance(phase, dict):
             raise self.fail(f"phase {phase!r} is not an object", **loc)
         kind = phase.get("type")
