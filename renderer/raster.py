@@ -9,6 +9,7 @@ so the cache changes speed, not output.
 
 from __future__ import annotations
 
+import json
 import math
 from dataclasses import dataclass, field
 from functools import lru_cache
@@ -22,6 +23,7 @@ import skia  # type: ignore[import-not-found]
 from .fonts import font_files, shape
 from .layers import LayerCache, Plan
 from .scene import Op, Scene, sample
+from .textgamma import coverage_table, luminance_index
 
 __all__ = ["Assets", "raster", "to_rgba", "save_png", "default_assets", "parse_colour"]
 
@@ -34,12 +36,26 @@ class Assets:
     sprite_cache: bool = True
     pictures: dict[tuple[str, int], skia.Picture] = field(default_factory=dict)
     images: dict[tuple[str, int, float, float, float], tuple[skia.Image, int, int]] = field(default_factory=dict)
-    shadows: dict[tuple[float, float, float, float, float, float], tuple[skia.Image, int]] = field(default_factory=dict)
+    shadows: dict[tuple[float, ...], tuple[skia.Image, int, int]] = field(default_factory=dict)
     surfaces: dict[tuple[int, int], skia.Surface] = field(default_factory=dict)
     layers: LayerCache = field(default_factory=LayerCache)
     misses: dict[tuple[str, float], int] = field(default_factory=dict)
     dirty: dict[tuple[int, int], tuple[int, list[skia.IRect]]] = field(default_factory=dict)
+    _def_ids: dict[int, tuple[list[Op], int]] = field(default_factory=dict)
+    _contents: dict[str, int] = field(default_factory=dict)
     max_images: int = 512
+
+    def content_id(self, ops: list[Op]) -> int:
+        """A small number naming the content of a sprite's op list (computed once per list)."""
+        hit = self._def_ids.get(id(ops))
+        if hit is not None and hit[0] is ops:
+            return hit[1]
+        text = json.dumps(ops, separators=(",", ":"))
+        n = self._contents.setdefault(text, len(self._contents))
+        if len(self._def_ids) > 4096:
+            self._def_ids.clear()
+        self._def_ids[id(ops)] = (ops, n)
+        return n
 
     @classmethod
     def load(cls, *, sprite_cache: bool = True) -> Assets:
@@ -124,6 +140,23 @@ def _rrect(x: float, y: float, w: float, h: float, r: float) -> skia.RRect:
     return rr
 
 
+def _shadow_layer(
+    c: skia.Canvas, m: skia.Matrix, colour: int, sigma: float, dx: float, dy: float, alpha: float, bounds: skia.Rect, draw: Any
+) -> None:
+    """Draw only the shadow of ``draw(paint)`` under matrix ``m``; filter values in device space."""
+    dev = m.mapRect(bounds).makeOutset(2, 2)
+    lp = skia.Paint()
+    lp.setAlphaf(alpha)
+    lp.setImageFilter(skia.ImageFilters.DropShadowOnly(dx, dy, sigma, sigma, colour))
+    c.save()
+    c.resetMatrix()
+    c.saveLayer(dev, lp)
+    c.concat(m)
+    draw(skia.Paint(AntiAlias=True))
+    c.restore()
+    c.restore()
+
+
 class _Exec:
     def __init__(self, canvas: skia.Canvas, scene: Scene, t: float, assets: Assets) -> None:
         self.c = canvas
@@ -176,75 +209,75 @@ class _Exec:
             dev.join(dev.makeOffset(dx, dy).makeOutset(o, o))
         self.dirty.append(dev.roundOut().makeOutset(1, 1))
 
-    def draw_shadow(self, fill: Any, draw: Any) -> None:
+    def draw_shadow(self, fill: Any, draw: Any, bounds: skia.Rect) -> None:
+        """Canvas2D's shadow, the way Chromium draws it: the shape rasterised into a layer,
+        which a drop-shadow-only image filter blurs (sigma = blur / 2, in device pixels) and
+        offsets.  ``bounds`` is the shape's user-space box (the layer's extent).
+
+        The layer's alpha carries fill alpha x global alpha, so the shadow's alpha is the
+        shadow colour's alpha times theirs, as in Canvas2D.  (Skia's mask-filter blur, an
+        analytic shortcut for rounded rects, lands up to 1 px wider: 9/255 off Chromium.)
+        """
         if self.shadow is None or fill is None:
             return
         colour, blur, dx, dy = self.shadow
         fill_alpha = (parse_colour(fill) >> 24 & 255) / 255.0 if isinstance(fill, str) else 1.0
-        a = (colour >> 24 & 255) / 255.0 * fill_alpha * self.alpha
-        if a <= 0:
+        a = fill_alpha * self.alpha
+        if a <= 0 or (colour >> 24) == 0:
             return
-        p = skia.Paint(AntiAlias=True, Color=colour)
-        p.setAlphaf(a)
-        if blur > 0:
-            p.setMaskFilter(skia.MaskFilter.MakeBlur(skia.kNormal_BlurStyle, SIGMA(blur), False))
-        m = self.c.getTotalMatrix()
-        self.c.save()
-        self.c.resetMatrix()
-        self.c.translate(dx, dy)
-        self.c.concat(m)
-        draw(p)
-        self.c.restore()
+        _shadow_layer(self.c, self.c.getTotalMatrix(), colour, SIGMA(blur), dx, dy, a, bounds, draw)
 
     def rr_shadow(self, x: float, y: float, w: float, h: float, r: float, fill: Any) -> None:
-        """Canvas2D-style shadow of a rounded rect.
+        """Canvas2D-style shadow of a rounded rect (see :meth:`draw_shadow`), from a cache.
 
-        Without rotation, from a cached blurred coverage mask (A8, tinted by the paint) that
-        carries the sub-pixel offset and is blitted at an integer position: exactly the pixels
-        of blurring in place.  Under rotation the shape is blurred in place, after the
-        transform, as Chromium does (resampling a cached mask was no faster on the CPU and
-        differed by up to 14/255).
+        The shadow is made once per shape, device transform and sub-pixel offset as a coverage
+        mask (A8, tinted by the paint) and blitted at an integer position: the pixels of
+        drawing it in place, for the price of a blit when the card or panel stands still.
         """
         assert self.shadow is not None
-        m = self.c.getTotalMatrix()
-        plain = m.isScaleTranslate() and m.getScaleX() == m.getScaleY() and m.getScaleX() > 0
-        if not self.assets.sprite_cache or not plain:
-            self.draw_shadow(fill, lambda p: self.c.drawRRect(_rrect(x, y, w, h, r), p))
+        if not self.assets.sprite_cache:
+            rr = _rrect(x, y, w, h, r)
+            self.draw_shadow(fill, lambda p: self.c.drawRRect(rr, p), rr.rect())
             return
         colour, blur, dx, dy = self.shadow
         fill_alpha = (parse_colour(fill) >> 24 & 255) / 255.0 if isinstance(fill, str) else 1.0
         a = (colour >> 24 & 255) / 255.0 * fill_alpha * self.alpha
         if a <= 0:
             return
-        s = m.getScaleX()
+        m = self.c.getTotalMatrix()
+        m.preTranslate(x, y)
         sigma = SIGMA(blur)
-        tx = m.getTranslateX() + x * s + dx
-        ty = m.getTranslateY() + y * s + dy
+        tx, ty = m.getTranslateX() + dx, m.getTranslateY() + dy
         ix, iy = math.floor(tx), math.floor(ty)
         fx, fy = round(tx - ix, 3), round(ty - iy, 3)
-        key = (round(w * s, 2), round(h * s, 2), round(r * s, 2), round(sigma, 2), fx, fy)
+        sx, kx, ky, sy = (round(v, 6) for v in (m.getScaleX(), m.getSkewX(), m.getSkewY(), m.getScaleY()))
+        key = (round(w, 3), round(h, 3), round(r, 3), sx, kx, ky, sy, round(sigma, 3), fx, fy)
         hit = self.assets.shadows.get(key)
         if hit is None:
-            pad = int(math.ceil(3 * sigma)) + 2
-            iw, ih = int(math.ceil(key[0])) + 2 * pad + 1, int(math.ceil(key[1])) + 2 * pad + 1
-            surf = skia.Surface.MakeRaster(skia.ImageInfo.MakeA8(iw, ih))
+            mf = skia.Matrix.MakeAll(sx, kx, fx, ky, sy, fy, 0, 0, 1)
+            shape = _rrect(0, 0, key[0], key[1], key[2])
+            dev = mf.mapRect(shape.rect()).makeOutset(3 * sigma + 3, 3 * sigma + 3).roundOut()
+            surf = skia.Surface.MakeRaster(skia.ImageInfo.MakeN32Premul(dev.width(), dev.height()))
             sc = surf.getCanvas()
             sc.clear(0)
-            p = skia.Paint(AntiAlias=True, Color=0xFF000000)
-            if sigma > 0:
-                p.setMaskFilter(skia.MaskFilter.MakeBlur(skia.kNormal_BlurStyle, sigma, False))
-            sc.drawRRect(_rrect(pad + fx, pad + fy, key[0], key[1], key[2]), p)
-            hit = (surf.makeImageSnapshot(), pad)
+            sc.translate(-dev.left(), -dev.top())
+            mm = sc.getTotalMatrix()
+            mm.preConcat(mf)
+            _shadow_layer(sc, mm, 0xFF000000, sigma, 0.0, 0.0, 1.0, shape.rect(), lambda p: sc.drawRRect(shape, p))
+            mask = skia.Surface.MakeRaster(skia.ImageInfo.MakeA8(dev.width(), dev.height()))
+            mask.getCanvas().clear(0)
+            mask.getCanvas().drawImage(surf.makeImageSnapshot(), 0, 0)
+            hit = (mask.makeImageSnapshot(), dev.left(), dev.top())
             if len(self.assets.shadows) > 1024:
                 self.assets.shadows.clear()
             self.assets.shadows[key] = hit
-        img, pad = hit
+        img, left, top = hit
         paint = skia.Paint(Color=colour)
         paint.setAlphaf(a)
         c = self.c
         c.save()
         c.resetMatrix()
-        c.drawImage(img, ix - pad, iy - pad, skia.SamplingOptions(), paint)
+        c.drawImage(img, ix + left, iy + top, skia.SamplingOptions(), paint)
         c.restore()
 
     def run(self, ops: list[Op], *, in_sprite: bool = False, plan: Plan | None = None) -> None:
@@ -303,7 +336,7 @@ class _Exec:
                 path = _path(d)
                 if self.dirty is not None:
                     self.mark(path.getBounds(), lw / 2 + 1)
-                self.draw_shadow(fill, lambda p: c.drawPath(path, p))
+                self.draw_shadow(fill, lambda p: c.drawPath(path, p), path.getBounds())
                 pf = self.paint(fill)
                 if pf is not None:
                     c.drawPath(path, pf)
@@ -339,6 +372,8 @@ class _Exec:
         blob = _blob(key, float(size), text, float(ls), self.font(key, float(size)))
         p = self.paint(fill)
         if p is not None:
+            if isinstance(fill, str):
+                p.setMaskFilter(_text_filter(luminance_index(parse_colour(fill))))
             if self.dirty is not None:
                 self.mark(blob.bounds().makeOffset(float(x), float(y)), 2.0)
             self.c.drawTextBlob(blob, float(x), float(y), p)
@@ -369,7 +404,7 @@ class _Exec:
     def cached_sprite(self, sid: str, ops: list[Op]) -> None:
         c = self.c
         m = c.getTotalMatrix()
-        key_ops = 0  # sprite ids name one drawing (renderer.cardart adds a style hash)
+        key_ops = self.assets.content_id(ops)  # same id, other drawing: another cache entry
         if m.isScaleTranslate():
             sx, sy = m.getScaleX(), m.getScaleY()
             tx, ty = m.getTranslateX(), m.getTranslateY()
@@ -414,6 +449,11 @@ class _Exec:
         sc.scale(s, s)
         _Exec(sc, self.scene, self.t, self.assets).run(ops, in_sprite=True)
         return surf.makeImageSnapshot(), pad, pad
+
+
+@lru_cache(maxsize=8)
+def _text_filter(index: int) -> skia.MaskFilter:
+    return skia.TableMaskFilter.Create(list(coverage_table(index)))
 
 
 #: generous user-space bounds of a sprite (cards are 100 x 140; see renderer.cardart)
