@@ -7,7 +7,6 @@ Callers open files; this module only sees text or bytes plus a ``source`` name f
 
 from __future__ import annotations
 
-import json
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -50,27 +49,17 @@ class LoadedMatch:
 
 
 def parse_json(data: bytes | str, *, source: str) -> Any:
-    """Parse JSON text with a typed error naming line and column.
+    """Parse JSON text (UTF-8, optional BOM) with a typed error naming line and column.
 
     Raises:
         SizeLimitError: over 8 MiB.
         CodecError: not UTF-8 or not JSON.
     """
+    from .codec import parse_json_text
+
     if len(data) > MAX_INPUT:
         raise SizeLimitError(f"{len(data)} bytes: input is limited to {MAX_INPUT} bytes (8 MiB)", Place(source=source))
-    if isinstance(data, bytes):
-        try:
-            text = data.decode("utf-8-sig")
-        except UnicodeDecodeError as exc:
-            raise CodecError(f"not UTF-8 text (byte {exc.start})", Place(source=source)) from None
-    else:
-        text = data
-    try:
-        return json.loads(text)
-    except json.JSONDecodeError as exc:
-        raise CodecError(f"not JSON: {exc.msg} at line {exc.lineno}, column {exc.colno}", Place(source=source)) from None
-    except RecursionError:
-        raise CodecError("not JSON: nested too deeply", Place(source=source)) from None
+    return parse_json_text(data, source=source)
 
 
 def _looks_like_json(data: bytes | str) -> bool:
