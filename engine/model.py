@@ -499,6 +499,10 @@ def _repair(doc: Any, path: tuple[Any, ...], kind: str) -> bool:
     return False
 
 
+def _sort_key(path: tuple[Any, ...]) -> tuple[tuple[int, Any], ...]:
+    return tuple((0, p) if isinstance(p, int) else (1, str(p)) for p in path)
+
+
 def parse_document(obj: Any, *, source: str = "<input>", strict: bool = False) -> ParsedDocument:
     """Upgrade (1.0/1.1), validate and build the model.
 
@@ -528,29 +532,35 @@ def parse_document(obj: Any, *, source: str = "<input>", strict: bool = False) -
     if strict:
         return ParsedDocument(document=validate_document(doc, source=source, reference=False), production=production, upgraded_from=upgraded_from)
     problems: list[Problem] = []
-    for _ in range(200):
+    for _ in range(50):
         found = _check(doc, source, VERSION_RE)
         if not found:
             break
-        fixed = False
-        for path, problem in found:
+        for _path, problem in found:
             if problem not in problems:
                 problems.append(problem)
+        # Repair every problem of this pass, deepest and last first, so that cutting a
+        # list does not shift the paths still to repair; a path inside one already
+        # repaired waits for the next pass.
+        fixed = False
+        done: list[tuple[Any, ...]] = []
+        for path, problem in sorted(found, key=lambda f: _sort_key(f[0]), reverse=True):
+            if any(path[: len(d)] == d or d[: len(path)] == path for d in done):
+                continue
             if path == ("version",):
                 doc["version"] = "1.4"
-                fixed = True
-                continue
-            if path == ("fileType",):
+            elif path == ("fileType",):
                 doc["fileType"] = FILE_TYPE
-                fixed = True
-                continue
-            kind = "extra" if problem.message.startswith("unexpected property") else (
-                "missing" if problem.message.startswith("required property") else "value")
-            fixed = _repair(doc, path, kind) or fixed
-            break  # paths shift after a repair: check again
+            else:
+                kind = "extra" if problem.message.startswith("unexpected property") else (
+                    "missing" if problem.message.startswith("required property") else "value")
+                if not _repair(doc, path, kind):
+                    continue
+            done.append(path)
+            fixed = True
         if not fixed:
             raise problems[-1].error()
-    else:  # pragma: no cover - 200 repairs means something is badly wrong
+    else:  # pragma: no cover - 50 passes means something is badly wrong
         raise SchemaError("too many problems to repair", Place(source=source))
     return ParsedDocument(
         document=EgnDocument.model_validate(doc),

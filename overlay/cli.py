@@ -71,7 +71,7 @@ def _run_bench(fn: BenchFn) -> Callable[[argparse.Namespace], int]:
 
 
 def build_parser() -> argparse.ArgumentParser:
-    parser = argparse.ArgumentParser(prog="euchre-overlay", description=__doc__.splitlines()[0])
+    parser = argparse.ArgumentParser(prog="euchre-overlay", description="Broadcast graphics for Euchre: replay EGN games, render them, serve them to OBS.")
     sub = parser.add_subparsers(dest="command", required=True)
     _load_commands(sub)
     _add_bench(sub)
