@@ -174,3 +174,58 @@ def test_mutated_documents_are_sound() -> None:
         except ValueError:
             continue
         _assert_sound(copy.deepcopy(doc))
+
+
+# --- codec fast paths: same bytes, documents and errors as the general code -------------
+
+
+def _outcome(fn: Any, *args: Any) -> str:
+    try:
+        result = fn(*args)
+    except EgnError as exc:
+        return f"{type(exc).__name__}: {exc}"
+    return repr(result)
+
+
+def _general_only(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Turn every codec fast path off (the general readers/writers do all the work)."""
+    from engine.codec import bitstream, expanded, protobuf
+
+    monkeypatch.setattr(expanded, "_fast_play", lambda data, base: None)
+    monkeypatch.setattr(expanded, "_fast_bidding", lambda data: None)
+    monkeypatch.setattr(expanded, "_fast_state", lambda data, base: None)
+    monkeypatch.setattr(expanded, "_card_strings", expanded._general_card_strings)
+    monkeypatch.setattr(expanded, "_read_phase", expanded._general_phase)
+    monkeypatch.setattr(bitstream, "SMALL_STREAM", -1)
+    monkeypatch.setattr(protobuf, "_SHORT_LEN", -1)
+    monkeypatch.setattr(protobuf, "SHORT_STRINGS", {})
+    monkeypatch.setattr(expanded, "SHORT_STRINGS", {})
+
+
+def test_fast_paths_match_general_code(monkeypatch: pytest.MonkeyPatch) -> None:
+    from engine import codec
+    from overlay.bench_codecs import mutate
+
+    folder = shared()
+    rng = random.Random(7)
+    blobs = [p.read_bytes() for p in sorted(folder.rglob("*.egnb"))]
+    docs = _games()[:120]
+    inputs = list(blobs)
+    for _ in range(1200):
+        data = rng.choice(blobs)
+        for _ in range(rng.randint(1, 3)):
+            data = mutate(data, rng, blobs)
+        inputs.append(data)
+
+    def run_all() -> list[str]:
+        out = [_outcome(codec.decode_bytes, b) for b in inputs]
+        out += [_outcome(lambda d: codec.decode_bytes(d, validate=False), b) for b in inputs]
+        out += [_outcome(codec.encode_condensed, d) for d in docs]
+        out += [_outcome(codec.encode_expanded, d) for d in docs]
+        return out
+
+    fast = run_all()
+    _general_only(monkeypatch)
+    general = run_all()
+    assert fast == general
+    assert sum(o.startswith("{") for o in fast) > 300  # plenty of inputs decode

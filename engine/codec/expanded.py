@@ -363,6 +363,58 @@ def _general_play(data: bytes, base: int) -> dict[str, Any]:
     return out
 
 
+def _fast_state(data: bytes, base: int) -> dict[str, Any] | None:
+    """The common ``InitialState`` (one-byte varints and lengths), else ``None``.
+
+    Hands go through :func:`_card_strings` with the general reader's offsets, so an error
+    raised here is the one the general reader raises.
+    """
+    hands: list[list[str]] = []
+    dealer: int | None = None
+    up: str | None = None
+    pos, end = 0, len(data)
+    while pos < end:
+        key = data[pos]
+        if pos + 1 >= end or data[pos + 1] >= 0x80:
+            return None
+        if key == 0x22:
+            stop = pos + 2 + data[pos + 1]
+            if stop > end or len(hands) == 10:
+                return None
+            hands.append(_card_strings(data[pos + 2 : stop], base + pos + 2, "card"))
+            pos = stop
+        elif key == 0x08:
+            dealer = data[pos + 1]
+            pos += 2
+        elif key == 0x12:
+            found = _short_ascii(data, pos + 1, end)
+            if found is None:
+                return None
+            up, pos = found
+        else:
+            return None
+    out: dict[str, Any] = {"playerCards": hands}
+    if dealer is not None:
+        out["dealer"] = dealer
+    if up is not None:
+        out["upCard"] = up
+    return out
+
+
+def _general_state(data: bytes, base: int) -> dict[str, Any]:
+    hands: list[list[str]] = []
+    state: dict[str, Any] = {}
+    for g in read_fields(data, base=base):
+        if g.number == 1:
+            state["dealer"] = as_int32(g, "dealer")
+        elif g.number == 2:
+            state["upCard"] = decode_str(g, "upCard")
+        elif g.number == 4:
+            hands.append(_card_strings(as_bytes(g, "hand"), g.offset, "card"))
+            cap(hands, 10, "playerCards")
+    return {"playerCards": hands, **_ordered(state, ("dealer", "upCard"))}
+
+
 def read_deal(data: bytes, base: int) -> dict[str, Any]:
     """One ``Deal`` message in the reference's decoded JSON shape.
 
@@ -377,17 +429,9 @@ def read_deal(data: bytes, base: int) -> dict[str, Any]:
         if n == 1:
             single["dealNumber"] = as_int32(f, "dealNumber")
         elif n == 2:
-            hands: list[list[str]] = []
-            state: dict[str, Any] = {}
-            for g in read_fields(as_bytes(f, "initialState"), base=f.offset):
-                if g.number == 1:
-                    state["dealer"] = as_int32(g, "dealer")
-                elif g.number == 2:
-                    state["upCard"] = decode_str(g, "upCard")
-                elif g.number == 4:
-                    hands.append(_card_strings(as_bytes(g, "hand"), g.offset, "card"))
-                    cap(hands, 10, "playerCards")
-            single["initialState"] = {"playerCards": hands, **_ordered(state, ("dealer", "upCard"))}
+            payload = as_bytes(f, "initialState")
+            fast = _fast_state(payload, f.offset)
+            single["initialState"] = fast if fast is not None else _general_state(payload, f.offset)
         elif n == 3:
             try:
                 phases.append(_read_phase(as_bytes(f, "phase"), f.offset))
