@@ -163,10 +163,7 @@ def _face_ops(text: str, bower: str, outline: bool, style: CardStyle) -> list[Op
     ops.append(_text(44 if len(label) == 1 else 38, 20, 44, label, ink))
     ops.append(["p", suit_path(card.suit, 6, 52, 28), ink, None, 0])
     if card.rank >= Rank.JACK and card.rank != Rank.ACE:
-        # court cards: a tinted panel behind a big letter-free pip keeps them distinct
-        ops.append(["rr", 40, 12, 50, 116, 5, ink + "14", ink + "55", 1.5])
-        ops.append(["p", suit_path(card.suit, 44, 48, 42), ink, None, 0])
-        ops.append(_text(24, 65, 40, label, ink))
+        ops.extend(_court(card.suit, label, ink, style))
     else:
         big = 56 if card.rank == Rank.ACE else 46
         ops.append(["p", suit_path(card.suit, 66 - big / 2, 88 - big / 2, big), ink, None, 0])
@@ -175,6 +172,81 @@ def _face_ops(text: str, bower: str, outline: bool, style: CardStyle) -> list[Op
         ops.append(["rr", 5, 112, 52, 22, 4, style.bower, None, 0])
         ops.append(_text(17, 31, 129, word, "#16181dff"))
     return ops
+
+
+# the court panel: right of the index column, so a fanned hand still shows rank and pip
+_CX, _CY, _CW, _CH = 38.0, 8.0, 55.0, 124.0
+
+
+def _court(suit: Suit, label: str, ink: str, style: CardStyle) -> list[Op]:
+    """A court face: a framed panel with the figure's headgear, a big rank letter and a pip.
+
+    Plain shapes and one letter read at a glance on a screen, and the panel sits right of
+    the index column, which a fanned hand leaves uncovered.
+    """
+    cx = _CX + _CW / 2
+    ops: list[Op] = [
+        ["rr", _CX, _CY, _CW, _CH, 5, "#f4ecd8", ink, 1.5],
+        ["rr", _CX + 3.5, _CY + 3.5, _CW - 7, _CH - 7, 3, None, style.bower, 1.2],
+        ["p", _ORNAMENT[label](cx, _CY + 16, 1.5), ink, None, 0],
+        _text(50, cx, _CY + 82, label, ink),
+        ["p", suit_path(suit, cx - 14, _CY + 89, 28), ink, None, 0],
+    ]
+    return ops
+
+
+def _crown(cx: float, top: float, k: float) -> str:
+    """A three-point crown (kings)."""
+    pts = [(-9, 7), (-9, 0), (-4.5, 4), (0, -2), (4.5, 4), (9, 0), (9, 7)]
+    return "M" + "L".join(f"{_fmt(cx + x * k)} {_fmt(top + y * k)}" for x, y in pts) + "Z"
+
+
+def _tiara(cx: float, top: float, k: float) -> str:
+    """A low arc with a jewel (queens)."""
+    return _scaled(cx, top, k, _tiara_raw(0.0, 0.0))
+
+
+def _scaled(cx: float, top: float, k: float, d: str) -> str:
+    """Path ``d`` (drawn about the origin) scaled by ``k`` and moved to (cx, top)."""
+    import re
+
+    out: list[str] = []
+    pair: list[float] = []
+    for token in re.findall(r"[MLQCZ]|-?[0-9.]+", d):
+        if token in "MLQCZ":
+            out.append(token)
+            continue
+        pair.append(float(token))
+        if len(pair) == 2:
+            sep = "" if out[-1] in "MLQC" else " "
+            out.append(f"{sep}{_fmt(cx + pair[0] * k)} {_fmt(top + pair[1] * k)}")
+            pair = []
+    return "".join(out)
+
+
+def _tiara_raw(cx: float, top: float) -> str:
+    return (
+        f"M{_fmt(cx - 9)} {_fmt(top + 7)}Q{_fmt(cx)} {_fmt(top - 3)} {_fmt(cx + 9)} {_fmt(top + 7)}"
+        f"L{_fmt(cx + 6)} {_fmt(top + 7)}Q{_fmt(cx)} {_fmt(top + 2)} {_fmt(cx - 6)} {_fmt(top + 7)}Z"
+        f"M{_fmt(cx)} {_fmt(top - 2)}L{_fmt(cx + 2.5)} {_fmt(top + 1.5)}L{_fmt(cx)} {_fmt(top + 4)}L{_fmt(cx - 2.5)} {_fmt(top + 1.5)}Z"
+    )
+
+
+def _feather(cx: float, top: float, k: float) -> str:
+    """A cap with a feather (jacks)."""
+    return _scaled(cx, top, k, _feather_raw(0.0, 0.0))
+
+
+def _feather_raw(cx: float, top: float) -> str:
+    return (
+        f"M{_fmt(cx - 8)} {_fmt(top + 7)}Q{_fmt(cx - 8)} {_fmt(top)} {_fmt(cx)} {_fmt(top)}"
+        f"Q{_fmt(cx + 8)} {_fmt(top)} {_fmt(cx + 8)} {_fmt(top + 7)}Z"
+        f"M{_fmt(cx + 2)} {_fmt(top + 1)}Q{_fmt(cx + 8)} {_fmt(top - 6)} {_fmt(cx + 13)} {_fmt(top - 3)}"
+        f"Q{_fmt(cx + 8)} {_fmt(top - 2)} {_fmt(cx + 4)} {_fmt(top + 2)}Z"
+    )
+
+
+_ORNAMENT = {"K": _crown, "Q": _tiara, "J": _feather}
 
 
 @lru_cache(maxsize=16)

@@ -9,7 +9,7 @@ from engine.cards import Card, Suit, sort_key
 from engine.state import GameState, StepKind
 
 from .cardart import back_sprite, card_sprite
-from .fonts import fit_text, measure
+from .fonts import fit_text, measure, uses_fallback
 from .scene import Builder, Num, Op
 from .theme import CardStyle, Theme
 from .timing import StepTiming, Timing
@@ -63,9 +63,12 @@ class Ctx:
         return " & ".join(self.name(s) for s in seats)
 
     def team_short(self, team: int) -> str:
-        """Surnames (last word of each name): what a scorebug has room for."""
+        """Surnames (last word of each name): what a scorebug has room for.
+
+        Names in CJK scripts stay whole: they are short, and the family name comes first.
+        """
         seats = [s for s in range(self.players) if s % 2 == team]
-        return " & ".join(self.name(s).split()[-1] for s in seats)
+        return " & ".join(n if uses_fallback("bold", n) else n.split()[-1] for n in (self.name(s) for s in seats))
 
     # cards ---------------------------------------------------------------------------
     def face_up(self, seat: int) -> bool:

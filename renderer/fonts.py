@@ -8,18 +8,25 @@ same glyphs.
 
 Measurement uses HarfBuzz (``uharfbuzz``) with default features (kerning on), like Chromium,
 so that Python can place text by its left edge and the page never has to measure.
+
+Characters Barlow lacks (Chinese, Japanese, Korean names...) come from one pinned fallback,
+Noto Sans CJK Bold (SIL OFL 1.1, wheel ``cvttf-notosanscjk-bold``), key ``"cjk"``: a text run
+is split into runs of characters Barlow covers and runs it does not, each shaped with its own
+font, the way Chromium falls back from a CSS font list (the page draws ``"bold", "cjk"``).
 """
 
 from __future__ import annotations
 
+import unicodedata
 from dataclasses import dataclass
 from functools import lru_cache
 from pathlib import Path
 
+import cvttf_NotoSansCJK_Bold  # type: ignore[import-untyped]
 import fontpkg_barlow_condensed  # type: ignore[import-untyped]
 import uharfbuzz as hb  # type: ignore[import-untyped]
 
-__all__ = ["FONT_KEYS", "font_files", "shape", "measure", "Shaped", "fit_text"]
+__all__ = ["FONT_KEYS", "FALLBACK", "font_files", "shape", "measure", "Shaped", "fit_text", "uses_fallback"]
 
 _FILES: dict[str, str] = {
     "medium": "BarlowCondensed-Medium.ttf",
@@ -28,12 +35,19 @@ _FILES: dict[str, str] = {
     "extrabold": "BarlowCondensed-ExtraBold.ttf",
 }
 FONT_KEYS: tuple[str, ...] = tuple(_FILES)
+#: key of the fallback font for characters the Barlow cuts lack
+FALLBACK = "cjk"
 
 
 def font_files() -> dict[str, Path]:
-    """Font key -> TTF path, for the skia executor and for the server to serve to the page."""
+    """Font key -> font file path, for the skia executor and for the server to serve to the page.
+
+    The Barlow cuts, then the fallback (an OpenType/CFF file, ~17 MB: the page loads it too).
+    """
     root = Path(fontpkg_barlow_condensed.ROOT) / "files"
-    return {key: root / name for key, name in _FILES.items()}
+    files = {key: root / name for key, name in _FILES.items()}
+    files[FALLBACK] = Path(cvttf_NotoSansCJK_Bold.get_TTF_path())
+    return files
 
 
 @dataclass(frozen=True)
@@ -44,6 +58,7 @@ class Shaped:
     x: tuple[float, ...]  # pen x of each glyph, em units (letter-spacing excluded)
     y: tuple[float, ...]
     advance: float  # total advance, em units
+    fonts: tuple[str, ...] = ()  # font key of each glyph (the fallback where Barlow lacks it)
 
 
 @lru_cache(maxsize=None)
@@ -56,9 +71,37 @@ def _hb_font(key: str) -> tuple[hb.Font, int]:
     return font, upem
 
 
-@lru_cache(maxsize=8192)
-def shape(key: str, text: str) -> Shaped:
-    """Shape ``text`` with HarfBuzz (kerning and ligatures as the browser does)."""
+@lru_cache(maxsize=None)
+def _cmap(key: str) -> frozenset[int]:
+    return frozenset(hb.Face(hb.Blob.from_file_path(str(font_files()[key]))).unicodes)
+
+
+def _runs(key: str, text: str) -> list[tuple[str, str]]:
+    """Split ``text`` into (font key, run) pieces: Barlow where it has the character, else the
+    fallback; marks and joiners stay with the character before them."""
+    mine, other = _cmap(key), _cmap(FALLBACK)
+    runs: list[tuple[str, str]] = []
+    for ch in text:
+        cp = ord(ch)
+        if runs and (unicodedata.category(ch) in ("Mn", "Me", "Cf") or ch == " " and runs[-1][0] == key):
+            runs[-1] = (runs[-1][0], runs[-1][1] + ch)
+            continue
+        k = key if cp in mine or cp not in other else FALLBACK
+        if runs and runs[-1][0] == k:
+            runs[-1] = (k, runs[-1][1] + ch)
+        else:
+            runs.append((k, ch))
+    return runs
+
+
+@lru_cache(maxsize=4096)
+def uses_fallback(key: str, text: str) -> bool:
+    """Whether drawing ``text`` in font ``key`` needs the fallback font."""
+    mine = _cmap(key)
+    return any(ord(ch) not in mine and unicodedata.category(ch) not in ("Mn", "Me", "Cf", "Zs") for ch in text)
+
+
+def _shape_run(key: str, text: str) -> tuple[list[int], list[float], list[float], float]:
     font, upem = _hb_font(key)
     buf = hb.Buffer()
     buf.add_str(text)
@@ -73,7 +116,27 @@ def shape(key: str, text: str) -> Shaped:
         xs.append((pen + pos.x_offset) / upem)
         ys.append(-pos.y_offset / upem)
         pen += pos.x_advance
-    return Shaped(tuple(glyphs), tuple(xs), tuple(ys), pen / upem)
+    return glyphs, xs, ys, pen / upem
+
+
+@lru_cache(maxsize=8192)
+def shape(key: str, text: str) -> Shaped:
+    """Shape ``text`` with HarfBuzz (kerning and ligatures as the browser does), falling back
+    to the CJK font run by run where Barlow lacks characters."""
+    runs = _runs(key, text) if uses_fallback(key, text) else [(key, text)]
+    glyphs: list[int] = []
+    xs: list[float] = []
+    ys: list[float] = []
+    fonts: list[str] = []
+    pen = 0.0
+    for k, run in runs:
+        g, x, y, adv = _shape_run(k, run)
+        glyphs += g
+        xs += [pen + v for v in x]
+        ys += y
+        fonts += [k] * len(g)
+        pen += adv
+    return Shaped(tuple(glyphs), tuple(xs), tuple(ys), pen, tuple(fonts))
 
 
 def measure(key: str, size: float, text: str, spacing: float = 0.0) -> float:

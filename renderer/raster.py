@@ -369,7 +369,7 @@ class _Exec:
 
     def text(self, op: Op) -> None:
         _, key, size, x, y, text, fill, ls = op
-        blob = _blob(key, float(size), text, float(ls), self.font(key, float(size)))
+        blob = _blob(key, float(size), text, float(ls), lambda k: self.font(k, float(size)))
         p = self.paint(fill)
         if p is not None:
             if isinstance(fill, str):
@@ -462,14 +462,25 @@ _SPRITE_BOUNDS = skia.Rect(-4, -4, 200, 200)
 _BLOBS: dict[tuple[str, float, str, float], skia.TextBlob] = {}
 
 
-def _blob(key: str, size: float, text: str, ls: float, font: skia.Font) -> skia.TextBlob:
+def _blob(key: str, size: float, text: str, ls: float, font: Any) -> skia.TextBlob:
+    """One positioned blob of ``text``: a run per font (Barlow, then the fallback where needed).
+
+    ``font(key)`` gives the skia font of a key at this size.
+    """
     k = (key, size, text, ls)
     blob = _BLOBS.get(k)
     if blob is None:
         sh = shape(key, text)
-        pts = [skia.Point(x * size + ls * i, y * size) for i, (x, y) in enumerate(zip(sh.x, sh.y))]
+        keys = sh.fonts or (key,) * len(sh.glyphs)
         b = skia.TextBlobBuilder()
-        b.allocRunPos(font, list(sh.glyphs), pts)
+        i, n = 0, len(sh.glyphs)
+        while i < n:
+            j = i
+            while j < n and keys[j] == keys[i]:
+                j += 1
+            pts = [skia.Point(sh.x[g] * size + ls * g, sh.y[g] * size) for g in range(i, j)]
+            b.allocRunPos(font(keys[i]), list(sh.glyphs[i:j]), pts)
+            i = j
         blob = b.make()
         if len(_BLOBS) > 20000:
             _BLOBS.clear()

@@ -40,7 +40,9 @@ in the current user space, or null (nothing).
 ``["p", d, fill, stroke, lw]``             path; ``d`` is SVG path data with absolute
                                            ``M L C Q Z`` only (Path2D parses it directly)
 ``["t", font, size, x, y, text, fill, ls]``  text, left-aligned at the alphabetic baseline;
-                                           ``ls`` letter spacing px (added after each char)
+                                           ``ls`` letter spacing px (added after each char);
+                                           characters ``font`` lacks come from the fallback
+                                           font ``"cjk"`` (CSS ``"font", "cjk"``)
 ``["cl", x, y, w, h, r]``                  clip to a rounded rect (intersects)
 ``["sp", id, x, y, s]``                    draw sprite ``defs[id]`` at x, y scaled by s,
                                            shadows off inside
@@ -57,6 +59,7 @@ from dataclasses import dataclass, field
 from typing import Any, Union
 
 from .easing import ease
+from .fonts import FALLBACK, uses_fallback
 
 __all__ = ["Scene", "Builder", "Anim", "Num", "Op", "Track", "sample", "FORMAT_VERSION", "build_scene", "lin"]
 
@@ -243,6 +246,8 @@ class Builder:
         if not text:
             return
         self.fonts.add(font)
+        if uses_fallback(font, text):
+            self.fonts.add(FALLBACK)
         self.ops.append(["t", font, _r(size), _r(x), _r(y), text, fill, _r(ls)])
 
     def sprite(self, sid: str, x: float, y: float, s: float = 1.0) -> None:

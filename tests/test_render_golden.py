@@ -19,11 +19,13 @@ from renderer.build import build_scene
 from renderer.raster import raster, to_rgba
 
 PLAYERS = ["Zoë Ångström-Nakamura", "Bartholomew Featherstonehaugh-Wolfeschlegel", "Åsa Ødegård", "Đặng Thị Ngọc Hân"]
+CJK_PLAYERS = ["王小明", "佐藤 健", "김민준", "陳 美玲"]
 
 
 @lru_cache(maxsize=None)
-def timeline(seed: int, joker: bool = False, players: bool = False) -> tuple[Timeline, str]:
-    g = generate_game(seed, ruleset={"joker": True} if joker else None, players=PLAYERS if players else None)
+def timeline(seed: int, joker: bool = False, players: bool = False, cjk: bool = False) -> tuple[Timeline, str]:
+    names = CJK_PLAYERS if cjk else PLAYERS if players else None
+    g = generate_game(seed, ruleset={"joker": True} if joker else None, players=names)
     return load_game(json.dumps(g), source=f"gen-{seed}").timeline, str(g["metadata"].get("title", ""))
 
 
@@ -49,6 +51,7 @@ CASES: dict[str, tuple[Callable[[], tuple[GameState, str]], float | None]] = {
     "card_in_flight": (lambda: find(2, lambda s: s.kind is StepKind.CARD and s.trick is not None and len(s.trick.cards) == 3 and len(s.tricks) == 2), 0.2),
     "deal_scored": (lambda: find(2, lambda s: s.kind is StepKind.DEAL_SCORED and bool(s.deal_points) and max(s.deal_points or (0,)) > 0), 1.5),
     "game_over": (lambda: find(2, lambda s: s.kind is StepKind.GAME_OVER), None),
+    "cjk_names": (lambda: find(4, lambda s: s.kind is StepKind.CALL and s.trump_code is not None, cjk=True), 0.8),
 }
 
 

@@ -143,7 +143,20 @@ def test_bowers() -> None:
 
 def test_fonts_are_pinned_files() -> None:
     files = font_files()
-    assert files and all(p.is_file() and p.suffix == ".ttf" for p in files.values())
+    assert files and all(p.is_file() and p.suffix in (".ttf", ".otf") for p in files.values())
+
+
+@pytest.mark.parametrize("text", ["王小明", "佐藤 健", "김민준", "Zoë 李"])
+def test_cjk_names_use_the_fallback_font(text: str) -> None:
+    from renderer.fonts import FALLBACK, shape, uses_fallback
+
+    sh = shape("bold", text)
+    assert uses_fallback("bold", text)
+    assert 0 not in sh.glyphs  # no empty boxes (.notdef)
+    assert FALLBACK in sh.fonts and measure("bold", 20, text) > 0
+    if "Zoë" in text:
+        assert sh.fonts[0] == "bold"  # Latin stays in Barlow
+    assert not uses_fallback("bold", "Zoë Ångström-Nakamura Đặng Thị Ngọc Hân")
 
 
 def test_cli_frame(tmp_path: Path) -> None:

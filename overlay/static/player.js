@@ -160,7 +160,8 @@
           case "t": {
             if (this.alpha <= 0) break;
             const [, font, size, x, y, text, fill, ls] = op;
-            c.font = size + 'px "' + font + '"';
+            // characters the font lacks come from the pinned fallback (renderer/fonts.py)
+            c.font = size + 'px "' + font + '", "cjk"';
             c.letterSpacing = (ls || 0) + "px";
             c.fillStyle = this._paint(fill);
             c.fillText(text, x, y);
