@@ -65,6 +65,7 @@ def _browser_frame(scene: Scene, t: float) -> np.ndarray:
                     const player = new EuchrePlayer(canvas, {fontUrls: urls});
                     await player.ready;
                     player.setScene(scene, 0);
+                    await player.sceneReady;
                     player.renderAt(t);
                     const url = canvas.toDataURL('image/png');
                     return url.slice(url.indexOf(',') + 1);

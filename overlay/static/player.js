@@ -5,7 +5,8 @@
  * the scene and t.
  *
  *   const player = new EuchrePlayer(canvas, {fontUrls: {bold: "/fonts/bold.ttf", ...}});
- *   await player.ready;                       // fonts loaded (FontFace, family = font key)
+ *   await player.ready;                       // fonts loaded (FontFace, family = font key), but "cjk"
+ *   await player.sceneReady;                  // after setScene: every font the scene uses is loaded
  *   player.setScene(sceneJsonOrText, startTimeSeconds);
  *   player.renderAt(t);                       // t = seconds since the scene's start
  *   player.renderNow(nowSeconds);             // = renderAt(now - startTime)
@@ -59,16 +60,21 @@
       this.scene = null;
       this.startTime = 0;
       this.paths = new Map();
-      this.ready = this._loadFonts(opts.fontUrls || {});
+      this.urls = opts.fontUrls || {};
+      this.faces = {};
+      this.lastT = 0;
+      // The pinned fallback for scripts Barlow lacks ("cjk") is large: it loads only when
+      // a scene uses it; every other font loads at once.
+      this.ready = Promise.all(Object.keys(this.urls).filter((k) => k !== "cjk").map((k) => this._load(k)));
+      this.sceneReady = this.ready;
     }
 
-    _loadFonts(urls) {
-      const loads = [];
-      for (const key of Object.keys(urls)) {
-        const face = new FontFace(key, "url(" + JSON.stringify(urls[key]) + ")");
-        loads.push(face.load().then((f) => { document.fonts.add(f); return f; }));
+    _load(key) {
+      if (!this.faces[key]) {
+        const face = new FontFace(key, "url(" + JSON.stringify(this.urls[key]) + ")");
+        this.faces[key] = face.load().then((f) => { document.fonts.add(f); return f; });
       }
-      return Promise.all(loads);
+      return this.faces[key];
     }
 
     setScene(scene, sceneStartTime) {
@@ -76,6 +82,14 @@
       this.startTime = sceneStartTime || 0;
       if (this.canvas.width !== this.scene.w) this.canvas.width = this.scene.w;
       if (this.canvas.height !== this.scene.h) this.canvas.height = this.scene.h;
+      const keys = (this.scene.fonts || []).filter((k) => this.urls[k]);
+      const fresh = keys.filter((k) => !this.faces[k]);
+      /** Resolves once every font of the current scene is loaded (for deterministic capture). */
+      this.sceneReady = Promise.all(keys.map((k) => this._load(k)));
+      if (fresh.length) {
+        const shown = this.scene;
+        this.sceneReady.then(() => { if (this.scene === shown) this.renderAt(this.lastT); });
+      }
     }
 
     /** True once the scene has stopped moving at time t. */
@@ -85,6 +99,7 @@
 
     renderAt(t) {
       const s = this.scene, c = this.ctx;
+      this.lastT = t;
       if (!s) return;
       c.setTransform(1, 0, 0, 1, 0, 0);
       c.globalAlpha = 1;
