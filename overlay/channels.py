@@ -144,9 +144,15 @@ class Channel:
         self.game = game
         self.seq = seq
         self.revision = 0  # bumped on every new timeline
+        # every version of the game a delayed output may still show, by revision
+        self.versions: dict[int, feed.Loaded | None] = {0: None if game is None else game.slim()}
         now = hub.clock()
         self.director = Director(
-            durations_of(self.timeline, self.render.timing), now=now, playhead=playhead, max_delay=hub.max_delay
+            durations_of(self.game_steps, self.render.timing),
+            now=now,
+            playhead=playhead,
+            max_delay=self.window,
+            version=0,
         )
         self.pages: set[Page] = set()
         self.subs: set[StateSub] = set()
@@ -168,32 +174,71 @@ class Channel:
         return None if self.game is None else self.game.timeline
 
     @property
+    def game_steps(self) -> tuple[Any, ...]:
+        return () if self.game is None else self.game.steps
+
+    @property
     def steps(self) -> int:
-        return 0 if self.game is None else len(self.game.timeline.steps)
+        return 0 if self.game is None else len(self.game.steps)
+
+    @property
+    def window(self) -> float:
+        """How far back delayed outputs look: the largest delay of this channel's outputs."""
+        return min(self.hub.max_delay, max((self.settings.output(o).delay for o in OUTPUTS), default=0.0))
+
+    def shown(self, version: int) -> feed.Loaded | None:
+        """The game as it was in ``version`` (what a delayed output still shows)."""
+        return self.versions.get(version, self.game)
+
+    @staticmethod
+    def where(game: feed.Loaded | None, step: int | None) -> dict[str, Any]:
+        """Which game of a match ``step`` is in (JSON fields of the scene and state messages)."""
+        if game is None or step is None:
+            return {"game": None, "games": 0 if game is None else game.games_in_file, "game_title": None}
+        part = game.part_of(step)
+        return {"game": part.index, "games": game.games_in_file, "game_title": part.title}
 
     def playhead_json(self, now: float) -> dict[str, Any]:
         ph = self.director.playhead(now).to_json()
         ph["steps"] = self.steps
         ph["delays"] = {o: self.settings.output(o).delay for o in OUTPUTS}
+        w = self.where(self.game, self.director.position(now).step)
+        ph["game"], ph["games"], ph["gameTitle"] = w["game"], w["games"], w["game_title"]
         return ph
 
     def info(self, now: float) -> dict[str, Any]:
         tl = self.timeline
+        g = self.game
         return {
             "id": self.id,
             "title": self.settings.title,
             "settingsRevision": self.settings.revision,
             "game": None
-            if self.game is None
+            if g is None
             else {
-                "source": self.game.source,
+                "source": g.source,
                 "title": tl.title,
                 "players": list(tl.players),
-                "steps": len(tl.steps),
-                "deals": len(tl.deals),
+                "steps": len(g.steps),
+                "deals": sum(len(p.timeline.deals) for p in g.parts),
                 "seq": self.seq,
-                "digest": self.game.digest,
-                "problems": [str(p) for p in self.game.problems],
+                "digest": g.digest,
+                "problems": [str(p) for p in g.problems],
+                "match": g.match,
+                "games": [
+                    {
+                        "index": p.index,
+                        "title": p.timeline.title,
+                        "label": p.label,
+                        "firstStep": p.first_step,
+                        "steps": len(p.timeline.steps),
+                        "deals": len(p.timeline.deals),
+                        "players": list(p.timeline.players),
+                    }
+                    for p in g.parts
+                ]
+                if g.match
+                else [],
             },
             "playhead": self.playhead_json(now),
             "follow": self.follow_path,
@@ -218,7 +263,7 @@ class Channel:
 
     def _scene_key(self, output: OutputName, size: tuple[int, int], now: float) -> tuple[Any, ...]:
         pos = self.director.position(now - self.settings.output(output).delay)
-        return (pos.key, self.revision, self.render.revision, size)
+        return (pos.key, pos.version, self.render.revision, size)
 
     def scene_text(
         self, output: OutputName, size: tuple[int, int], now: float, *, snapshot: bool
@@ -229,14 +274,21 @@ class Channel:
         pos = self.director.position(now - out.delay)
         self.out_seq += 1
         step = pos.step
-        tl = self.timeline
+        game = self.shown(pos.version)  # a delayed output shows the game as it was then
+        steps = () if game is None else game.steps
+        if step is not None and step >= len(steps):
+            step = None
+        w = self.where(game, step)
         head = SceneMessage(
             seq=self.out_seq,
             channel=self.id,
             output=output,
             step=step,
-            steps=self.steps,
-            deal=None if step is None or tl is None else tl.steps[step].deal,
+            steps=len(steps),
+            deal=None if step is None else steps[step].deal,
+            game=w["game"],
+            games=w["games"],
+            game_title=w["game_title"],
             age=round(pos.offset, 4),
             rate=pos.rate,
             playing=pos.playing,
@@ -247,25 +299,34 @@ class Channel:
         )
         data = dump(head)
         del data["scene"]
-        text = json.dumps(data, separators=(",", ":"))
-        if step is None or tl is None:
+        text = json.dumps(data, separators=(",", ":"), ensure_ascii=False)
+        if step is None or game is None:
             scene = "null"
         else:
             scene = self.cache.get(
-                (self.revision, self.render.revision, output, size, step), tl.steps, self.render, title=tl.title
+                (pos.version, self.render.revision, output, size, step),
+                steps,
+                self.render,
+                title=game.part_of(step).title,
             )
         return text[:-1] + ',"scene":' + scene + "}", self.out_seq, step
 
     def state_text(self, output: OutputName, now: float) -> str:
         pos = self.director.position(now - self.settings.output(output).delay)
-        tl = self.timeline
+        game = self.shown(pos.version)
+        steps = () if game is None else game.steps
+        step = pos.step if pos.step is not None and pos.step < len(steps) else None
+        w = self.where(game, step)
         msg = StateMessage(
             channel=self.id,
             output=output,
-            step=pos.step,
-            steps=self.steps,
+            step=step,
+            steps=len(steps),
             playing=pos.playing,
-            state=None if pos.step is None or tl is None else tl.steps[pos.step].to_json(),
+            game=w["game"],
+            games=w["games"],
+            game_title=w["game_title"],
+            state=None if step is None else steps[step].to_json(),
         )
         return json.dumps(dump(msg), separators=(",", ":"), ensure_ascii=False)
 
@@ -352,15 +413,25 @@ class Channel:
         self.seq = seq
         self.load_error = None
         self.revision += 1
-        durations = durations_of(loaded.timeline, self.render.timing)
+        self.versions[self.revision] = loaded.slim()
+        durations = durations_of(loaded.steps, self.render.timing)
         if reset:
-            self.director.reset(now, durations)
+            self.director.reset(now, durations, version=self.revision)
         else:
-            self.director.timeline_changed(now, durations, first_changed=first if first is not None else len(durations))
+            self.director.timeline_changed(
+                now, durations, first_changed=first if first is not None else len(durations), version=self.revision
+            )
+        self._prune_versions()
         self._save_playhead(now)
         self.updated = now
         self.poke()
         return FeedAck(seq=None, changed=True, correction=correction, steps=self.steps, expected=self.seq + 1)
+
+    def _prune_versions(self) -> None:
+        """Forget versions no kept anchor shows (older than the largest delay)."""
+        oldest = min(self.director.oldest_version, self.revision)
+        for rev in [r for r in self.versions if r < oldest]:
+            del self.versions[rev]
 
     def _unchanged(self, seq: int | None = None, *, duplicate: bool = False) -> FeedAck:
         return FeedAck(seq=seq, duplicate=duplicate, changed=False, steps=self.steps, expected=self.seq + 1)
@@ -378,6 +449,7 @@ class Channel:
             # same game in another encoding: keep the new bytes, nothing to show
             self.hub.store.save_game(self.id, loaded.data, source=loaded.source, seq=self.seq)
             self.game = loaded
+            self.versions[self.revision] = loaded.slim()
             return self._unchanged()
         return self._commit(loaded, seq=self.seq)
 
@@ -477,18 +549,7 @@ class Channel:
         elif op == "live":
             d.live(now)
         elif op == "seek":
-            if req.deal is not None:
-                tl = self.timeline
-                if tl is None or req.deal >= len(tl.deals):
-                    raise BadRequest(f"channel {self.id!r}: no deal {req.deal} (the game has {0 if tl is None else len(tl.deals)})")
-                step = tl.deal_start(req.deal)
-            elif req.step is not None:
-                if req.step >= max(self.steps, 1):
-                    raise BadRequest(f"channel {self.id!r}: no step {req.step} (the game has {self.steps})")
-                step = req.step
-            else:
-                raise BadRequest("seek needs 'step' or 'deal'")
-            d.seek(now, step)
+            d.seek(now, self._seek_target(req, now))
         elif op == "speed":
             if req.speed is None:
                 raise BadRequest("speed needs 'speed'")
@@ -500,6 +561,44 @@ class Channel:
         self._save_playhead(now)
         self.poke()
         return self.playhead_json(now)
+
+    def _seek_target(self, req: ControlRequest, now: float) -> int:
+        """The global step a seek names.  With ``game`` (a match), ``deal`` and ``step`` count
+        inside that game; without it, ``step`` is global and ``deal`` is in the game on screen.
+
+        Raises:
+            BadRequest: no such game, deal or step, or nothing to seek to.
+        """
+        g = self.game
+        if req.game is not None:
+            if g is None or not any(p.index == req.game for p in g.parts):
+                have = "no game" if g is None else ", ".join(str(p.index) for p in g.parts)
+                raise BadRequest(f"channel {self.id!r}: no game {req.game} in the match (games: {have})")
+            part = next(p for p in g.parts if p.index == req.game)
+        elif req.deal is not None and g is not None:
+            part = g.part_of(self.director.position(now).step or 0)
+        else:
+            part = None
+        if req.deal is not None:
+            if part is None:
+                raise BadRequest(f"channel {self.id!r}: no deal {req.deal} (no game loaded)")
+            tl = part.timeline
+            if req.deal >= len(tl.deals):
+                where = f"game {part.index} of the match" if g is not None and g.match else "the game"
+                raise BadRequest(f"channel {self.id!r}: no deal {req.deal} ({where} has {len(tl.deals)})")
+            return part.first_step + tl.deal_start(req.deal)
+        if req.step is not None:
+            if part is not None:
+                n = len(part.timeline.steps)
+                if req.step >= n:
+                    raise BadRequest(f"channel {self.id!r}: no step {req.step} in game {part.index} (it has {n})")
+                return part.first_step + req.step
+            if req.step >= max(self.steps, 1):
+                raise BadRequest(f"channel {self.id!r}: no step {req.step} (the game has {self.steps})")
+            return req.step
+        if part is not None:
+            return part.first_step
+        raise BadRequest("seek needs 'step', 'deal' or 'game'")
 
     def _save_playhead(self, now: float) -> None:
         self.hub.store.save_playhead(self.id, self.director.playhead(now).to_json())
@@ -516,9 +615,10 @@ class Channel:
         old_timing = self.render.timing
         self.settings = stored
         self.render = RenderSettings(stored)
+        self.director.max_delay = self.window
         if self.render.timing != old_timing:
             now = self.hub.clock()
-            self.director.retime(now, durations_of(self.timeline, self.render.timing))
+            self.director.retime(now, durations_of(self.game_steps, self.render.timing))
         self.poke()
         return stored
 

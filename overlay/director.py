@@ -9,6 +9,12 @@ feed) is simply the same function evaluated at ``now - delay``.
 
 Timeline time: step ``i`` occupies ``[starts[i], starts[i] + durations[i])`` seconds.  A
 step's duration comes from the Timing settings for its kind (the caller passes the list).
+
+Every anchor also records the :class:`Track` in force when it was pushed: the step durations
+and an opaque ``version`` tag (the channel's timeline revision).  A delayed output evaluated
+at ``now - delay`` therefore uses the durations *and* the version of the game that were live
+then, so a correction reaches a delayed output only when the delay has passed.  History
+older than ``max_delay`` (the largest delay of the channel) is pruned, which bounds memory.
 """
 
 from __future__ import annotations
@@ -18,10 +24,27 @@ from collections.abc import Sequence
 from dataclasses import dataclass, replace
 from typing import Any
 
-__all__ = ["Anchor", "Position", "Playhead", "Director", "LOOP_HOLD"]
+__all__ = ["Track", "Anchor", "Position", "Playhead", "Director", "LOOP_HOLD"]
 
 #: seconds the last step stays on screen before a looping channel starts again
 LOOP_HOLD = 4.0
+
+
+@dataclass(frozen=True, eq=False)
+class Track:
+    """Step durations (and their start times) of one timeline version."""
+
+    durations: tuple[float, ...]
+    starts: tuple[float, ...]
+    version: int = 0
+
+    @classmethod
+    def of(cls, durations: Sequence[float], version: int = 0) -> Track:
+        ds = tuple(max(0.0, float(d)) for d in durations)
+        starts = [0.0]
+        for d in ds:
+            starts.append(starts[-1] + d)
+        return cls(ds, tuple(starts), version)
 
 
 @dataclass(frozen=True)
@@ -37,6 +60,7 @@ class Anchor:
     hold: int | None  # manual mode: the last step the playhead may enter
     available: int  # steps known at ``clock``
     jump: bool = False  # this anchor began with a cut (correction, seek): no animation
+    track: Track = Track((), (0.0,))  # durations and timeline version in force from ``clock``
 
 
 @dataclass(frozen=True)
@@ -51,6 +75,7 @@ class Position:
     key: tuple[int, int | None, int]  # changes exactly when a new scene must be sent
     next_change: float | None  # clock value at which ``key`` changes by itself
     jump: bool
+    version: int = 0  # the timeline version on screen at this clock value
 
     @property
     def progress(self) -> float:
@@ -111,11 +136,12 @@ class Director:
         playhead: Playhead | None = None,
         max_delay: float = 600.0,
         loop_hold: float = LOOP_HOLD,
+        version: int = 0,
     ) -> None:
         self._ids = 0
         self.max_delay = max_delay
         self.loop_hold = loop_hold
-        self._set_durations(durations)
+        self.track = Track.of(durations, version)
         p = playhead or Playhead()
         n = len(self.durations)
         step = min(p.step, max(n - 1, 0))
@@ -133,8 +159,10 @@ class Director:
                 hold=p.hold,
                 available=n,
                 jump=True,
+                track=self.track,
             )
         ]
+        self._clocks: list[float] = [now]
 
     # ------------------------------------------------------------------ internals
 
@@ -142,17 +170,25 @@ class Director:
         self._ids += 1
         return self._ids
 
-    def _set_durations(self, durations: Sequence[float]) -> None:
-        self.durations = [max(0.0, float(d)) for d in durations]
-        starts = [0.0]
-        for d in self.durations:
-            starts.append(starts[-1] + d)
-        self.starts = starts
+    def _set_durations(self, durations: Sequence[float], version: int | None = None) -> None:
+        self.track = Track.of(durations, self.track.version if version is None else version)
+
+    @property
+    def durations(self) -> tuple[float, ...]:
+        return self.track.durations
+
+    @property
+    def starts(self) -> tuple[float, ...]:
+        return self.track.starts
+
+    @property
+    def version(self) -> int:
+        return self.track.version
 
     def _anchor_at(self, clock: float) -> tuple[Anchor, float | None]:
         """The anchor in force at ``clock`` and the clock of the one after it."""
         hist = self.history
-        lo = bisect.bisect_right([a.clock for a in hist], clock) - 1
+        lo = bisect.bisect_right(self._clocks, clock) - 1
         if lo < 0:
             # before recorded history: the oldest known state, frozen
             first = hist[0]
@@ -160,15 +196,18 @@ class Director:
         nxt = hist[lo + 1].clock if lo + 1 < len(hist) else None
         return hist[lo], nxt
 
-    def _end(self, a: Anchor, n: int) -> float:
+    @staticmethod
+    def _end(a: Anchor, n: int) -> float:
+        starts = a.track.starts
         if a.auto or a.hold is None:
-            return self.starts[n]
-        return self.starts[min(max(a.hold, 0), n - 1) + 1]
+            return starts[n]
+        return starts[min(max(a.hold, 0), n - 1) + 1]
 
-    def _locate(self, tau: float, n: int) -> tuple[int, float]:
-        step = bisect.bisect_right(self.starts, tau, 0, n) - 1
+    @staticmethod
+    def _locate(track: Track, tau: float, n: int) -> tuple[int, float]:
+        step = bisect.bisect_right(track.starts, tau, 0, n) - 1
         step = min(max(step, 0), n - 1)
-        return step, min(tau - self.starts[step], self.durations[step])
+        return step, min(tau - track.starts[step], track.durations[step])
 
     # ------------------------------------------------------------------ queries
 
@@ -181,14 +220,17 @@ class Director:
         return len(self.durations)
 
     def position(self, clock: float) -> Position:
-        """The playhead at ``clock`` (any value: delayed outputs ask for the past)."""
+        """The playhead at ``clock`` (any value: delayed outputs ask for the past), with the
+        durations and timeline version that were in force at ``clock``."""
         a, next_anchor = self._anchor_at(clock)
-        n = min(a.available, len(self.durations))
+        tr = a.track
+        durations, starts = tr.durations, tr.starts
+        n = min(a.available, len(durations))
         if n <= 0:
-            return Position(None, 0.0, 0.0, False, 0.0, (a.id, None, 0), next_anchor, a.jump)
+            return Position(None, 0.0, 0.0, False, 0.0, (a.id, None, 0), next_anchor, a.jump, tr.version)
         s0 = min(a.step, n - 1)
-        off0 = min(a.offset, self.durations[s0])
-        tau0 = self.starts[s0] + off0
+        off0 = min(a.offset, durations[s0])
+        tau0 = starts[s0] + off0
         end = self._end(a, n)
         end_step = n - 1 if (a.auto or a.hold is None) else min(max(a.hold, 0), n - 1)
         cycle = 0
@@ -198,16 +240,16 @@ class Director:
         step, offset = s0, off0
         if a.playing and a.speed > 0:
             tau = tau0 + (clock - a.clock) * a.speed
-            period = self.starts[n] + self.loop_hold
+            period = starts[n] + self.loop_hold
             if a.loop and a.auto and period > 0 and tau >= period:
                 cycle = int(tau // period)
                 tau -= cycle * period
             if tau < end:
                 moving = True
-                step, offset = self._locate(tau, n)
-                next_change = clock + (self.starts[step + 1] - tau) / a.speed
+                step, offset = self._locate(tr, tau, n)
+                next_change = clock + (starts[step + 1] - tau) / a.speed
             elif tau0 < end or cycle:
-                step, offset = end_step, self.durations[end_step]
+                step, offset = end_step, durations[end_step]
                 if a.loop and a.auto:
                     next_change = clock + (period - tau) / a.speed
         if next_anchor is not None and (next_change is None or next_anchor < next_change):
@@ -216,12 +258,13 @@ class Director:
         return Position(
             step=step,
             offset=offset,
-            duration=self.durations[step],
+            duration=durations[step],
             playing=moving,
             rate=a.speed if moving else 0.0,
             key=(a.id, step, cycle),
             next_change=next_change,
             jump=jump,
+            version=tr.version,
         )
 
     def playhead(self, now: float) -> Playhead:
@@ -255,23 +298,32 @@ class Director:
             hold=prev.hold,
             available=len(self.durations),
             jump=False,
+            track=self.track,
         )
         base.update(changes)
         anchor = Anchor(**base)
         if self.history and self.history[-1].clock > now:
             raise ValueError(f"clock went backwards: {now} < {self.history[-1].clock}")
         self.history.append(anchor)
+        self._clocks.append(now)
         self._prune(now)
         return anchor
 
     def _prune(self, now: float) -> None:
-        cutoff = now - self.max_delay - 1.0
+        # a second of slack for delayed outputs; with no delay only the live anchor matters
+        cutoff = now - self.max_delay - (1.0 if self.max_delay > 0 else 0.0)
         keep = 0
         for i, a in enumerate(self.history):
             if a.clock <= cutoff:
                 keep = i
         if keep:
             del self.history[:keep]
+            del self._clocks[:keep]
+
+    @property
+    def oldest_version(self) -> int:
+        """The oldest timeline version any kept anchor still shows (older ones may go)."""
+        return min(a.track.version for a in self.history)
 
     def _cut(self, now: float, step: int, **changes: Any) -> Anchor:
         """Show ``step`` complete at once (no animation)."""
@@ -333,7 +385,7 @@ class Director:
         return self._cut(now, len(self.durations) - 1, playing=True, auto=True, hold=None)
 
     def timeline_changed(
-        self, now: float, durations: Sequence[float], *, first_changed: int | None
+        self, now: float, durations: Sequence[float], *, first_changed: int | None, version: int | None = None
     ) -> Anchor | None:
         """A new replay of the game arrived.
 
@@ -342,13 +394,14 @@ class Director:
         change at or before the step on screen (a correction, an undo) cuts to the corrected
         picture without animation.
         """
-        if first_changed is None and len(durations) == len(self.durations):
+        same_version = version is None or version == self.version
+        if first_changed is None and len(durations) == len(self.durations) and same_version:
             return None
         pos = self.position(now)
         cur = pos.step
         old_n = len(self.durations)
         waiting_at_end = cur is not None and cur == old_n - 1 and pos.offset >= self.durations[cur]
-        self._set_durations(durations)
+        self._set_durations(durations, version)
         n = len(self.durations)
         if cur is None:
             return self._push(now, step=0, offset=0.0, available=n)
@@ -369,9 +422,9 @@ class Director:
         step = min(pos.step, n - 1)
         return self._push(now, step=step, offset=pos.progress * self.durations[step], available=n)
 
-    def reset(self, now: float, durations: Sequence[float], *, step: int = 0) -> Anchor:
+    def reset(self, now: float, durations: Sequence[float], *, step: int = 0, version: int | None = None) -> Anchor:
         """A different game: start it at ``step`` with its first step animating."""
-        self._set_durations(durations)
+        self._set_durations(durations, version)
         n = len(self.durations)
         step = min(max(step, 0), max(n - 1, 0))
         return self._push(now, step=step, offset=0.0, available=n, jump=False, hold=None if self.anchor.auto else step)

@@ -6,17 +6,22 @@ replayed by the engine, which judges it: an action whose replay reports a new pr
 refused with the engine's own text (file, deal, phase, index).  Where the shape of the
 document depends on the play (is the last trick full?) the engine's last
 :class:`~engine.state.GameState` answers, not a rule written here.
+
+A match (``.emn``) loads as every game it holds, played one after the other: its
+:attr:`Loaded.steps` run through game 1, then game 2...; :attr:`Loaded.parts` says where each
+game starts and how to label it ("Game 2 of 6").  A plain game is a single part.
 """
 
 from __future__ import annotations
 
+import bisect
 import copy
 import hashlib
 import json
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any
 
-from engine.errors import Place, Problem
+from engine.errors import Place, Problem, SchemaError
 from engine.state import GameState, StepKind, Timeline
 
 from .errors import BadRequest, TooLarge
@@ -24,6 +29,7 @@ from .protocol import ActionIn
 
 __all__ = [
     "MAX_INPUT",
+    "Part",
     "Loaded",
     "load_bytes",
     "apply_action",
@@ -39,15 +45,67 @@ MAX_INPUT = 8 * 1024 * 1024
 
 
 @dataclass(frozen=True)
+class Part:
+    """One game of what a channel plays (the only one, or one game of a match)."""
+
+    index: int  # game index in the match file (0 for a plain game)
+    timeline: Timeline
+    first_step: int  # global step index of the game's first state
+    label: str | None  # "Game 2 of 6" (None for a plain game)
+
+    @property
+    def title(self) -> str | None:
+        """What the scene shows as its title: the game's own title and, in a match, which game."""
+        if self.label is None:
+            return self.timeline.title
+        return f"{self.timeline.title} \u2014 {self.label}" if self.timeline.title else self.label
+
+
+@dataclass(frozen=True)
 class Loaded:
-    """A game the engine accepted: the bytes kept on disk and what they replay to."""
+    """A game (or match) the engine accepted: the bytes kept on disk and what they replay to.
+
+    ``timeline`` is the game's replay; for a match it is the first game's (single actions
+    and incremental replay only apply to plain games).  ``steps`` is what the Director plays.
+    """
 
     data: bytes
     source: str
-    document: dict[str, Any]  # EGN JSON (what single actions edit)
+    document: dict[str, Any]  # EGN JSON (what single actions edit); EMN JSON for a match
     timeline: Timeline
     digest: str
     problems: tuple[Problem, ...]
+    parts: tuple[Part, ...] = ()
+    steps: tuple[GameState, ...] = ()
+    match: bool = False
+    games_in_file: int = 1
+    _firsts: tuple[int, ...] = field(default=(), repr=False, compare=False)
+
+    def __post_init__(self) -> None:
+        if not self.parts:
+            object.__setattr__(self, "parts", (Part(0, self.timeline, 0, None),))
+            object.__setattr__(self, "steps", tuple(self.timeline.steps))
+        object.__setattr__(self, "_firsts", tuple(p.first_step for p in self.parts))
+
+    def part_of(self, step: int) -> Part:
+        """The game that global step ``step`` belongs to."""
+        i = bisect.bisect_right(self._firsts, step) - 1
+        return self.parts[max(i, 0)]
+
+    def slim(self) -> Loaded:
+        """The same replay without the stored bytes (kept for delayed outputs)."""
+        return Loaded(
+            data=b"",
+            source=self.source,
+            document=self.document,
+            timeline=self.timeline,
+            digest=self.digest,
+            problems=self.problems,
+            parts=self.parts,
+            steps=self.steps,
+            match=self.match,
+            games_in_file=self.games_in_file,
+        )
 
 
 def load_bytes(data: bytes, *, source: str, strict: bool = True, previous: Loaded | None = None) -> Loaded:
@@ -55,19 +113,23 @@ def load_bytes(data: bytes, *, source: str, strict: bool = True, previous: Loade
 
     ``strict`` refuses schema problems (the live feed); lenient repairs and lists them.
     ``previous`` (the channel's current game) lets the engine replay only the deals that
-    changed.
+    changed.  A match loads every game it holds (lenient: games the engine cannot read are
+    left out, and the others keep their numbers).
 
     Raises:
         TooLarge: more than :data:`MAX_INPUT` bytes.
         EgnError: the engine's typed error for a document it cannot accept.
     """
-    from engine.load import load_game
+    from engine.load import LoadedMatch, load_any
 
     if len(data) > MAX_INPUT:
         raise TooLarge(f"{source}: input of {len(data)} bytes is over the {MAX_INPUT} byte cap")
     if not data.strip():
         raise BadRequest(f"{source}: empty input")
-    loaded = load_game(data, source=source, strict=strict, previous=previous.timeline if previous else None)
+    prev = previous.timeline if previous is not None and not previous.match else None
+    loaded = load_any(data, source=source, strict=strict, previous=prev)
+    if isinstance(loaded, LoadedMatch):
+        return _match(data, loaded, source=source)
     doc = loaded.document
     document = doc.to_json() if hasattr(doc, "to_json") else dict(doc)
     return Loaded(
@@ -77,6 +139,36 @@ def load_bytes(data: bytes, *, source: str, strict: bool = True, previous: Loade
         timeline=loaded.timeline,
         digest=digest(data),
         problems=tuple(loaded.all_problems),
+    )
+
+
+def _match(data: bytes, loaded: Any, *, source: str) -> Loaded:
+    games = loaded.games
+    if not games:
+        raise SchemaError("the match holds no games the engine can read", Place(source=source))
+    listed = loaded.match.get("games") if isinstance(loaded.match, dict) else None
+    total = max(len(listed) if isinstance(listed, list) else 0, len(games))
+    parts: list[Part] = []
+    steps: list[GameState] = []
+    problems: list[Problem] = []
+    for pos, g in enumerate(games):
+        # the engine names each game "<source> game <i>" (i = its index in the file)
+        tail = g.source.rsplit(" game ", 1)[-1]
+        index = int(tail) if tail.isdigit() else pos
+        parts.append(Part(index, g.timeline, len(steps), f"Game {index + 1} of {total}"))
+        steps.extend(g.timeline.steps)
+        problems.extend(g.all_problems)
+    return Loaded(
+        data=bytes(data),
+        source=source,
+        document=dict(loaded.match),
+        timeline=games[0].timeline,
+        digest=digest(data),
+        problems=tuple(problems),
+        parts=tuple(parts),
+        steps=tuple(steps),
+        match=True,
+        games_in_file=total,
     )
 
 
@@ -106,7 +198,9 @@ def first_difference(old: Loaded | None, new: Loaded) -> int | None:
     deal are equal and only the rest is compared.
     """
     if old is None:
-        return 0 if len(new.timeline.steps) else None
+        return 0 if len(new.steps) else None
+    if old.match or new.match:
+        return _first_unequal(old.steps, new.steps, 0)
     a, b = old.timeline.steps, new.timeline.steps
     start = 0
     deal = _first_changed_deal(old.document, new.document)
@@ -115,6 +209,10 @@ def first_difference(old: Loaded | None, new: Loaded) -> int | None:
     deals = old.timeline.deals
     if deal is not None and len(deals) == len(old.document.get("deals", [])):
         start = deals[deal].first_step if deal < len(deals) else len(a)
+    return _first_unequal(a, b, start)
+
+
+def _first_unequal(a: Any, b: Any, start: int) -> int | None:
     for i in range(start, min(len(a), len(b))):
         if a[i] != b[i]:
             return i
@@ -156,6 +254,11 @@ def apply_action(base: Loaded | None, action: ActionIn, *, source: str) -> dict[
     """
     if base is None:
         raise BadRequest(f"{source}: no game loaded: PUT a game (with players) before sending actions")
+    if base.match:
+        raise BadRequest(
+            f"{source}: the channel holds a match ({len(base.parts)} games): single actions edit one game; "
+            "PUT the whole match instead"
+        )
     # only the last deal changes: copy it, share the rest (documents are never mutated)
     doc = dict(base.document)
     deals: list[Any] = list(doc.get("deals", []))

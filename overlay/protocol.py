@@ -132,10 +132,12 @@ ControlOp = Literal[
 
 
 class ControlRequest(_Model):
-    """A Director command.  ``seek`` takes ``step`` or ``deal``; ``speed`` takes ``speed``;
-    ``loop`` and ``auto`` take ``value`` (auto = auto-advance, off = operator NEXT)."""
+    """A Director command.  ``seek`` takes ``step`` or ``deal``, and for a match ``game`` (then
+    ``step``/``deal`` count inside that game); ``speed`` takes ``speed``; ``loop`` and ``auto``
+    take ``value`` (auto = auto-advance, off = operator NEXT)."""
 
     op: ControlOp
+    game: int | None = Field(None, ge=0)
     step: int | None = Field(None, ge=0)
     deal: int | None = Field(None, ge=0)
     speed: float | None = Field(None, gt=0.0, le=16.0)
@@ -225,6 +227,9 @@ class SceneMessage(_Model):
     step: int | None
     steps: int
     deal: int | None = None
+    game: int | None = None  # a match: which game (index in the file) the step is in
+    games: int = 0  # a match: how many games it holds (1 for a plain game)
+    game_title: str | None = None  # the title the scene shows ("Final — Game 2 of 6")
     age: float = 0.0
     rate: float = 1.0
     playing: bool = False
@@ -295,4 +300,7 @@ class StateMessage(_Model):
     step: int | None
     steps: int
     playing: bool
+    game: int | None = None  # which game of a match the step is in (0 for a plain game)
+    games: int = 0
+    game_title: str | None = None
     state: dict[str, Any] | None

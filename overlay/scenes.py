@@ -45,11 +45,13 @@ class RenderSettings:
         return self.views.get(output, self.default_view)
 
 
-def durations_of(timeline: Timeline | None, timing: Any) -> list[float]:
+def durations_of(steps: Sequence[GameState] | Timeline | None, timing: Any) -> list[float]:
     """Seconds per step: the Timing's run time + hold for the step's kind."""
-    if timeline is None:
+    if steps is None:
         return []
-    return [float(timing.of(s.kind).total) for s in timeline.steps]
+    if isinstance(steps, Timeline):
+        steps = steps.steps
+    return [float(timing.of(s.kind).total) for s in steps]
 
 
 @lru_cache(maxsize=1)

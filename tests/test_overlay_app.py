@@ -221,7 +221,7 @@ async def test_put_binary_game(client: Any) -> None:
 @pytest.mark.parametrize(
     "data, status, needles",
     [
-        (b"{not json", 400, ["t1.egn", "not JSON", "line 1"]),
+        (b"{not json", 400, ["t1.egn", "line 1", "column 2"]),
         (b"", 400, ["empty"]),
         (json.dumps({"fileType": "Euchre Game Notation", "version": "1.4", "metadata": {}, "deals": []}).encode(), 400, ["t1.egn", "players"]),
         (b"\x01\xff\xff\xff", 400, ["t1.egn"]),
@@ -438,7 +438,7 @@ async def test_follow_a_file_ignores_half_written_saves(client: Any, tmp_path: P
     r = await client.post("/api/channels/t1/follow", json={"path": str(path)}, headers=AUTH)
     assert r.status == 200
     info = await (await client.get("/api/channels/t1", headers=AUTH)).json()
-    assert info["game"] is None and "not JSON" in info["followError"]
+    assert info["game"] is None and "logger.egn: line 1, column" in info["followError"]
     await asyncio.sleep(0.3)  # the watcher is running
     path.write_text(text)
     for _ in range(100):
