@@ -130,9 +130,13 @@ class Ctx:
         align: str = "left",
         width: float | None = None,
         ls: float = 0.0,
+        min_scale: float = 0.72,
     ) -> float:
-        """Draw text placed by its left edge, centre or right edge; fit to ``width``. Returns its width."""
-        text, size, w, dx = _layout(font, size, text, width, ls, align)
+        """Draw text placed by its left edge, centre or right edge; fit to ``width``. Returns its width.
+
+        Text too wide shrinks down to ``min_scale`` of its size, then gets an ellipsis.
+        """
+        text, size, w, dx = _layout(font, size, text, width, ls, align, min_scale)
         self.b.text(font, size, x - dx, y, text, colour, ls)
         return w
 
@@ -143,10 +147,10 @@ class Ctx:
 
 
 @lru_cache(maxsize=4096)
-def _layout(font: str, size: float, text: str, width: float | None, ls: float, align: str) -> tuple[str, float, float, float]:
+def _layout(font: str, size: float, text: str, width: float | None, ls: float, align: str, min_scale: float) -> tuple[str, float, float, float]:
     """Fitted text, its size, width and the shift of its left edge for ``align``."""
     if width is not None:
-        text, size = fit_text(font, size, text, width, spacing=ls)
+        text, size = fit_text(font, size, text, width, spacing=ls, min_scale=min_scale)
     w = measure(font, size, text, ls)
     dx = w / 2 if align == "center" else w if align == "right" else 0.0
     return text, size, w, dx

@@ -154,8 +154,12 @@ def fit_text(
     w = measure(key, size, text, spacing)
     if w <= width:
         return text, size
-    smaller = size * max(min_scale, width / w)
-    smaller = float(int(smaller * 4) / 4)  # quarter-pixel steps keep frames stable
+    floor = size * min_scale
+    smaller = float(int(size * max(min_scale, width / w) * 4) / 4)  # quarter-pixel steps keep frames stable
+    # letter spacing does not shrink with the size, so the first guess can be a little wide
+    while smaller > floor and measure(key, smaller, text, spacing) > width:
+        smaller = max(floor, smaller - max(0.25, smaller * 0.02))
+        smaller = float(int(smaller * 4) / 4)
     if measure(key, smaller, text, spacing) <= width:
         return text, smaller
     chars = list(text)

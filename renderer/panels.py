@@ -327,7 +327,7 @@ def _banner(ctx: Ctx, el: Element) -> None:
     st, th, b = ctx.state, ctx.theme, ctx.b
     w, h = SIZES["banner"]
     if st.kind is StepKind.GAME_OVER and st.winner is not None:
-        kicker, head, colour = "GAME OVER", f"{ctx.team_name(st.winner).upper()} WIN", ctx.team_colour(st.winner)
+        kicker, head, colour = "GAME OVER", f"{ctx.team_short(st.winner).upper()} WIN", ctx.team_colour(st.winner)
         line = f"{st.score[st.winner]} \u2013 {st.score[1 - st.winner]}"
     elif st.kind is StepKind.DEAL_SCORED and st.deal_points is not None:
         if st.thrown_in or sum(st.deal_points) == 0:
@@ -362,6 +362,7 @@ def _banner(ctx: Ctx, el: Element) -> None:
     ctx.panel(0, 0, w, h, el=el, r=16)
     b.rrect(0, h - 10, w, 10, 5, colour, None, 0)
     ctx.label(th.font_heading, 24, w / 2, 46, kicker, colour if colour != th.muted else th.muted, align="center", ls=4.0, width=w - 60)
-    ctx.label(th.font_title, 72, w / 2, 122, head, ctx.text_colour(el), align="center", ls=1.5, width=w - 60)
+    # a headline may shrink further than a name plate before it loses letters
+    ctx.label(th.font_title, 72, w / 2, 122, head, ctx.text_colour(el), align="center", ls=1.5, width=w - 60, min_scale=0.5)
     ctx.label(th.font_heading, 30, w / 2, 168, line, th.accent, align="center", ls=2.0)
     b.restore()
