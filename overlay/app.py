@@ -423,27 +423,41 @@ def _refused(exc: BaseException, seq: int | None) -> str:
 
 @protected
 async def feed_socket(request: web.Request) -> web.WebSocketResponse:
+    """The logger's socket.  Every frame gets an ack or a typed refusal; no frame can close
+    the socket or touch the channel's last good state (a frame over the cap closes it with
+    1009 MESSAGE_TOO_BIG, as WebSocket says, and the channel keeps its game)."""
     ch = _channel(request)
     ws = web.WebSocketResponse(compress=False, heartbeat=15.0, max_msg_size=MAX_INPUT * 4 // 3 + 4096)
     await ws.prepare(request)
     request.app[SOCKETS].add(ws)
-    async for msg in ws:
-        seq: int | None = None
-        try:
-            if msg.type == WSMsgType.BINARY:
-                ack = ch.put_game(msg.data, source=f"{ch.id}.egnb", strict=True)
-            elif msg.type == WSMsgType.TEXT:
-                m = parse_feed_message(msg.data)
-                if isinstance(m, FeedGame):
-                    ack = ch.put_game(_feed_game_bytes(m), source=f"{ch.id}.egn", strict=True)
+    ch.feeds.add(ws)
+    try:
+        async for msg in ws:
+            seq: int | None = None
+            try:
+                if msg.type == WSMsgType.BINARY:
+                    ack = ch.put_game(msg.data, source=f"{ch.id}.egnb", strict=True)
+                elif msg.type == WSMsgType.TEXT:
+                    m = parse_feed_message(msg.data)
+                    if isinstance(m, FeedGame):
+                        ack = ch.put_game(_feed_game_bytes(m), source=f"{ch.id}.egn", strict=True)
+                    else:
+                        seq = m.action.seq
+                        ack = ch.apply_action(m.action)
                 else:
-                    seq = m.action.seq
-                    ack = ch.apply_action(m.action)
-            else:
-                continue
-            await ws.send_str(json.dumps(dump(ack)))
-        except (OverlayError, EgnError, ValidationError, json.JSONDecodeError, UnicodeDecodeError) as exc:
-            await ws.send_str(_refused(exc, seq))
+                    continue
+                text = json.dumps(dump(ack))
+            except (OverlayError, EgnError, ValidationError, json.JSONDecodeError, UnicodeDecodeError) as exc:
+                text = _refused(exc, seq)
+            except Exception:  # a bug must not cost the logger its socket
+                log.exception("channel %s: feed frame failed", ch.id)
+                msg_out = FeedRefused(seq=seq, status=500, error="internal error (logged on the server)", kind="internal")
+                text = json.dumps(dump(msg_out))
+            if ws.closed:
+                break
+            await ws.send_str(text)
+    finally:
+        ch.feeds.discard(ws)
     return ws
 
 

@@ -163,7 +163,10 @@ class Channel:
         self.follow_path = follow
         self.follow_error: str | None = None
         self.follow_task: asyncio.Task[None] | None = None
+        self.stopped_follows: set[asyncio.Task[None]] = set()  # cancelled, not yet finished
         self.pump_task: asyncio.Task[None] | None = None
+        self.feeds: set[web.WebSocketResponse] = set()  # logger feed sockets
+        self.closed = False
         self.load_error = load_error
         self.updated = now
 
@@ -427,6 +430,12 @@ class Channel:
         self.poke()
         return FeedAck(seq=None, changed=True, correction=correction, steps=self.steps, expected=self.seq + 1)
 
+    def _alive(self) -> None:
+        """Raises NotFound once the channel is deleted (a request that was reading its body
+        when the channel went must not write to the store)."""
+        if self.closed:
+            raise NotFound(f"no channel {self.id!r} (deleted)", channel=self.id)
+
     def _prune_versions(self) -> None:
         """Forget versions no kept anchor shows (older than the largest delay)."""
         oldest = min(self.director.oldest_version, self.revision)
@@ -442,6 +451,7 @@ class Channel:
         Raises:
             EgnError: the engine refused it (the channel keeps its last good state).
         """
+        self._alive()
         if self.game is not None and feed.digest(data) == self.game.digest:
             return self._unchanged()
         loaded = feed.load_bytes(data, source=source, strict=strict, previous=self.game)
@@ -455,6 +465,7 @@ class Channel:
 
     def load_game(self, data: bytes, *, source: str) -> FeedAck:
         """Load a (different) game: lenient, starts from its first step."""
+        self._alive()
         loaded = feed.load_bytes(data, source=source, strict=False)
         return self._commit(loaded, seq=0, reset=True)
 
@@ -466,6 +477,7 @@ class Channel:
             EgnError: the engine found the action illegal or malformed.
             BadRequest: the action does not fit the document (no deal yet...).
         """
+        self._alive()
         expected = self.seq + 1
         if action.seq < expected:
             return self._unchanged(action.seq, duplicate=True)
@@ -483,15 +495,19 @@ class Channel:
     # ------------------------------------------------------------------ follow
 
     def start_follow(self, path: str) -> None:
+        self._alive()
         self.stop_follow()
         self.follow_path = path
         self.follow_error = None
         self.hub.store.set_follow(self.id, path)
-        self.follow_task = asyncio.get_running_loop().create_task(self._follow(Path(path)))
+        self.follow_task = asyncio.get_running_loop().create_task(self._follow(Path(path)), name=f"follow:{self.id}")
 
     def stop_follow(self, *, forget: bool = False) -> None:
         if self.follow_task is not None:
             self.follow_task.cancel()
+            # the watcher thread stops shortly after; close() awaits it
+            self.stopped_follows.add(self.follow_task)
+            self.follow_task.add_done_callback(self.stopped_follows.discard)
             self.follow_task = None
         if forget:
             self.follow_path = None
@@ -531,6 +547,7 @@ class Channel:
         Raises:
             BadRequest: a command without its argument, or a deal/step that does not exist.
         """
+        self._alive()
         now = self.hub.clock()
         d = self.director
         op = req.op
@@ -610,6 +627,7 @@ class Channel:
             pydantic.ValidationError: a view/theme/timing the renderer refuses.
             StaleRevision: ``doc.revision`` is not the current one.
         """
+        self._alive()
         RenderSettings(doc)  # validate before storing
         stored = self.hub.store.put_settings(self.id, doc)
         old_timing = self.render.timing
@@ -631,13 +649,19 @@ class Channel:
             self.start_follow(self.follow_path)
 
     async def close(self, *, reason: str) -> None:
+        """Stop the pump and the file watcher (awaited: no task outlives the channel) and
+        close every socket of the channel (pages, state clients, logger feeds)."""
+        self.closed = True
         self.stop_follow()
-        if self.pump_task is not None:
-            self.pump_task.cancel()
-            with contextlib.suppress(asyncio.CancelledError):
-                await self.pump_task
+        tasks = [t for t in (self.pump_task, *self.stopped_follows) if t is not None]
+        self.pump_task = None
+        for task in tasks:
+            task.cancel()
+        for task in tasks:
+            with contextlib.suppress(asyncio.CancelledError, Exception):
+                await task
         bye = json.dumps({"type": "bye", "reason": reason})
-        for ws in [p.ws for p in self.pages] + [s.ws for s in self.subs]:
+        for ws in [p.ws for p in self.pages] + [s.ws for s in self.subs] + list(self.feeds):
             await _send(ws, bye)
             await ws.close(code=WSCloseCode.GOING_AWAY, message=reason.encode()[:120])
 

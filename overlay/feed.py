@@ -132,6 +132,8 @@ def load_bytes(data: bytes, *, source: str, strict: bool = True, previous: Loade
         return _match(data, loaded, source=source)
     doc = loaded.document
     document = doc.to_json() if hasattr(doc, "to_json") else dict(doc)
+    if not strict:
+        _refuse_blank(document, loaded.all_problems, source=source)
     return Loaded(
         data=bytes(data),
         source=source,
@@ -140,6 +142,22 @@ def load_bytes(data: bytes, *, source: str, strict: bool = True, previous: Loade
         digest=digest(data),
         problems=tuple(loaded.all_problems),
     )
+
+
+def _refuse_blank(document: dict[str, Any], problems: tuple[Problem, ...], *, source: str) -> None:
+    """A lenient load may repair a document, but not into a game with nobody at the table:
+    ``{}`` or a truncated save would otherwise blank a channel that had a good game.
+
+    Raises:
+        EgnError: the engine's first error about the document (typed as the engine typed it).
+    """
+    metadata = document.get("metadata")
+    if isinstance(metadata, dict) and metadata.get("players"):
+        return
+    first = next((p for p in problems if p.severity == "error"), None)
+    if first is not None:
+        raise first.error()
+    raise SchemaError("the game lists no players", Place(source=source, path="/metadata/players"))
 
 
 def _match(data: bytes, loaded: Any, *, source: str) -> Loaded:
