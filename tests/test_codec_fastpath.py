@@ -200,6 +200,7 @@ def _general_only(monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setattr(protobuf, "_SHORT_LEN", -1)
     monkeypatch.setattr(protobuf, "SHORT_STRINGS", {})
     monkeypatch.setattr(expanded, "SHORT_STRINGS", {})
+    monkeypatch.setattr(expanded, "_BIDDING_SEEN", {})
 
 
 def test_fast_paths_match_general_code(monkeypatch: pytest.MonkeyPatch) -> None:

@@ -255,9 +255,23 @@ def _fast_bidding(data: bytes) -> dict[str, Any] | None:
     return out
 
 
+#: Decoded plain bidding messages by their bytes (a few dozen shapes cover most games).
+_BIDDING_SEEN: dict[bytes, dict[str, Any]] = {}
+
+
 def _read_bidding(data: bytes, base: int) -> dict[str, Any]:
+    seen = _BIDDING_SEEN.get(data)
+    if seen is not None:
+        out = dict(seen)  # fresh lists: the caller owns (and may change) the result
+        out["calls"] = list(seen["calls"])
+        out["cardExchanges"] = []
+        return out
     fast = _fast_bidding(data)
-    return fast if fast is not None else _general_bidding(data, base)
+    if fast is None:
+        return _general_bidding(data, base)
+    if len(_BIDDING_SEEN) < 4096:
+        _BIDDING_SEEN[bytes(data)] = {**fast, "calls": list(fast["calls"])}
+    return fast
 
 
 def _general_bidding(data: bytes, base: int) -> dict[str, Any]:
