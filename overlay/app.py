@@ -198,7 +198,7 @@ async def _read_path(path: str) -> bytes:
 # --------------------------------------------------------------------------- pages
 
 
-def _page_html(channel: str, output: OutputName, width: int, height: int) -> str:
+def _page_html(channel: str, output: OutputName, width: int, height: int, *, trace: bool = False) -> str:
     from renderer.fonts import font_files
 
     config = {
@@ -206,7 +206,7 @@ def _page_html(channel: str, output: OutputName, width: int, height: int) -> str
         "output": output,
         "width": width,
         "height": height,
-        "socket": f"/ws/overlay/{channel}?output={output}&width={width}&height={height}",
+        "socket": f"/ws/overlay/{channel}?output={output}&width={width}&height={height}" + ("&trace=1" if trace else ""),
         "fonts": {key: f"/fonts/{key}.ttf" for key in font_files()},
     }
     # JSON inside <script>: escape "<" so no text can close the element
@@ -234,7 +234,7 @@ async def overlay_page(request: web.Request) -> web.Response:
     out = ch.settings.output(output)
     width = _dimension(request, "width", out.width, 1280, 3840)
     height = _dimension(request, "height", out.height, 720, 2160)
-    html = _page_html(ch.id, output, width, height)
+    html = _page_html(ch.id, output, width, height, trace=request.query.get("bench") == "1")
     return web.Response(
         text=html,
         content_type="text/html",
@@ -262,7 +262,13 @@ async def page_socket(request: web.Request) -> web.WebSocketResponse:
     await ws.prepare(request)
     request.app[SOCKETS].add(ws)
     page = Page(
-        ws=ws, output=output, remote=request.remote or "?", connected_at=_clock(request), width=width, height=height
+        ws=ws,
+        output=output,
+        remote=request.remote or "?",
+        connected_at=_clock(request),
+        width=width,
+        height=height,
+        trace=request.query.get("trace") == "1",
     )
     ch.pages.add(page)
     try:

@@ -6,6 +6,12 @@ step changes on some output (the Director says when), or until something wakes i
 update, a control command, a page joining), then sends each output's pages the scene of
 their step.  Pages read their own sockets (in the handler task); only the pump and the
 handlers' one-off snapshots write to them.
+
+Broadcast delay: every accepted game gets a new revision, kept in :attr:`Channel.versions`
+while some Director anchor inside the largest output delay still shows it.  An output with
+delay ``d`` asks the Director for the position at ``now - d``, which names the version (and
+the step durations) in force then, so a delayed output shows exactly what preview showed
+``d`` seconds earlier, corrections included.
 """
 
 from __future__ import annotations
@@ -65,6 +71,7 @@ class Page:
     drawn_seq: int = 0
     drawn_step: int | None = None
     lag: float | None = None  # seconds from sending a scene to the page's "drawn" report
+    trace: bool = False  # bench pages get the server's stage times (wall clock ms) per scene
 
     @property
     def size(self) -> tuple[int, int]:
@@ -167,6 +174,8 @@ class Channel:
         self.pump_task: asyncio.Task[None] | None = None
         self.feeds: set[web.WebSocketResponse] = set()  # logger feed sockets
         self.closed = False
+        # wall-clock ms of the last feed update's stages, for bench pages ("trace")
+        self.feed_trace: dict[str, float] = {}
         self.load_error = load_error
         self.updated = now
 
@@ -378,9 +387,14 @@ class Channel:
             key = self._scene_key(output, size, now)
             if key != self.last_key.get((output, width, height)):
                 self.last_key[(output, width, height)] = key
+                woke = time.time() * 1000 if any(p.trace for p in pages) else 0.0
                 text, seq, step = self.scene_text(output, size, now, snapshot=False)
                 for page in pages:
-                    if await _send(page.ws, text):
+                    out = text
+                    if page.trace:
+                        trace = {**self.feed_trace, "woke": woke, "built": time.time() * 1000}
+                        out = text[:-1] + ',"trace":' + json.dumps(trace) + "}"
+                    if await _send(page.ws, out):
                         page.note_sent(seq, step, now)
         for output in OUTPUTS:
             if output not in outputs:
@@ -417,7 +431,12 @@ class Channel:
         self.load_error = None
         self.revision += 1
         self.versions[self.revision] = loaded.slim()
-        durations = durations_of(loaded.steps, self.render.timing)
+        if reset or first is None:
+            durations = durations_of(loaded.steps, self.render.timing)
+        else:
+            # steps before the first change are the same steps: keep their durations
+            keep = list(self.director.durations[:first])
+            durations = keep + durations_of(loaded.steps[first:], self.render.timing)
         if reset:
             self.director.reset(now, durations, version=self.revision)
         else:
@@ -478,6 +497,7 @@ class Channel:
             BadRequest: the action does not fit the document (no deal yet...).
         """
         self._alive()
+        received = time.time() * 1000
         expected = self.seq + 1
         if action.seq < expected:
             return self._unchanged(action.seq, duplicate=True)
@@ -489,7 +509,9 @@ class Channel:
         document = feed.apply_action(self.game, action, source=source)
         loaded = feed.load_bytes(feed.document_bytes(document), source=source, strict=True, previous=self.game)
         feed.refuse_new_problems(self.game, loaded)
+        replayed = time.time() * 1000
         ack = self._commit(loaded, seq=action.seq)
+        self.feed_trace = {"received": received, "replayed": replayed, "committed": time.time() * 1000}
         return ack.model_copy(update={"seq": action.seq})
 
     # ------------------------------------------------------------------ follow

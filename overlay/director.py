@@ -20,6 +20,7 @@ older than ``max_delay`` (the largest delay of the channel) is pruned, which bou
 from __future__ import annotations
 
 import bisect
+import itertools
 from collections.abc import Sequence
 from dataclasses import dataclass, replace
 from typing import Any
@@ -40,11 +41,8 @@ class Track:
 
     @classmethod
     def of(cls, durations: Sequence[float], version: int = 0) -> Track:
-        ds = tuple(max(0.0, float(d)) for d in durations)
-        starts = [0.0]
-        for d in ds:
-            starts.append(starts[-1] + d)
-        return cls(ds, tuple(starts), version)
+        ds = tuple(d if d > 0.0 else 0.0 for d in map(float, durations))
+        return cls(ds, (0.0, *itertools.accumulate(ds)), version)
 
 
 @dataclass(frozen=True)

@@ -707,3 +707,20 @@ def test_app_keys_are_typed(settings: ServerSettings) -> None:
     app = create_app(settings)
     assert isinstance(app, web.Application)
     assert isinstance(TOKEN, web.AppKey) and isinstance(HUB, web.AppKey)
+
+
+async def test_bench_pages_get_the_server_stage_times(client: Any) -> None:
+    doc = game(4, 1)
+    await make_channel(client, doc=empty_game(doc))
+    html = await (await client.get("/overlay/t1?output=preview&bench=1")).text()
+    assert "&trace=1" in html
+    plain = await client.ws_connect("/ws/overlay/t1?output=preview")
+    traced = await client.ws_connect("/ws/overlay/t1?output=preview&trace=1")
+    await scene_msg(plain)
+    await scene_msg(traced)
+    r = await client.post("/api/channels/t1/actions", json=actions_of(doc)[0], headers=AUTH)
+    assert r.status == 200
+    a, b = await scene_msg(plain), await scene_msg(traced)
+    assert "trace" not in a and a["step"] == b["step"] == 0
+    t = b["trace"]
+    assert t["received"] <= t["replayed"] <= t["committed"] <= t["woke"] <= t["built"]

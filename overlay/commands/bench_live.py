@@ -44,6 +44,24 @@ FAST = {"run_time": 0.08, "hold": 0.05, "ease": "out"}
 KINDS = ("deal_start", "call", "discard", "card", "trick_taken", "deal_scored", "game_over")
 
 
+#: stages of one logger action, each from one timestamp to the next (wall clock ms; the
+#: server's come back in the scene's "trace" for bench pages, the page's from its bench log)
+STAGES = [
+    ("client_to_server", "sent", "received"),  # HTTP request out, parsed, validated
+    ("replay", "received", "replayed"),  # edit the EGN document, engine load + replay
+    ("commit", "replayed", "committed"),  # SQLite, Director, playhead
+    ("wake", "committed", "woke"),  # until the channel's pump runs
+    ("build", "woke", "built"),  # scene build + message JSON
+    ("socket", "built", "receivedAt"),  # send, loopback, browser event dispatch
+    ("parse", "receivedAt", "parsedAt"),  # JSON.parse in the page
+    ("set_scene", "parsedAt", "setAt"),
+    ("draw_calls", "setAt", "renderedAt"),  # Canvas2D calls of the first draw
+    ("raster", "renderedAt", "rasteredAt"),  # Chromium rasterises the draw (software here)
+    ("probe", "rasteredAt", "drawnAt"),  # the bench's own fingerprint of the canvas
+    ("to_change", "drawnAt", "changedAt"),  # 0 when the first draw changed the pixels
+]
+
+
 def _add_arguments(p: argparse.ArgumentParser) -> None:
     p.add_argument("--samples", type=int, default=150, help="logger actions timed in the browser")
     p.add_argument("--cpu-channels", type=int, default=10, help="animating channels for the CPU figure")
@@ -159,6 +177,8 @@ async def _latency(session: Any, base: str, args: argparse.Namespace) -> dict[st
         await browser.close()
     to_canvas: list[float] = []
     to_message: list[float] = []
+    stages: dict[str, list[float]] = {name: [] for name, _, _ in STAGES}
+    first_frame_changed = 0
     seen: set[int] = set()
     for rec in log:
         step = rec["step"]
@@ -166,7 +186,18 @@ async def _latency(session: Any, base: str, args: argparse.Namespace) -> dict[st
             seen.add(step)
             to_canvas.append(rec["changedAt"] - sent[step])
             to_message.append(rec["receivedAt"] - sent[step])
+            first_frame_changed += rec.get("changedFrame") == 0
+            marks = {"sent": sent[step], **(rec.get("trace") or {}), **{k: v for k, v in rec.items() if k.endswith("At")}}
+            for name, a, b in STAGES:
+                if marks.get(a) is not None and marks.get(b) is not None:
+                    stages[name].append(marks[b] - marks[a])
+    breakdown: dict[str, Any] = {}
+    for name, values in stages.items():
+        breakdown[f"stage_{name}_p50_ms"] = round(_pct(values, 50), 3)
+        breakdown[f"stage_{name}_p99_ms"] = round(_pct(values, 99), 3)
     return {
+        **breakdown,
+        "latency_changed_on_first_frame": first_frame_changed,
         "latency_samples": len(to_canvas),
         "latency_pixels_p50_ms": _pct(to_canvas, 50),
         "latency_pixels_p99_ms": _pct(to_canvas, 99),

@@ -103,8 +103,10 @@
   }
 
   function onMessage(text) {
+    var arrived = bench ? epochMs() : 0;
     var msg;
     try { msg = JSON.parse(text); } catch (e) { return; }
+    var parsed = bench ? epochMs() : 0;
     if (!msg || msg.type !== "scene") return;
     state.seq = msg.seq;
     state.step = msg.step;
@@ -123,7 +125,13 @@
       done: false
     };
     if (msg.scene) player.setScene(msg.scene, 0);
-    if (bench) benchLog.push({ seq: msg.seq, step: msg.step, receivedAt: current.receivedAt, drawnAt: null, changedAt: null });
+    if (bench) {
+      benchLog.push({
+        seq: msg.seq, step: msg.step, trace: msg.trace || null, bytes: text.length,
+        receivedAt: arrived, parsedAt: parsed, setAt: epochMs(),
+        renderedAt: null, drawnAt: null, changedAt: null, changedFrame: null
+      });
+    }
     draw();
     schedule();
   }
@@ -142,6 +150,7 @@
     } else {
       clearCanvas();
     }
+    var rendered = bench ? epochMs() : 0;
     state.frames += 1;
     if (!current.hasScene || current.rate === 0 || t >= current.dur) current.done = true;
     if (drawnId !== current.id) {
@@ -150,7 +159,7 @@
       state.drawnStep = current.step;
       send({ type: "drawn", seq: current.seq, step: current.step });
     }
-    if (bench) benchProbe();
+    if (bench) benchProbe(rendered);
   }
 
   function schedule() {
@@ -181,13 +190,23 @@
     for (var i = 0; i < d.length; i += 1) h = (Math.imul(h, 31) + d[i]) | 0;
     return h;
   }
-  function benchProbe() {
+  // renderedAt: the draw calls returned; rasteredAt: a 1-pixel readback forced the raster;
+  // drawnAt: the bench's own fingerprint of the whole canvas is done
+  var benchFrames = 0;
+  function benchProbe(rendered) {
     var rec = benchLog.length ? benchLog[benchLog.length - 1] : null;
+    canvas.getContext("2d").getImageData(0, 0, 1, 1); // forces the raster of this draw
+    var rastered = epochMs();
     var print = fingerprint();
     var at = epochMs();
+    benchFrames += 1;
     if (rec) {
-      if (rec.drawnAt === null) rec.drawnAt = at;
-      if (rec.changedAt === null && lastPrint !== null && print !== lastPrint) rec.changedAt = at;
+      if (rec.drawnAt === null) { rec.drawnAt = at; rec.renderedAt = rendered; rec.rasteredAt = rastered; rec.firstFrame = benchFrames; }
+      if (rec.changedAt === null && lastPrint !== null && print !== lastPrint) {
+        rec.changedAt = at;
+        rec.changedRenderedAt = rendered;
+        rec.changedFrame = benchFrames - rec.firstFrame;
+      }
     }
     lastPrint = print;
   }
