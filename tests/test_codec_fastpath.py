@@ -189,7 +189,10 @@ def _outcome(fn: Any, *args: Any) -> str:
 
 def _general_only(monkeypatch: pytest.MonkeyPatch) -> None:
     """Turn every codec fast path off (the general readers/writers do all the work)."""
-    from engine.codec import bitstream, expanded, protobuf
+    from engine.codec import bitstream, common, expanded, protobuf
+
+    monkeypatch.setattr(common, "_read_ruleset", common._general_ruleset)
+    monkeypatch.setattr(common, "_read_player", common._general_player)
 
     monkeypatch.setattr(expanded, "_fast_play", lambda data, base: None)
     monkeypatch.setattr(expanded, "_fast_bidding", lambda data: None)
