@@ -20,8 +20,8 @@ __all__ = ["write_file", "read_file", "write_deal", "read_deal"]
 
 BIDDING = "EUCHRE_BIDDING"
 PLAY = "TRICK_PLAY"
-_CARD_TAGS = [b"\x0a" * n for n in range(11)]
-_CARD_LENS = [b"\x02" * n for n in range(11)]
+#: The encoded field (tag 0x0a, length 2, text) of every two-letter card spelling -> its text.
+_CARD_FIELDS = {b"\x0a\x02" + (r + s).encode(): r + s for r in "78N9TJQKAX" for s in "SsHhCcDdxtngh"}
 
 
 def _opt_int(w: Writer, number: int, obj: Mapping[str, Any], key: str) -> None:
@@ -160,14 +160,14 @@ def write_file(doc: Mapping[str, Any], deal: DealWriter) -> bytes:
 
 
 def _card_strings(data: bytes, base: int, what: str) -> list[str]:
-    # Fast path: up to ten two-letter ASCII cards, each field 1 / wire 2 / length 2 (the
-    # shape every writer produces); anything else takes the general reader below.
+    # Fast path: up to ten two-letter cards, each field 1 / wire 2 / length 2 (the shape
+    # every writer produces); anything else takes the general reader below.
     size = len(data)
     if size <= 40 and not size & 3:
-        count = size >> 2
-        if data[0::4] == _CARD_TAGS[count] and data[1::4] == _CARD_LENS[count] and data.isascii():
-            text = data.decode("ascii")
-            return [text[i : i + 2] for i in range(2, size, 4)]
+        try:
+            return [_CARD_FIELDS[data[i : i + 4]] for i in range(0, size, 4)]
+        except KeyError:
+            pass
     return _general_card_strings(data, base, what)
 
 
