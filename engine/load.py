@@ -63,10 +63,16 @@ def parse_json(data: bytes | str, *, source: str) -> Any:
 
 
 def _looks_like_json(data: bytes | str) -> bool:
+    """JSON text starts (after a BOM and white space) like a JSON value.
+
+    Binary EGN starts with a magic byte (0x00-0x02) or, for legacy condensed files, a
+    protobuf tag (0x0a, 0x12, 0x1a, 0x22); a JSON string at the top is never a game, so
+    ``"`` is left to the binary reader.
+    """
     if isinstance(data, str):
         return True
     head = data[:64].lstrip(b"\xef\xbb\xbf \t\r\n")
-    return head[:1] in (b"{", b"[")
+    return head[:1] != b"" and head[:1] in b"{[-0123456789tfn"
 
 
 def load_game(data: bytes | str, *, source: str = "<input>", strict: bool = False, previous: Timeline | None = None) -> LoadedGame:

@@ -336,12 +336,27 @@ def _errors(exc: ValidationError, prefix: tuple[Any, ...], doc: Any, source: str
     return out
 
 
+def _json_type(value: Any) -> str:
+    """What a JSON value is, in JSON's words (for messages)."""
+    if value is None:
+        return "null"
+    if isinstance(value, bool):
+        return "a boolean"
+    if isinstance(value, (int, float)):
+        return "a number"
+    if isinstance(value, str):
+        return "a string"
+    if isinstance(value, list):
+        return "an array"
+    return type(value).__name__
+
+
 def _top_level(doc: Any, source: str, version_re: re.Pattern[str]) -> list[tuple[tuple[Any, ...], Problem]]:
     def p(path: tuple[Any, ...], msg: str) -> tuple[tuple[Any, ...], Problem]:
         return (path, Problem(place=Place(source=source, path="/" + "/".join(map(str, path))), message=msg, kind="schema"))
 
     if not isinstance(doc, dict):
-        return [p((), f"an EGN document is a JSON object, not {type(doc).__name__}")]
+        return [p((), f"an EGN document is a JSON object, not {_json_type(doc)}")]
     out = []
     for key in doc:
         if key not in ("fileType", "version", "metadata", "deals"):
@@ -357,7 +372,7 @@ def _top_level(doc: Any, source: str, version_re: re.Pattern[str]) -> list[tuple
     deals = doc.get("deals")
     if "deals" in doc:
         if not isinstance(deals, list):
-            out.append(p(("deals",), f"deals must be an array, not {type(deals).__name__}"))
+            out.append(p(("deals",), f"deals must be an array, not {_json_type(deals)}"))
         elif len(deals) > 100:
             out.append(p(("deals",), f"{len(deals)} deals: at most 100 are allowed"))
     return out
@@ -515,8 +530,10 @@ def parse_document(obj: Any, *, source: str = "<input>", strict: bool = False) -
     from .upgrade import split_production, upgrade_document
 
     if not isinstance(obj, dict):
-        raise SchemaError(f"an EGN document is a JSON object, not {type(obj).__name__}", Place(source=source))
-    doc: Any = copy.deepcopy(obj)
+        raise SchemaError(f"an EGN document is a JSON object, not {_json_type(obj)}", Place(source=source))
+    # The input is never modified: split_production and upgrade_document return copies,
+    # and a lenient repair works on a deep copy made only when there is something to repair.
+    doc: Any = obj
     production: dict[str, Any] = {}
     upgraded_from = None
     version = doc.get("version")
@@ -532,10 +549,13 @@ def parse_document(obj: Any, *, source: str = "<input>", strict: bool = False) -
     if strict:
         return ParsedDocument(document=validate_document(doc, source=source, reference=False), production=production, upgraded_from=upgraded_from)
     problems: list[Problem] = []
+    copied = old
     for _ in range(50):
         found = _check(doc, source, VERSION_RE)
         if not found:
             break
+        if not copied:
+            doc, copied = copy.deepcopy(doc), True
         for _path, problem in found:
             if problem not in problems:
                 problems.append(problem)
