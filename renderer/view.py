@@ -110,7 +110,7 @@ def default_view() -> View:
             _e(T.NS_TRUMP_TRACKER, 560, 54),
             _e(T.EW_TRUMP_TRACKER, 560, 126),
             _e(T.TITLE, 1464, 54),
-            _e(T.KITTY_TRACKER, 1254, 640),
+            _e(T.KITTY_TRACKER, 1624, 628),
             _e(T.SUIT_TRACKER, 1464, 846),
             _e(T.TRICK_TRACKER, 1464, 660, 1.0).model_copy(update={"visible": False}),
             _e(T.TRUMP_TRACKER, 1464, 140).model_copy(update={"visible": False}),
