@@ -18,7 +18,7 @@ import bisect
 import copy
 import hashlib
 import json
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import Any
 
 from engine.errors import Place, Problem, SchemaError
@@ -232,11 +232,21 @@ def first_difference(old: Loaded | None, new: Loaded) -> int | None:
 
 def _first_unequal(a: Any, b: Any, start: int) -> int | None:
     for i in range(start, min(len(a), len(b))):
-        if a[i] != b[i]:
+        if a[i] != b[i] and _played(a[i]) != _played(b[i]):
             return i
     if len(a) != len(b):
         return min(len(a), len(b))
     return None
+
+
+def _played(state: Any) -> Any:
+    """A step without its hands.
+
+    Hands not given in the file are worked out from the cards each seat plays later, so
+    every new card also fills in the hands of earlier steps.  That is not a correction of
+    what happened: only a change in the actions (calls, cards, tricks, score...) is.
+    """
+    return replace(state, hands=(), hands_known=()) if isinstance(state, GameState) else state
 
 
 def new_problems(old: Loaded | None, new: Loaded) -> list[Problem]:

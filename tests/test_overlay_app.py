@@ -316,6 +316,24 @@ async def test_actions_build_the_same_game_as_a_put(client: Any) -> None:
     assert live["state"]["tricks"] == whole["state"]["tricks"]
 
 
+async def test_new_cards_animate_when_hands_are_unknown(client: Any) -> None:
+    """Without playerCards the engine works hands out from later plays; a new card fills in
+    earlier steps' hands, which must not count as a correction (that would jump, not animate)."""
+    doc = game(6, 1)
+    for deal in doc["deals"]:
+        deal["initialState"].pop("playerCards", None)
+    await make_channel(client, "live", doc=empty_game(doc))
+    corrections = []
+    for a in actions_of(doc):
+        a.pop("playerCards", None)
+        r = await client.post("/api/channels/live/actions", json=a, headers=AUTH)
+        assert r.status == 200, (a, await r.text())
+        if (await r.json())["correction"]:
+            corrections.append(a)
+    # the dealer's discard names a card the pick-up step showed as unknown: that one is a correction
+    assert [a["kind"] for a in corrections] in ([], ["discard"])
+
+
 async def test_action_duplicates_ignored_gaps_refused(client: Any) -> None:
     doc = game(5, 1)
     await make_channel(client, doc=empty_game(doc))
