@@ -36,13 +36,24 @@ class RenderSettings:
         self.timing = Timing.model_validate(settings.timing) if settings.timing else DEFAULT_TIMING
         self.theme = Theme.model_validate(settings.theme) if settings.theme else Theme()
         base = default_view()
+        defaults = {"clean": clean_view(base)}
         self.views: dict[str, Any] = {}
         for name, out in settings.outputs.items():
-            self.views[name] = View.model_validate(out.view) if out.view else base
+            self.views[name] = View.model_validate(out.view) if out.view else defaults.get(name, base)
         self.default_view = base
 
     def view(self, output: OutputName) -> Any:
         return self.views.get(output, self.default_view)
+
+
+def clean_view(base: Any) -> Any:
+    """The clean output's default: no hole cards (hands face down until played) and no
+    commentary, so it can run live without a delay."""
+    from renderer.view import ElementType, Perspective
+
+    hidden = {ElementType.ANNOTATIONS}
+    elements = tuple(e.model_copy(update={"visible": False}) if e.type in hidden else e for e in base.elements)
+    return base.model_copy(update={"perspective": Perspective.PLAYED, "elements": elements})
 
 
 def durations_of(steps: Sequence[GameState] | Timeline | None, timing: Any) -> list[float]:

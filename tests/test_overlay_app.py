@@ -742,3 +742,15 @@ async def test_bench_pages_get_the_server_stage_times(client: Any) -> None:
     assert "trace" not in a and a["step"] == b["step"] == 0
     t = b["trace"]
     assert t["received"] <= t["replayed"] <= t["committed"] <= t["woke"] <= t["built"]
+
+
+def test_clean_output_hides_hole_cards_and_commentary() -> None:
+    from overlay.protocol import ChannelSettings
+    from overlay.scenes import RenderSettings
+    from renderer.view import ElementType, Perspective
+
+    rs = RenderSettings(ChannelSettings())
+    clean, program = rs.view("clean"), rs.view("program")
+    assert clean.perspective is Perspective.PLAYED and program.perspective is Perspective.ALL
+    notes = [e for e in clean.elements if e.type is ElementType.ANNOTATIONS]
+    assert notes and not any(e.visible for e in notes)
