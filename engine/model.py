@@ -13,6 +13,11 @@ Two ways in:
 
 Old versions (1.0, 1.1) are upgraded before validation (:mod:`engine.upgrade`); the
 legacy Renderer fields are returned aside as production data.
+
+:mod:`engine.fastcheck` is a hand-written, conservative copy of these rules that lets the
+codecs skip building a model for ordinary valid documents.  Any rule made stricter here
+must be made stricter there too (``tests/test_codec_fastpath.py`` checks that whatever it
+accepts, these models accept).
 """
 
 from __future__ import annotations
