@@ -349,9 +349,12 @@ class _DealReplay:
     # -- bidding -------------------------------------------------------------
 
     def bidding(self, phase: BiddingPhase, phase_index: int) -> None:
+        """One step per call.  The making call's step already shows the loner, the lone
+        defender, who sits out and whether the dealer takes the up-card."""
         P = self.P
         ann = phase.callAnnotations or {}
         ended = False
+        made_round = 0
         calls = list(phase.calls)
         for i, call in enumerate(calls):
             where: dict[str, Any] = {"phase": phase_index, "phase_type": "EUCHRE_BIDDING", "call": i}
@@ -363,11 +366,18 @@ class _DealReplay:
                 self.problem(f"{call!r}: only {2 * P} calls are possible", **where)
             self.calls.append(Call(seat=seat, call=call, index=i, round=rnd))
             last = i == len(calls) - 1
+            made = False
             if not ended and call != "Pass" and not (call == "x" and not last):
-                ended = self._make(call, seat, rnd, where)
+                ended = made = self._make(call, seat, rnd, where)
+                made_round = rnd
             if not ended and rnd == 1 and i == P - 1:
                 self.up_state = UpCardState.TURNED_DOWN
-            to_act = None if ended else (seat + 1) % P
+            if made:
+                self._declare(phase, phase_index, rnd)
+            if not ended:
+                to_act: int | None = None if i + 1 >= 2 * P else (seat + 1) % P
+            else:
+                to_act = self._after_bidding(phase, made_round)
             self.emit(StepKind.CALL, Action(StepKind.CALL, seat=seat, call=call, index=i), annotations=ann.get(str(i), []), to_act=to_act)
         if not ended:
             if len(calls) >= 2 * P:
@@ -376,10 +386,18 @@ class _DealReplay:
                 if self.rules.std:
                     self.problem(f"stick the dealer: dealer {self.dealer} must name trump, but all {2 * P} calls are Pass", phase=phase_index, phase_type="EUCHRE_BIDDING", call=len(calls) - 1)
             return
+        if made_round == 1:
+            self._pick_up(phase, phase_index)
+        elif phase.discard is not None:
+            self.problem(f"discard {phase.discard!r} after a round-2 call: the dealer picks up nothing", severity="warning", phase=phase_index, phase_type="EUCHRE_BIDDING")
+
+    def _declare(self, phase: BiddingPhase, phase_index: int, rnd: int) -> None:
+        """Loner, lone defender and sitting-out seats, known as soon as trump is made."""
+        P = self.P
         self.alone = bool(phase.isAlone)
-        where = {"phase": phase_index, "phase_type": "EUCHRE_BIDDING"}
+        where: dict[str, Any] = {"phase": phase_index, "phase_type": "EUCHRE_BIDDING"}
         assert self.maker is not None
-        if self.rules.canadian and not self.alone and self.calls[-1].round == 1 and self.maker == self.table.partner(self.dealer):
+        if self.rules.canadian and not self.alone and rnd == 1 and self.maker == self.table.partner(self.dealer):
             self.problem(f"canadian loner: seat {self.maker} ordered up the dealer's card and must go alone", severity="warning", **where)
             self.alone = True
         d = phase.aloneDefender
@@ -393,10 +411,21 @@ class _DealReplay:
                     self.problem(f"aloneDefender {d} but the ruleset does not allow defending alone", severity="warning", **where)
                 self.alone_defender = d
         self.sit_out = self.table.sit_out(self.maker, self.alone, self.alone_defender)
-        if self.calls[-1].round == 1:
-            self._pick_up(phase, phase_index)
-        elif phase.discard is not None:
-            self.problem(f"discard {phase.discard!r} after a round-2 call: the dealer picks up nothing", severity="warning", **where)
+        if rnd == 1 and self._dealer_skips_pick_up(phase):
+            self.up_state = UpCardState.TURNED_DOWN
+
+    def _dealer_skips_pick_up(self, phase: BiddingPhase) -> bool:
+        """A dealer who sits out (partner of a loner) takes the up-card only if a discard is recorded."""
+        return self.dealer in self.sit_out and phase.discard is None
+
+    def _first_leader(self) -> int:
+        return self.table.first_leader(self.rules, self.dealer, self.maker, self.alone, self.sit_out)
+
+    def _after_bidding(self, phase: BiddingPhase, made_round: int) -> int:
+        """Whose turn once trump is made: the dealer to discard after a round-1 order, else the first leader."""
+        if made_round == 1 and not self._dealer_skips_pick_up(phase):
+            return self.dealer
+        return self._first_leader()
 
     def _make(self, call: str, seat: int, rnd: int, where: dict[str, Any]) -> bool:
         up_suit = self.up.suit
@@ -427,8 +456,7 @@ class _DealReplay:
 
     def _pick_up(self, phase: BiddingPhase, phase_index: int) -> None:
         where: dict[str, Any] = {"phase": phase_index, "phase_type": "EUCHRE_BIDDING"}
-        if self.dealer in self.sit_out and phase.discard is None:
-            self.up_state = UpCardState.TURNED_DOWN
+        if self._dealer_skips_pick_up(phase):
             return
         self.picked_up = True
         self.discard = parse_card(phase.discard) if phase.discard is not None else self._inferred_discard()
@@ -439,7 +467,7 @@ class _DealReplay:
             self._remove(hand, self.discard, self.dealer, "discard", where)
         elif len(hand) > HAND_SIZE and any(not c.known for c in hand):
             self._remove(hand, UNKNOWN, self.dealer, "discard", where)
-        self.emit(StepKind.DISCARD, Action(StepKind.DISCARD, seat=self.dealer, card=self.discard), to_act=None)
+        self.emit(StepKind.DISCARD, Action(StepKind.DISCARD, seat=self.dealer, card=self.discard), to_act=self._first_leader())
 
     def _inferred_discard(self) -> Card | None:
         """With every trick recorded, the dealer's discard is the one card it held and never played."""
@@ -474,7 +502,7 @@ class _DealReplay:
         P = self.P
         trump = self.trump
         ann = phase.playAnnotations or {}
-        order_leader = self.table.first_leader(self.rules, self.dealer, self.maker, self.alone, self.sit_out)
+        order_leader = self._first_leader()
         per_trick = P - len(self.sit_out)
         flat = 0
         # seat of every card first (needs winners, which need only the cards), then hands
