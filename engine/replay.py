@@ -244,6 +244,8 @@ class _DealReplay:
         self.discard: Card | None = None
         self.picked_up = False
         self.tricks: list[TrickState] = []
+        #: every trick of the file in order, the short ones too (for the summary)
+        self.shown: list[TrickState] = []
         self.trick: TrickState | None = None
         self.per_seat = [0] * self.P
         self.points: tuple[int, ...] | None = None
@@ -517,7 +519,7 @@ class _DealReplay:
             parsed.append(list(zip(seats, cards)))
             if len(trick) == per_trick:
                 w = trick_winner(cards, trump)
-                leader = seats[w] if w is not None else None
+                leader = seats[w if w is not None else 0]  # as below: an unjudgeable trick goes to its leader
             else:
                 leader = None
         for row in parsed:
@@ -531,6 +533,8 @@ class _DealReplay:
                 self.problem(f"trick {t}: a deal has only {HAND_SIZE} tricks", **where_t)
             if len(trick) > per_trick:
                 self.problem(f"{len(trick)} cards in a trick of {per_trick} players; the extra cards are ignored", **where_t)
+            elif len(trick) < per_trick and t + 1 < len(tricks):
+                self.problem(f"{len(trick)} cards in a trick of {per_trick} players, and more tricks follow; this trick is not taken by anyone", **where_t)
             row = parsed[t][:per_trick]
             lead = leaders[t]
             seats_so_far: list[int] = []
@@ -562,6 +566,9 @@ class _DealReplay:
                 self.trick = done
                 self.emit(StepKind.TRICK_TAKEN, Action(StepKind.TRICK_TAKEN, seat=winner), to_act=winner if t + 1 < HAND_SIZE else None)
                 self.trick = None if t + 1 < len(tricks) else done
+                self.shown.append(done)
+            elif row:
+                self.shown.append(TrickState(number=t, leader=lead, seats=tuple(seats_so_far), cards=tuple(cards_so_far), led=led))
 
     def _check_card(self, card: Card, seat: int, t: int, c: int, led: Suit | None, where: dict[str, Any]) -> None:
         name = card_name(card)
@@ -687,7 +694,7 @@ def replay_deal(
         "alone": r.alone,
         "alone_defender": r.alone_defender,
         "sit_out": tuple(sorted(r.sit_out)),
-        "tricks": tuple(r.tricks) + ((r.trick,) if r.trick is not None and not r.trick.complete else ()),
+        "tricks": tuple(r.shown),
         "tricks_per_team": r.tricks_per_team(),
         "points": _teams(r.points) if r.points is not None else None,
         "score_after": _teams(r.score),
