@@ -16,7 +16,7 @@ from typing import Any
 
 from .cards import Card, Suit, card_name, parse_card, resolve
 from .errors import EgnError, Place, Problem
-from .model import AlternativeLine, BiddingPhase, Deal, EgnDocument, TrickPlayPhase
+from .model import BiddingPhase, Deal, EgnDocument, TrickPlayPhase
 from .rules import Table, is_renege, led_suit, score_deal, trick_winner
 from .ruleset import Ruleset
 from .state import (
@@ -122,7 +122,9 @@ def replay(document: EgnDocument, *, source: str = "<input>", previous: Timeline
             out = replay_deal(ctx, deal, index, score=score, tokens=tokens, first_step=len(steps))
             steps.extend(out.states)
             for line_no, line in enumerate(deal.alternativeLines or []):
-                branch = _branch(ctx, deal, index, line_no, line, out, score_before=score, tokens_before=tokens)
+                from .branch import build_branch  # the branch module builds on this one
+
+                branch = build_branch(ctx, deal, index, line_no, line, out, score_before=score, tokens_before=tokens)
                 if branch is not None:
                     branches.append(branch)
             score, tokens = out.score, out.tokens
@@ -703,71 +705,3 @@ def replay_deal(
         "last_step": first_step + len(r.states) - 1,
     }
     return _DealOut(states=r.states, summary_args=summary, score=r.score, tokens=r.tokens, action_steps=r.action_steps)
-
-
-# --------------------------------------------------------------------------- branches
-
-
-def _branch_deal(deal: Deal, line: AlternativeLine) -> Deal:
-    """The main line up to the deviation followed by the alternative line, as a deal."""
-    b = line.branchIndex
-    main_bid = deal.bidding
-    main_play = deal.play
-    calls = list(main_bid.calls) if main_bid else []
-    alt_bid = next((p for p in line.phases if isinstance(p, BiddingPhase)), None)
-    alt_play = next((p for p in line.phases if isinstance(p, TrickPlayPhase)), None)
-    phases: list[BiddingPhase | TrickPlayPhase] = []
-    if alt_bid is not None and b <= len(calls):
-        phases.append(alt_bid.model_copy(update={"calls": calls[:b] + list(alt_bid.calls)}))
-        if alt_play is not None:
-            phases.append(alt_play)
-        return deal.model_copy(update={"phases": phases, "alternativeLines": None})
-    if main_bid is not None:
-        phases.append(alt_bid.model_copy(update={"calls": calls}) if alt_bid is not None else main_bid)
-    p = max(0, b - len(calls))
-    main_cards = [c for t in (main_play.tricks if main_play else []) for c in t]
-    per = _cards_per_trick(deal)
-    prefix = main_cards[:p]
-    tricks: list[list[str]] = [prefix[i : i + per] for i in range(0, len(prefix), per)]
-    alt_tricks = [list(t) for t in (alt_play.tricks if alt_play else [])]
-    if tricks and len(tricks[-1]) < per and alt_tricks:
-        tricks[-1] = tricks[-1] + alt_tricks.pop(0)
-    tricks += alt_tricks
-    base = alt_play or main_play
-    if base is not None:
-        phases.append(base.model_copy(update={"tricks": tricks}))
-    return deal.model_copy(update={"phases": phases, "alternativeLines": None})
-
-
-def _cards_per_trick(deal: Deal) -> int:
-    bid = deal.bidding
-    play = deal.play
-    if play and play.tricks:
-        return max(len(t) for t in play.tricks)
-    n = 4
-    if bid and bid.isAlone:
-        n -= 1
-        if bid.aloneDefender is not None and bid.aloneDefender >= 0:
-            n -= 1
-    return n
-
-
-def _branch(ctx: _Ctx, deal: Deal, index: int, line_no: int, line: AlternativeLine, main: _DealOut, *, score_before: tuple[int, ...], tokens_before: tuple[int, ...]) -> Branch | None:
-    try:
-        alt = _branch_deal(deal, line)
-    except Exception as exc:  # noqa: BLE001 - a broken analysis line never stops the replay
-        ctx.problems.append(Problem(Place(source=ctx.source, deal=index, line=line_no), f"alternative line cannot be built: {exc}", "schema"))
-        return None
-    sub = _Ctx(source=ctx.source, rules=ctx.rules, table=ctx.table, players=ctx.players)
-    out = replay_deal(sub, alt, index, score=score_before, tokens=tokens_before, first_step=0, branch=f"{index}:{line_no}", line=line_no)
-    ctx.problems.extend(p for p in sub.problems if p not in ctx.problems)
-    b = line.branchIndex
-    main_first = main.summary_args["first_step"]
-    if b < len(out.action_steps):
-        start = out.action_steps[b]
-    else:
-        start = len(out.states)
-        ctx.problems.append(Problem(Place(source=ctx.source, deal=index, line=line_no), f"branchIndex {b} is past the end of the alternative line", "schema", "warning"))
-    parent = main_first + max(0, start - 1)
-    steps = tuple(replace(s, step=parent + 1 + i) for i, s in enumerate(out.states[start:]))
-    return Branch(deal=index, line=line_no, branch_index=b, parent_step=parent, steps=steps)
