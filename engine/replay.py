@@ -31,9 +31,12 @@ from .state import (
     UpCardState,
 )
 
-__all__ = ["replay", "replay_deal", "HAND_SIZE"]
+__all__ = ["replay", "replay_deal", "HAND_SIZE", "MIN_PLAYERS", "MAX_PLAYERS"]
 
 HAND_SIZE = 5
+#: Table sizes the replay seats (EGN holds at most 10 players, dealers 0-9, 10 cards a trick);
+#: any other ``num_players`` is replayed as 4 players with a warning.
+MIN_PLAYERS, MAX_PLAYERS = 2, 10
 UNKNOWN = parse_card("Xx")
 
 
@@ -79,14 +82,25 @@ def replay(document: EgnDocument, *, source: str = "<input>", previous: Timeline
     action), deals equal to those already replayed are reused and the replay starts at
     the first deal that changed: the result is identical to a full replay.
 
-    Rule breaches are collected on the timeline, never raised.
+    Rule breaches are collected on the timeline, never raised.  A ``num_players`` outside
+    ``MIN_PLAYERS``..``MAX_PLAYERS`` is replayed as 4 players (a warning).
     """
     meta = document.metadata
     rules = meta.rules
-    table = Table(rules.num_players if rules.num_players >= 1 else 4)
+    supported = MIN_PLAYERS <= rules.num_players <= MAX_PLAYERS
+    table = Table(rules.num_players if supported else 4)
     names = list(meta.player_names)
     names += [f"Seat {i}" for i in range(len(names), table.players)]
     ctx = _Ctx(source=source, rules=rules, table=table, players=tuple(names))
+    if not supported:
+        ctx.problems.append(
+            Problem(
+                Place(source=source, path="/metadata/ruleset/num_players"),
+                f"num_players {rules.num_players!r} is not a table of {MIN_PLAYERS} to {MAX_PLAYERS} players; the game is replayed as 4 players",
+                "rule",
+                "warning",
+            )
+        )
     init = list(meta.initialScore) + [0] * table.teams
     score: tuple[int, ...] = tuple(init[: table.teams])
     tokens: tuple[int, ...] = (0,) * table.teams
@@ -435,12 +449,17 @@ class _DealReplay:
         up_suit = self.up.suit
         self.maker = seat
         if rnd == 1:
+            self.up_state = UpCardState.TAKEN
+            if self.up.joker and call in ("s", "h", "c", "d"):
+                self.trump = Suit(call)  # the joker turned up: the suit named in round 1 is trump
+                return True
             if call not in ("Order", "x") and (up_suit is None or call != up_suit.value):
                 self.problem(f"{call!r}: round 1 only orders up the up-card's suit", **where)
             self.trump = up_suit
-            self.up_state = UpCardState.TAKEN
             if up_suit is None:
                 self.trump_unknown = True
+                if self.up.joker:
+                    self.problem(f"{call!r}: the up-card is the joker and no suit is named; tricks are judged without trump", severity="warning", **where)
         else:
             if call == "n":
                 self.no_trump = True
