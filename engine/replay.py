@@ -131,7 +131,7 @@ def replay(document: EgnDocument, *, source: str = "<input>", previous: Timeline
         if deal is not None:
             if game_over_at is not None:
                 ctx.problems.append(
-                    Problem(Place(source=source, deal=index), f"deal {deal.dealNumber} is played after the game ended at deal {game_over_at}", "rule", "warning")
+                    Problem(Place(source=source, deal=index), f"this deal is played after the game ended at deal {game_over_at}", "rule", "warning")
                 )
             out = replay_deal(ctx, deal, index, score=score, tokens=tokens, first_step=len(steps))
             steps.extend(out.states)
@@ -677,7 +677,8 @@ def _run(
                 continue
             play_seen = True
             if r.thrown_in:
-                r.problem("cards played after a throw-in", phase=pi, phase_type="TRICK_PLAY")
+                if any(phase.tricks):
+                    r.problem("cards played after a throw-in", phase=pi, phase_type="TRICK_PLAY")
                 continue
             if r.maker is None and phase.tricks:
                 r.problem("cards played before trump was made", severity="warning", phase=pi, phase_type="TRICK_PLAY")

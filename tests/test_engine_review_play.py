@@ -24,3 +24,20 @@ def test_a_short_trick_followed_by_more_tricks_is_reported_and_kept() -> None:
     # the short trick still shows in the summary, in file order, and no step claims it was taken
     assert [len(t.cards) for t in tl.deals[0].tricks] == [3, 4]
     assert [s.trick.number for s in tl.steps if s.kind is StepKind.TRICK_TAKEN and s.trick] == [1]
+
+
+def test_an_empty_play_phase_after_a_throw_in_is_not_cards_played() -> None:
+    thrown = deal(0, "9h", ["Pass"] * 8, [])
+    thrown["phases"].append({"phaseNumber": 1, "type": "TRICK_PLAY", "tricks": []})
+    tl = game(thrown, std=False)
+    assert tl.problems == ()
+    thrown["phases"][1]["tricks"] = [["Ah"]]
+    assert [str(p) for p in game(thrown, std=False).problems] == ["case.egn: deal 0, phase 1 (TRICK_PLAY): cards played after a throw-in"]
+
+
+def test_a_deal_after_the_game_is_decided_names_deals_by_position() -> None:
+    thrown = deal(0, "9h", ["Pass"] * 8, [])  # dealNumber 0 in every deal
+    tl = game(thrown, thrown, thrown, std=False, num_deals=2)
+    late = [str(p) for p in tl.problems if "after the game ended" in p.message]
+    assert late == ["case.egn: deal 2: this deal is played after the game ended at deal 1"]
+    assert tl.deals[2].points == (0, 0) and tl.winner is None  # a tie after two deals: no winner
