@@ -11,6 +11,9 @@ composite (at most 1/255 where the group's own ops overlap).
 A group is cached only where the result cannot depend on t: it references no track, no
 enclosing op before it moves or fades it by a track, and at run time it starts with global
 alpha 1, no shadow in effect and no clip.
+
+The page player (``overlay/static/player.js``) caches the same groups by the same rules;
+change both together.
 """
 
 from __future__ import annotations

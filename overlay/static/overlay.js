@@ -2,8 +2,9 @@
  * (player.js, global EuchrePlayer); this file only feeds it scenes and times.
  *
  * - Each "scene" message carries one step's scene, its age (seconds into the step) and the
- *   playback rate; the page draws scene time  age + (now - received) * rate  at once and
- *   then on requestAnimationFrame until the scene is still.  Nothing waits for an animation.
+ *   playback rate; the page draws scene time  age + (now - received) * rate  at once (on
+ *   receipt) and then on requestAnimationFrame until player.isStill(t): no rAF loop and no
+ *   redraw while nothing moves.  Nothing waits for an animation.
  * - Reconnects with backoff (250 ms .. 1 s); every (re)connect gets a full snapshot.
  * - When OBS shows the source again (obsSourceVisibleChanged / obsSourceActiveChanged) or
  *   the tab becomes visible, the page asks for a snapshot and draws the current state.
@@ -152,7 +153,9 @@
     }
     var rendered = bench ? epochMs() : 0;
     state.frames += 1;
-    if (!current.hasScene || current.rate === 0 || t >= current.dur) current.done = true;
+    // the loop stops once nothing moves (every track at its last value; the scene may still
+    // be holding): a new scene draws at once on receipt and restarts it
+    if (!current.hasScene || current.rate === 0 || t >= current.dur || player.isStill(t)) current.done = true;
     if (drawnId !== current.id) {
       drawnId = current.id;
       state.drawnSeq = current.seq;

@@ -10,6 +10,21 @@
  *   player.setScene(sceneJsonOrText, startTimeSeconds);
  *   player.renderAt(t);                       // t = seconds since the scene's start
  *   player.renderNow(nowSeconds);             // = renderAt(now - startTime)
+ *   player.isStill(t);                        // nothing moves from t on (no track changes)
+ *
+ * Static layers (renderer/layers.py's plan() for skia, same rules): top-level ["s"] ... ["r"]
+ * groups that reference no track, are not moved or faded by a track before them and start
+ * with global alpha 1, no shadow and no clip are drawn once into a "plane" and blitted from
+ * it (one drawImage of the group's device bounds, shadow blur included) on later frames.
+ * Planes are transparent canvases of the page's size, so a group is rasterised at its own
+ * device position under the very same matrix: pixels equal drawing op by op but for one
+ * 8-bit rounding of the group's composite (a group-sized canvas shifts coordinates and float
+ * rounding then flips anti-aliased edges and glyph sub-pixel positions: up to 68/255).
+ * Layers are keyed by content (the group's ops, the sprites it uses) and device matrix, so
+ * the next step's scene reuses the panels that did not change.  The first draw of a new
+ * scene blits what is cached and draws the rest op by op; the next draw caches the rest,
+ * before blitting anything (Chromium copies a whole canvas written after it was drawn from).
+ * new EuchrePlayer(canvas, {layers: false}) draws everything op by op.
  */
 (function (global) {
   "use strict";
@@ -34,6 +49,91 @@
     if (p <= 0) return 0;
     if (p >= 1) return 1;
     return EASE[name](p);
+  }
+
+  const DRAW = { rr: 1, p: 1, t: 1, sp: 1 };
+  const MOVE = { tr: 1, sc: 1, ro: 1, a: 1 };
+
+  function animated(op) {
+    for (let i = 1; i < op.length; i++) {
+      const v = op[i];
+      if (v !== null && typeof v === "object" && !Array.isArray(v)) return true;
+    }
+    return false;
+  }
+
+  /* Cacheable groups of an op list (renderer/layers.py plan(), same rules): Map from the
+   * index of a group's ["s"] to [index after its ["r"], content key].  Only outermost. */
+  function plan(ops, defs, minDraws) {
+    const groups = new Map();
+    const stack = []; // [start, entry static, has anim, draws, sprites (Set), has shadow]
+    const dynStack = [];
+    let levelDyn = false;
+    const defText = new Map();
+    for (let i = 0; i < ops.length; i++) {
+      const op = ops[i], name = op[0];
+      if (name === "s") {
+        stack.push([i, !levelDyn, false, 0, new Set(), false]);
+        dynStack.push(levelDyn);
+        continue;
+      }
+      if (name === "r") {
+        if (!stack.length) continue;
+        const [start, entryStatic, anim, draws, sprites, shadow] = stack.pop();
+        levelDyn = dynStack.pop();
+        if (stack.length) {
+          const parent = stack[stack.length - 1];
+          parent[2] = parent[2] || anim;
+          parent[3] += draws;
+          for (const sid of sprites) parent[4].add(sid);
+          parent[5] = parent[5] || shadow;
+        }
+        if (entryStatic && !anim && (draws >= minDraws || (shadow && draws))) {
+          for (const k of Array.from(groups.keys())) if (k > start && k < i) groups.delete(k);
+          let key = JSON.stringify(ops.slice(start, i + 1));
+          for (const sid of Array.from(sprites).sort()) {
+            if (!defText.has(sid)) defText.set(sid, JSON.stringify(defs[sid]));
+            key += "|" + sid + "=" + defText.get(sid);
+          }
+          groups.set(start, [i + 1, key]);
+        }
+        continue;
+      }
+      const anim = animated(op);
+      if (MOVE[name] && anim) levelDyn = true;
+      if (stack.length) {
+        const top = stack[stack.length - 1];
+        top[2] = top[2] || anim;
+        if (DRAW[name]) top[3] += 1;
+        if (name === "sp") top[4].add(op[1]);
+        else if (name === "sh") top[5] = true;
+      }
+    }
+    groups.defText = defText; // JSON of the sprites the groups use (keys of sprite bounds)
+    return groups;
+  }
+
+  const PATH_NUM = /-?(?:\d+\.?\d*|\.\d+)(?:[eE][-+]?\d+)?/g;
+  const pathBoxes = new Map();
+  const textBoxes = new Map(); // font|size|ls|text -> [left, top, right, bottom] around (x, y)
+  const spriteBoxes = new Map(); // sprite JSON -> [x0, y0, x1, y1] in sprite space
+
+  /** [x0, y0, x1, y1] of a path's points (control points bound the curves). */
+  function pathBox(d) {
+    let b = pathBoxes.get(d);
+    if (!b) {
+      const n = (d.match(PATH_NUM) || []).map(Number);
+      b = [Infinity, Infinity, -Infinity, -Infinity];
+      for (let i = 0; i + 1 < n.length; i += 2) {
+        if (n[i] < b[0]) b[0] = n[i];
+        if (n[i] > b[2]) b[2] = n[i];
+        if (n[i + 1] < b[1]) b[1] = n[i + 1];
+        if (n[i + 1] > b[3]) b[3] = n[i + 1];
+      }
+      if (pathBoxes.size > 4096) pathBoxes.clear();
+      pathBoxes.set(d, b);
+    }
+    return b;
   }
 
   function sample(track, t) {
@@ -63,6 +163,21 @@
       this.urls = opts.fontUrls || {};
       this.faces = {};
       this.lastT = 0;
+      this.plan = null;
+      this.layersOn = opts.layers !== false;
+      this.layers = new Map(); // "content id|device matrix" -> {id, mk, plane, box}
+      this.planes = []; // page-sized canvases holding cached groups: {canvas, ctx, entries}
+      this.planIds = new Set(); // content ids of the current scene's groups
+      this.directs = []; // groups no plane had room for: drawn op by op in this scene
+      this.prepared = false; // every static group of the scene is in the cache
+      this.fresh = false; // no frame of the current scene drawn yet
+      this.layerStats = { hits: 0, misses: 0 }; // layer draws from / into the cache
+      // planes are page-sized: at most 4, and at most maxLayerBytes of them (4 at 1080p, 2 at 4K)
+      this.maxLayerPlanes = opts.maxLayerPlanes || 4;
+      this.maxLayerBytes = opts.maxLayerBytes || 96 * (1 << 20);
+      this.contentIds = new Map(); // group content key -> small id (never reused)
+      this.nextContentId = 1;
+      this.clipped = false;
       // The pinned fallback for scripts Barlow lacks ("cjk") is large: it loads only when
       // a scene uses it; every other font loads at once.
       this.ready = Promise.all(Object.keys(this.urls).filter((k) => k !== "cjk").map((k) => this._load(k)));
@@ -72,7 +187,11 @@
     _load(key) {
       if (!this.faces[key]) {
         const face = new FontFace(key, "url(" + JSON.stringify(this.urls[key]) + ")");
-        this.faces[key] = face.load().then((f) => { document.fonts.add(f); return f; });
+        this.faces[key] = face.load().then((f) => {
+          document.fonts.add(f);
+          this.clearLayers(); // layers drawn before the font arrived show the fallback
+          return f;
+        });
       }
       return this.faces[key];
     }
@@ -82,6 +201,16 @@
       this.startTime = sceneStartTime || 0;
       if (this.canvas.width !== this.scene.w) this.canvas.width = this.scene.w;
       if (this.canvas.height !== this.scene.h) this.canvas.height = this.scene.h;
+      const planes = this.planes;
+      if (planes.length && (planes[0].canvas.width !== this.scene.w || planes[0].canvas.height !== this.scene.h)) this.clearLayers();
+      this.plan = null; // made on the first draw
+      this.prepared = false;
+      this.fresh = true;
+      for (const d of this.directs) this.layers.delete(d.mk);
+      this.directs = [];
+      let still = 0;
+      for (const track of this.scene.tracks || []) still = Math.max(still, track[track.length - 1][0]);
+      this.stillAt = Math.min(still, this.scene.dur || 0);
       const keys = (this.scene.fonts || []).filter((k) => this.urls[k]);
       const fresh = keys.filter((k) => !this.faces[k]);
       /** Resolves once every font of the current scene is loaded (for deterministic capture). */
@@ -92,8 +221,34 @@
       }
     }
 
-    /** True once the scene has stopped moving at time t. */
-    isStill(t) { return !this.scene || t >= this.scene.dur; }
+    /** True once the scene has stopped moving at time t: every track is at its last value. */
+    isStill(t) { return !this.scene || t >= this.stillAt; }
+
+    /** Forget every cached layer (they are redrawn on the next frame). */
+    clearLayers() {
+      this.layers.clear();
+      this.planes = [];
+      this.directs = [];
+      this.prepared = false;
+    }
+
+    _planOf(s) {
+      if (!this.plan) {
+        const groups = plan(s.ops, s.defs || {}, 2);
+        for (const entry of groups.values()) {
+          let id = this.contentIds.get(entry[1]);
+          if (id === undefined) {
+            if (this.contentIds.size >= 4096) this.contentIds.clear(); // ids stay unique
+            id = this.nextContentId++;
+            this.contentIds.set(entry[1], id);
+          }
+          entry[1] = id;
+        }
+        this.plan = groups;
+        this.planIds = new Set(Array.from(groups.values(), (g) => g[1]));
+      }
+      return this.plan;
+    }
 
     renderNow(now) { this.renderAt(now - this.startTime); }
 
@@ -111,8 +266,20 @@
       this.t = t;
       this.alpha = 1;
       this.shadow = null;
+      this.clipped = false;
       this.stack = [];
-      this._run(s.ops, false);
+      let groups = null;
+      if (this.layersOn) {
+        groups = this._planOf(s);
+        // The first draw of a new scene blits what the cache has and draws the rest op by op
+        // (the quickest way to its pixels); later draws cache what it lacked.
+        if (!this.prepared && !this.fresh) {
+          this.prepared = true;
+          if (groups.size) this._prepare(s.ops, groups);
+        }
+      }
+      this.fresh = false;
+      this._run(s.ops, false, groups, 0, s.ops.length);
     }
 
     _num(v) { return typeof v === "object" ? sample(this.scene.tracks[v.k], this.t) : v; }
@@ -144,12 +311,285 @@
       if (this.shadow) c.shadowColor = "rgba(0,0,0,0)";
     }
 
-    _run(ops, inSprite) {
+    /* Blit the static group ops[start:end] (content id `id`) from the layer cache.  False on a
+     * miss (the caller draws it op by op; the next frame's _prepare caches it). */
+    _layer(ops, start, end, id) {
       const c = this.ctx;
-      for (const op of ops) {
+      const m = c.getTransform();
+      const entry = this.layers.get(id + "|" + m.a + "," + m.b + "," + m.c + "," + m.d + "," + m.e + "," + m.f);
+      if (entry === undefined) {
+        this.prepared = false;
+        return false;
+      }
+      if (entry.direct) return false;
+      this.layerStats.hits++;
+      const box = entry.box;
+      if (box) {
+        c.save();
+        c.setTransform(1, 0, 0, 1, 0, 0);
+        c.drawImage(entry.plane.canvas, box[0], box[1], box[2], box[3], box[0], box[1], box[2], box[3]);
+        c.restore();
+      }
+      return true;
+    }
+
+    /* Before a frame blits anything: walk the ops' transforms on the page context and draw
+     * every static group the cache lacks into a plane.  Writing a plane that the page already
+     * blitted this frame would make Chromium copy the whole plane (copy on write, ~2.5 ms at
+     * 1280x720), so all writes come first. */
+    _prepare(ops, groups) {
+      const c = this.ctx;
+      let alpha = 1, shadow = false, clipped = false;
+      const st = [];
+      c.save();
+      for (let i = 0; i < ops.length; i++) {
+        const op = ops[i];
         switch (op[0]) {
-          case "s": c.save(); this.stack.push([this.alpha, this.shadow]); break;
-          case "r": c.restore(); [this.alpha, this.shadow] = this.stack.pop(); c.globalAlpha = this.alpha; break;
+          case "s": {
+            const hit = groups.get(i);
+            if (hit && alpha === 1 && !shadow && !clipped) {
+              const m = c.getTransform();
+              const mk = hit[1] + "|" + m.a + "," + m.b + "," + m.c + "," + m.d + "," + m.e + "," + m.f;
+              if (!this.layers.has(mk)) {
+                this.layerStats.misses++;
+                this._makeLayer(ops, i, hit[0], [m.a, m.b, m.c, m.d, m.e, m.f], hit[1], mk);
+              }
+              i = hit[0] - 1;
+              break;
+            }
+            c.save();
+            st.push([alpha, shadow, clipped]);
+            break;
+          }
+          case "r": if (st.length) { c.restore(); [alpha, shadow, clipped] = st.pop(); } break;
+          case "tr": c.translate(this._num(op[1]), this._num(op[2])); break;
+          case "sc": c.scale(this._num(op[1]), this._num(op[2])); break;
+          case "ro": c.rotate(this._num(op[1])); break;
+          case "a": alpha *= Math.min(1, Math.max(0, this._num(op[1]))); break;
+          case "sh": shadow = true; break;
+          case "cl": clipped = true; break;
+          default: break;
+        }
+      }
+      while (st.length) { st.pop(); c.restore(); }
+      c.restore();
+    }
+
+    /* Draw a static group into a plane: a transparent canvas of the page canvas's size, at the
+     * group's own device position under the same matrix, so its edges are rasterised exactly
+     * as on the page (a group-sized canvas shifts coordinates, and float rounding then flips
+     * anti-aliased edge and glyph sub-pixel positions: measured up to 68/255 on single
+     * pixels).  Groups of one plane never overlap (bounding boxes); a group takes the first
+     * plane where it overlaps only groups the current scene does not use (those are
+     * cleared); where none is free it is drawn op by op. */
+    _makeLayer(ops, start, end, m, id, mk) {
+      const W = this.canvas.width, H = this.canvas.height;
+      const bb = [Infinity, Infinity, -Infinity, -Infinity];
+      this._bounds(ops, start, end, m, bb, false);
+      const x0 = Math.max(0, Math.floor(bb[0]) - 1), y0 = Math.max(0, Math.floor(bb[1]) - 1);
+      const x1 = Math.min(W, Math.ceil(bb[2]) + 1), y1 = Math.min(H, Math.ceil(bb[3]) + 1);
+      if (!(x1 > x0 && y1 > y0)) {
+        const empty = { id: id, plane: null, box: null };
+        this.layers.set(mk, empty);
+        return empty;
+      }
+      const box = [x0, y0, x1 - x0, y1 - y0];
+      const hits = (e) => e.box[0] < x1 && e.box[0] + e.box[2] > x0 && e.box[1] < y1 && e.box[1] + e.box[3] > y0;
+      let plane = null;
+      for (const p of this.planes) {
+        const over = [];
+        let busy = false;
+        for (const e of p.entries) {
+          if (hits(e)) {
+            if (this.planIds.has(e.id)) { busy = true; break; }
+            over.push(e);
+          }
+        }
+        if (busy) continue;
+        for (const e of over) {
+          p.ctx.clearRect(e.box[0], e.box[1], e.box[2], e.box[3]);
+          p.entries.delete(e);
+          this.layers.delete(e.mk);
+        }
+        plane = p;
+        break;
+      }
+      if (!plane) {
+        const limit = Math.min(this.maxLayerPlanes, Math.floor(this.maxLayerBytes / (W * H * 4)));
+        if (this.planes.length >= limit) {
+          const direct = { id: id, mk: mk, direct: true }; // until the next scene
+          this.layers.set(mk, direct);
+          this.directs.push(direct);
+          return direct;
+        }
+        let canvas;
+        if (typeof document !== "undefined") {
+          canvas = document.createElement("canvas");
+          canvas.width = W;
+          canvas.height = H;
+        } else {
+          canvas = new OffscreenCanvas(W, H);
+        }
+        plane = { canvas: canvas, ctx: canvas.getContext("2d"), entries: new Set() };
+        this.planes.push(plane);
+      }
+      const lc = plane.ctx;
+      lc.save();
+      lc.setTransform(1, 0, 0, 1, 0, 0);
+      lc.clearRect(box[0], box[1], box[2], box[3]);
+      lc.beginPath();
+      lc.rect(box[0], box[1], box[2], box[3]);
+      lc.clip();
+      lc.setTransform(m[0], m[1], m[2], m[3], m[4], m[5]);
+      lc.globalAlpha = 1;
+      lc.textAlign = "left";
+      lc.textBaseline = "alphabetic";
+      const saved = [this.ctx, this.alpha, this.shadow, this.clipped, this.stack];
+      this.ctx = lc;
+      this.alpha = 1;
+      this.shadow = null;
+      this.clipped = false;
+      this.stack = [];
+      try {
+        this._run(ops, false, null, start, end);
+      } finally {
+        [this.ctx, this.alpha, this.shadow, this.clipped, this.stack] = saved;
+        lc.restore();
+      }
+      const entry = { id: id, mk: mk, plane: plane, box: box };
+      plane.entries.add(entry);
+      this.layers.set(mk, entry);
+      return entry;
+    }
+
+    /* Grow box (device pixels, [x0, y0, x1, y1]) by what ops[from:to] draw under matrix m
+     * ([a, b, c, d, e, f]): generous (anti-aliasing, stroke, glyph overhang, shadow blur). */
+    _bounds(ops, from, to, m0, box, inSprite) {
+      let m = m0.slice();
+      let sh = null;
+      const st = [];
+      const add = (x0, y0, x1, y1, withShadow, mm) => {
+        const q = mm || m;
+        let bx0 = Infinity, by0 = Infinity, bx1 = -Infinity, by1 = -Infinity;
+        for (let k = 0; k < 4; k++) {
+          const x = k & 1 ? x1 : x0, y = k & 2 ? y1 : y0;
+          const dx = q[0] * x + q[2] * y + q[4], dy = q[1] * x + q[3] * y + q[5];
+          if (dx < bx0) bx0 = dx;
+          if (dx > bx1) bx1 = dx;
+          if (dy < by0) by0 = dy;
+          if (dy > by1) by1 = dy;
+        }
+        const grow = (a0, b0, a1, b1, o) => {
+          if (a0 - o < box[0]) box[0] = a0 - o;
+          if (b0 - o < box[1]) box[1] = b0 - o;
+          if (a1 + o > box[2]) box[2] = a1 + o;
+          if (b1 + o > box[3]) box[3] = b1 + o;
+        };
+        grow(bx0, by0, bx1, by1, 2);
+        // Canvas2D shadow: device-space offset, blur = 2 sigma (3 sigma covers it)
+        if (withShadow && sh) grow(bx0 + sh[1], by0 + sh[2], bx1 + sh[1], by1 + sh[2], 1.5 * sh[0] + 4);
+      };
+      for (let i = from; i < to; i++) {
+        const op = ops[i];
+        switch (op[0]) {
+          case "s": st.push([m.slice(), sh]); break;
+          case "r": if (st.length) [m, sh] = st.pop(); break;
+          case "tr": {
+            const x = this._num(op[1]), y = this._num(op[2]);
+            m[4] += m[0] * x + m[2] * y;
+            m[5] += m[1] * x + m[3] * y;
+            break;
+          }
+          case "sc": {
+            const sx = this._num(op[1]), sy = this._num(op[2]);
+            m[0] *= sx; m[1] *= sx; m[2] *= sy; m[3] *= sy;
+            break;
+          }
+          case "ro": {
+            const a = this._num(op[1]), cs = Math.cos(a), sn = Math.sin(a);
+            m = [m[0] * cs + m[2] * sn, m[1] * cs + m[3] * sn, m[2] * cs - m[0] * sn, m[3] * cs - m[1] * sn, m[4], m[5]];
+            break;
+          }
+          case "sh": sh = inSprite ? null : [op[2], op[3], op[4]]; break;
+          case "rr": {
+            const [, x, y, w, h, , fill, , lw] = op;
+            const o = (lw || 0) / 2;
+            add(x - o, y - o, x + w + o, y + h + o, fill !== null);
+            break;
+          }
+          case "p": {
+            const b = pathBox(op[1]), o = (op[4] || 0) / 2;
+            if (b[2] >= b[0]) add(b[0] - o, b[1] - o, b[2] + o, b[3] + o, op[2] !== null);
+            break;
+          }
+          case "t": {
+            const [, font, size, x, y, text, , ls] = op;
+            const tk = font + "|" + size + "|" + ls + "|" + text;
+            let tb = textBoxes.get(tk);
+            if (!tb) {
+              const c = this.ctx;
+              c.font = size + 'px "' + font + '", "cjk"';
+              c.letterSpacing = (ls || 0) + "px";
+              const mt = c.measureText(text);
+              const pad = size * 0.25 + 2;
+              tb = [
+                -Math.max(mt.actualBoundingBoxLeft || 0, 0) - pad,
+                -Math.max(mt.actualBoundingBoxAscent || 0, size) - pad,
+                Math.max(mt.actualBoundingBoxRight || 0, mt.width) + Math.abs(ls || 0) + pad,
+                Math.max(mt.actualBoundingBoxDescent || 0, size * 0.3) + pad,
+              ];
+              if (textBoxes.size > 4096) textBoxes.clear();
+              textBoxes.set(tk, tb);
+            }
+            add(x + tb[0], y + tb[1], x + tb[2], y + tb[3], false);
+            break;
+          }
+          case "sp": {
+            const [, id, x, y, sc] = op;
+            const def = this.scene.defs[id];
+            const dk = this.plan && this.plan.defText.get(id);
+            let sb = dk ? spriteBoxes.get(dk) : undefined;
+            if (!sb) {
+              sb = [Infinity, Infinity, -Infinity, -Infinity];
+              this._bounds(def, 0, def.length, [1, 0, 0, 1, 0, 0], sb, true);
+              if (dk) {
+                if (spriteBoxes.size > 1024) spriteBoxes.clear();
+                spriteBoxes.set(dk, sb);
+              }
+            }
+            if (sb[2] >= sb[0]) {
+              const sm = m.slice();
+              sm[4] += sm[0] * x + sm[2] * y;
+              sm[5] += sm[1] * x + sm[3] * y;
+              sm[0] *= sc; sm[1] *= sc; sm[2] *= sc; sm[3] *= sc;
+              add(sb[0], sb[1], sb[2], sb[3], false, sm);
+            }
+            break;
+          }
+          default: break;
+        }
+      }
+    }
+
+    _run(ops, inSprite, groups, from, to) {
+      const c = this.ctx;
+      const end = to === undefined ? ops.length : to;
+      for (let i = from || 0; i < end; i++) {
+        const op = ops[i];
+        switch (op[0]) {
+          case "s": {
+            if (groups) {
+              const hit = groups.get(i);
+              if (hit && this.alpha === 1 && !this.shadow && !this.clipped && this._layer(ops, i, hit[0], hit[1])) {
+                i = hit[0] - 1;
+                break;
+              }
+            }
+            c.save();
+            this.stack.push([this.alpha, this.shadow, this.clipped]);
+            break;
+          }
+          case "r": c.restore(); [this.alpha, this.shadow, this.clipped] = this.stack.pop(); c.globalAlpha = this.alpha; break;
           case "tr": c.translate(this._num(op[1]), this._num(op[2])); break;
           case "sc": c.scale(this._num(op[1]), this._num(op[2])); break;
           case "ro": c.rotate(this._num(op[1])); break;
@@ -187,21 +627,22 @@
             c.beginPath();
             c.roundRect(x, y, w, h, Math.min(r0, w / 2, h / 2));
             c.clip();
+            this.clipped = true;
             break;
           }
           case "sp": {
             if (this.alpha <= 0) break;
             const [, id, x, y, sc] = op;
-            const saved = [this.alpha, this.shadow];
+            const saved = [this.alpha, this.shadow, this.clipped];
             c.save();
             c.translate(x, y);
             if (sc !== 1) c.scale(sc, sc);
             this.shadow = null;
             this.stack.push(saved);
-            this._run(this.scene.defs[id], true);
+            this._run(this.scene.defs[id], true, null, 0);
             this.stack.pop();
             c.restore();
-            [this.alpha, this.shadow] = saved;
+            [this.alpha, this.shadow, this.clipped] = saved;
             c.globalAlpha = this.alpha;
             break;
           }
@@ -213,6 +654,7 @@
   }
 
   EuchrePlayer.sample = sample;
+  EuchrePlayer.plan = plan;
   EuchrePlayer.ease = ease;
   global.EuchrePlayer = EuchrePlayer;
 })(typeof window !== "undefined" ? window : globalThis);

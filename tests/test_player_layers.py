@@ -1,0 +1,159 @@
+"""The page player's static-layer cache (overlay/static/player.js) changes speed, not pixels.
+
+One browser, one page, two players on two canvases: one caches static groups, one draws op by
+op.  Their frames agree within 2/255 (premultiplied) at several t, across consecutive scenes
+(the second scene reuses the first one's unchanged panels), at a sub-pixel canvas offset, and
+a group whose content changes between scenes is drawn anew.
+"""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from engine.generate import generate_game
+from engine.load import load_game
+from engine.state import StepKind
+from renderer.build import build_scene
+from renderer.fonts import font_files
+
+pytestmark = pytest.mark.browser
+
+PLAYER = Path(__file__).resolve().parents[1] / "overlay" / "static" / "player.js"
+CHROMIUM = Path("/usr/bin/chromium")
+ARGS = [
+    "--no-sandbox",
+    "--disable-gpu",
+    "--disable-background-networking",
+    "--disable-component-update",
+    "--disable-sync",
+    "--no-first-run",
+]
+
+#: in the page: draw scene `text` at each t with both players; premultiplied differences
+COMPARE = """async ([text, ts]) => {
+    const out = [];
+    for (const p of [window.cached, window.plain]) { p.setScene(text, 0); await p.sceneReady; }
+    const premul = (d) => {
+        const o = new Uint8ClampedArray(d.length);
+        for (let i = 0; i < d.length; i += 4) {
+            const a = d[i + 3];
+            o[i] = Math.round(d[i] * a / 255); o[i + 1] = Math.round(d[i + 1] * a / 255);
+            o[i + 2] = Math.round(d[i + 2] * a / 255); o[i + 3] = a;
+        }
+        return o;
+    };
+    for (const t of ts) {
+        const before = {...window.cached.layerStats};
+        window.cached.renderAt(t);
+        window.plain.renderAt(t);
+        const w = window.cached.canvas.width, h = window.cached.canvas.height;
+        const a = premul(window.cached.ctx.getImageData(0, 0, w, h).data);
+        const b = premul(window.plain.ctx.getImageData(0, 0, w, h).data);
+        let max = 0, over = 0, drawn = 0;
+        const bw = w >> 3, bh = h >> 3, blocks = new Float64Array(bw * bh);
+        for (let i = 0; i < a.length; i += 4) {
+            let d = 0;
+            for (let k = 0; k < 4; k++) d = Math.max(d, Math.abs(a[i + k] - b[i + k]));
+            if (d > max) max = d;
+            if (d > 2) over++;
+            if (b[i + 3] > 0) drawn++;
+            const x = (i >> 2) % w, y = Math.floor((i >> 2) / w);
+            if (x < bw * 8 && y < bh * 8) blocks[(y >> 3) * bw + (x >> 3)] += d / 64;
+        }
+        let block = 0;
+        for (const v of blocks) block = Math.max(block, v);
+        out.push({t, max, over, block, drawn, hits: window.cached.layerStats.hits - before.hits,
+                  misses: window.cached.layerStats.misses - before.misses});
+    }
+    return out;
+}"""
+
+
+def _scenes(size: tuple[int, int]) -> list[str]:
+    tl = load_game(json.dumps(generate_game(2)), source="g").timeline
+    i = next(
+        k for k, s in enumerate(tl.steps) if s.kind is StepKind.CARD and s.trick is not None and len(s.trick.cards) == 2
+    )
+    return [build_scene(tl.steps[k], size=size).dumps() for k in (i, i + 1, i + 2)]
+
+
+@pytest.fixture(scope="module")
+def page() -> Any:
+    playwright = pytest.importorskip("playwright.sync_api")
+    if not CHROMIUM.exists():
+        pytest.skip("system Chromium not installed at /usr/bin/chromium")
+    urls = {k: f"https://fonts.test/{k}.ttf" for k in font_files()}
+    with playwright.sync_playwright() as p:
+        browser = p.chromium.launch(executable_path=str(CHROMIUM), args=ARGS, headless=True)
+        try:
+            pg = browser.new_page(viewport={"width": 1300, "height": 740})
+
+            def serve(route: Any) -> None:
+                key = route.request.url.rsplit("/", 1)[1][:-4]
+                route.fulfill(body=font_files()[key].read_bytes(), content_type="font/ttf")
+
+            pg.route("https://fonts.test/*", serve)
+            pg.set_content("<html><body style='margin:0'><canvas id=a></canvas><canvas id=b></canvas></body></html>")
+            pg.add_script_tag(path=str(PLAYER))
+            pg.evaluate(
+                """async (urls) => {
+                    window.cached = new EuchrePlayer(document.getElementById('a'), {fontUrls: urls});
+                    window.plain = new EuchrePlayer(document.getElementById('b'), {fontUrls: urls, layers: false});
+                    await Promise.all([window.cached.ready, window.plain.ready]);
+                }""",
+                urls,
+            )
+            yield pg
+        finally:
+            browser.close()
+
+
+@pytest.mark.parametrize("size", [(1280, 720), (1283, 721)], ids=["integer", "sub-pixel-offset"])
+def test_cached_frames_equal_uncached_frames(page: Any, size: tuple[int, int]) -> None:
+    page.evaluate("window.cached.clearLayers()")
+    results = []
+    for n, text in enumerate(_scenes(size)):
+        dur = json.loads(text)["dur"]
+        rows = page.evaluate(COMPARE, [text, [0.0, 0.1, 0.23, 0.3, dur + 0.5]])
+        for r in rows:
+            assert r["drawn"] > 10_000, r  # the scene drew something
+            assert r["max"] <= 2 and r["block"] <= 1, (size, n, r)
+        results.append(rows)
+    # the first frame of a scene blits what the cache has and draws the rest op by op; the
+    # second caches the rest; later frames only blit
+    first = results[0]
+    assert first[0]["hits"] == 0 and first[1]["misses"] >= 5 and first[2]["hits"] >= 5 and first[2]["misses"] == 0
+    # the next scenes reuse the unchanged panels at once and cache the changed ones
+    for rows in results[1:]:
+        assert rows[0]["hits"] >= 5 and rows[0]["misses"] == 0, rows[0]
+        assert rows[1]["misses"] >= 1 and rows[2]["misses"] == 0, rows
+
+
+def test_a_group_whose_content_changes_is_redrawn(page: Any) -> None:
+    def scene(fill: str, label: str) -> str:
+        group = [
+            ["s"],
+            ["tr", 40.5, 30.25],
+            ["sh", "#00000080", 12, 0, 4],
+            ["rr", 0, 0, 300, 120, 16, fill, "#ffffffff", 2],
+            ["t", "bold", 40, 20, 70, label, "#ffffffff", 0],
+            ["r"],
+        ]
+        return json.dumps(
+            {"v": 1, "w": 400, "h": 200, "bg": None, "dur": 0, "fonts": ["bold"], "tracks": [], "defs": {}, "ops": group}
+        )
+
+    page.evaluate("window.cached.clearLayers()")
+    first = page.evaluate(COMPARE, [scene("#204080ff", "NORTH"), [0.0, 1.0, 2.0]])
+    assert [(r["hits"], r["misses"]) for r in first] == [(0, 0), (1, 1), (1, 0)], first
+    second = page.evaluate(COMPARE, [scene("#802040ff", "SOUTH"), [0.0, 1.0, 2.0]])
+    assert [(r["hits"], r["misses"]) for r in second] == [(0, 0), (1, 1), (1, 0)], second
+    assert all(r["max"] <= 2 for r in first + second), (first, second)
+    # the new content took the old one's place in its plane: going back draws it anew
+    again = page.evaluate(COMPARE, [scene("#204080ff", "NORTH"), [0.0, 1.0]])
+    assert [(r["hits"], r["misses"]) for r in again] == [(0, 0), (1, 1)], again
+    assert all(r["max"] <= 2 for r in again), again
