@@ -5,7 +5,7 @@ from __future__ import annotations
 import hashlib
 from typing import Any
 
-from .jsjson import js_number, js_string
+from .jsjson import stringify
 
 __all__ = ["strip", "canonical", "sha256_hex", "ANALYSIS_KEYS"]
 
@@ -43,40 +43,7 @@ def canonical(value: Any) -> str:
     Plain code-point order equals the reference's locale collation for every key set the
     schema allows (spec 8.4), so Python's ``sorted`` is used.
     """
-    parts: list[str] = []
-    _emit(value, parts)
-    return "".join(parts)
-
-
-def _emit(value: Any, out: list[str]) -> None:
-    if value is None:
-        out.append("null")
-    elif value is True:
-        out.append("true")
-    elif value is False:
-        out.append("false")
-    elif isinstance(value, str):
-        out.append(js_string(value))
-    elif isinstance(value, (int, float)):
-        out.append(js_number(value))
-    elif isinstance(value, dict):
-        out.append("{")
-        for i, key in enumerate(sorted(value)):
-            if i:
-                out.append(",")
-            out.append(js_string(key))
-            out.append(":")
-            _emit(value[key], out)
-        out.append("}")
-    elif isinstance(value, (list, tuple)):
-        out.append("[")
-        for i, item in enumerate(value):
-            if i:
-                out.append(",")
-            _emit(item, out)
-        out.append("]")
-    else:
-        raise TypeError(f"{type(value).__name__} is not JSON")
+    return stringify(value, sort_keys=True)
 
 
 def sha256_hex(text: str) -> str:

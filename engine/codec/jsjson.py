@@ -13,6 +13,7 @@ import json
 import math
 import re
 from decimal import Decimal
+from collections.abc import Callable, Iterable
 from typing import Any
 
 from .common import js_key_order
@@ -67,18 +68,19 @@ def js_string(text: str) -> str:
     return out
 
 
-def stringify(value: Any, indent: int | None = None) -> str:
-    """``JSON.stringify(value, null, indent)``.
+def stringify(value: Any, indent: int | None = None, *, sort_keys: bool = False) -> str:
+    """``JSON.stringify(value, null, indent)``; ``sort_keys`` orders every object's keys
+    by code point instead of JavaScript's property order (the baseline's canonical form).
 
     Raises:
         TypeError: a value JSON cannot hold.
     """
     parts: list[str] = []
-    _emit(value, parts, " " * indent if indent else "", "")
+    _emit(value, parts, " " * indent if indent else "", "", sorted if sort_keys else js_key_order)
     return "".join(parts)
 
 
-def _emit(value: Any, out: list[str], step: str, pad: str) -> None:
+def _emit(value: Any, out: list[str], step: str, pad: str, order: Callable[[dict[str, Any]], Iterable[str]]) -> None:
     if value is None:
         out.append("null")
     elif value is True:
@@ -97,11 +99,11 @@ def _emit(value: Any, out: list[str], step: str, pad: str) -> None:
         sep = ",\n" + inner if step else ","
         out.append("{\n" + inner if step else "{")
         colon = ": " if step else ":"
-        for i, key in enumerate(js_key_order(value)):
+        for i, key in enumerate(order(value)):
             if i:
                 out.append(sep)
             out.append(js_string(key) + colon)
-            _emit(value[key], out, step, inner)
+            _emit(value[key], out, step, inner, order)
         out.append("\n" + pad + "}" if step else "}")
     elif isinstance(value, (list, tuple)):
         if not value:
@@ -113,7 +115,7 @@ def _emit(value: Any, out: list[str], step: str, pad: str) -> None:
         for i, item in enumerate(value):
             if i:
                 out.append(sep)
-            _emit(item, out, step, inner)
+            _emit(item, out, step, inner, order)
         out.append("\n" + pad + "]" if step else "]")
     else:
         raise TypeError(f"{type(value).__name__} is not JSON")
