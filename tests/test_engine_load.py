@@ -186,3 +186,21 @@ def test_match_file_loads_every_game() -> None:
         loaded = load_any(data, source="m.emn", strict=True)
         assert isinstance(loaded, LoadedMatch) and len(loaded.games) == 2
         assert loaded.games[1].timeline.deals[0].deal_number == 0
+
+
+def test_inspect_a_match_prints_every_game(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    games = [generate_game(s, deals=2) for s in (3, 4)]
+    match = {
+        "fileType": "Euchre Match Notation",
+        "version": "1.0",
+        "metadata": {"players": [{"id": f"p{i}", "name": n} for i, n in enumerate(["Ann", "Ben", "Cat", "Dan"])]},
+        "games": [{"gameIndex": i, "players": ["p0", "p1", "p2", "p3"], "gameData": g} for i, g in enumerate(games)],
+    }
+    path = tmp_path / "m.emn"
+    path.write_text(json.dumps(match), encoding="utf-8")
+    assert main(["inspect", str(path), "--json"]) == 0
+    out = json.loads(capsys.readouterr().out)
+    assert [len(g["deals"]) for g in out["games"]] == [2, 2]
+    assert main(["inspect", str(path)]) == 0
+    text = capsys.readouterr().out
+    assert "game 1 of 2" in text and "game 2 of 2" in text

@@ -10,7 +10,7 @@ import time
 from pathlib import Path
 from typing import Any
 
-from engine.load import LoadedGame, load_game
+from engine.load import LoadedGame, LoadedMatch, load_any, load_game
 from engine.state import DealSummary, team_of
 from overlay.cli import bench_target
 
@@ -32,13 +32,25 @@ def read_game(path: str, *, strict: bool) -> LoadedGame:
 
 
 def run(args: argparse.Namespace) -> int:
-    game = read_game(args.file, strict=args.strict)
-    for problem in game.all_problems:
-        print(f"warning: {problem}", file=sys.stderr)
-    tl = game.timeline
+    loaded = load_any(Path(args.file).read_bytes(), source=Path(args.file).name, strict=args.strict)
+    games = loaded.games if isinstance(loaded, LoadedMatch) else (loaded,)
+    for game in games:
+        for problem in game.all_problems:
+            print(f"warning: {problem}", file=sys.stderr)
     if args.json:
-        print(json.dumps(tl.to_json(), ensure_ascii=False))
+        # a game prints the contract; a match prints {"games": [contract, ...]}
+        out = games[0].timeline.to_json() if not isinstance(loaded, LoadedMatch) else {"games": [g.timeline.to_json() for g in games]}
+        print(json.dumps(out, ensure_ascii=False))
         return 0
+    for number, game in enumerate(games):
+        if isinstance(loaded, LoadedMatch):
+            print(f"{'' if number == 0 else chr(10)}game {number + 1} of {len(games)}")
+        _print_game(game, args)
+    return 0
+
+
+def _print_game(game: LoadedGame, args: argparse.Namespace) -> None:
+    tl = game.timeline
     meta = game.document.metadata
     players = tl.players
     print(f"{meta.title or Path(args.file).name}")
@@ -53,7 +65,6 @@ def run(args: argparse.Namespace) -> int:
             a = s.action
             what = "" if a is None else " ".join(str(x) for x in (a.seat, a.call, a.card) if x is not None)
             print(f"  step {s.step:4d} deal {s.deal:2d} {s.kind.value:12s} {what}")
-    return 0
 
 
 def _rules(game: LoadedGame) -> str:
