@@ -264,6 +264,7 @@ class _DealReplay:
         self.shown: list[TrickState] = []
         self.trick: TrickState | None = None
         self.per_seat = [0] * self.P
+        self._per_team: tuple[tuple[int, ...], tuple[int, ...]] = ((), ())
         self.points: tuple[int, ...] | None = None
         self.thrown_in = False
         self.played: dict[tuple[object, ...], tuple[int, int]] = {}
@@ -288,10 +289,13 @@ class _DealReplay:
         self.ctx.problems.append(p)
 
     def tricks_per_team(self) -> tuple[int, ...]:
-        per_team = [0] * self.table.teams
-        for seat, n in enumerate(self.per_seat):
-            per_team[self.table.team(seat)] += n
-        return _teams(per_team)
+        key = tuple(self.per_seat)
+        if self._per_team[0] != key:  # tricks change only when one is taken: keep the last answer
+            per_team = [0] * self.table.teams
+            for seat, n in enumerate(key):
+                per_team[self.table.team(seat)] += n
+            self._per_team = (key, _teams(per_team))
+        return self._per_team[1]
 
     def emit(self, kind: StepKind, action: Action | None, *, annotations: Sequence[str] = (), to_act: int | None = None) -> None:
         if self.quiet:
@@ -547,6 +551,8 @@ class _DealReplay:
             for seat, card in row[:per_trick]:
                 self.played_by.setdefault(seat, []).append(card)
         self.complete_play = len(tricks) >= HAND_SIZE and all(len(t) == per_trick for t in tricks[:HAND_SIZE])
+        if self.quiet:
+            return  # the first pass only learns who played what
         # with the hands known, walk the cards and emit steps
         for t, trick in enumerate(tricks):
             where_t: dict[str, Any] = {"phase": phase_index, "phase_type": "TRICK_PLAY", "trick": t}
