@@ -94,18 +94,7 @@ class Loaded:
 
     def slim(self) -> Loaded:
         """The same replay without the stored bytes (kept for delayed outputs)."""
-        return Loaded(
-            data=b"",
-            source=self.source,
-            document=self.document,
-            timeline=self.timeline,
-            digest=self.digest,
-            problems=self.problems,
-            parts=self.parts,
-            steps=self.steps,
-            match=self.match,
-            games_in_file=self.games_in_file,
-        )
+        return replace(self, data=b"")
 
 
 def load_bytes(data: bytes, *, source: str, strict: bool = True, previous: Loaded | None = None) -> Loaded:
