@@ -159,6 +159,16 @@ def test_bench_engine_json(capsys: pytest.CaptureFixture[str]) -> None:
     assert figures["games"] == 1 and figures["games_per_s"] > 0 and figures["deals_per_s"] > 0
 
 
+def match_of(games: list[dict[str, Any]]) -> dict[str, Any]:
+    """An EMN match of generated games, seats p0..p3."""
+    return {
+        "fileType": "Euchre Match Notation",
+        "version": "1.0",
+        "metadata": {"players": [{"id": f"p{i}", "name": n} for i, n in enumerate(["Ann", "Ben", "Cat", "Dan"])]},
+        "games": [{"gameIndex": i, "players": ["p0", "p1", "p2", "p3"], "gameData": g} for i, g in enumerate(games)],
+    }
+
+
 @pytest.mark.parametrize("form", ["condensed", "expanded"])
 def test_binary_forms_load_transparently(form: str) -> None:
     from engine import codec
@@ -176,12 +186,7 @@ def test_match_file_loads_every_game() -> None:
     from engine.load import LoadedMatch, load_any
 
     games = [generate_game(s, deals=2) for s in (1, 2)]
-    match = {
-        "fileType": "Euchre Match Notation",
-        "version": "1.0",
-        "metadata": {"players": [{"id": f"p{i}", "name": n} for i, n in enumerate(["Ann", "Ben", "Cat", "Dan"])]},
-        "games": [{"gameIndex": i, "players": ["p0", "p1", "p2", "p3"], "gameData": g} for i, g in enumerate(games)],
-    }
+    match = match_of(games)
     for data in (json.dumps(match).encode(), codec.encode_emn(match)):
         loaded = load_any(data, source="m.emn", strict=True)
         assert isinstance(loaded, LoadedMatch) and len(loaded.games) == 2
@@ -190,12 +195,7 @@ def test_match_file_loads_every_game() -> None:
 
 def test_inspect_a_match_prints_every_game(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
     games = [generate_game(s, deals=2) for s in (3, 4)]
-    match = {
-        "fileType": "Euchre Match Notation",
-        "version": "1.0",
-        "metadata": {"players": [{"id": f"p{i}", "name": n} for i, n in enumerate(["Ann", "Ben", "Cat", "Dan"])]},
-        "games": [{"gameIndex": i, "players": ["p0", "p1", "p2", "p3"], "gameData": g} for i, g in enumerate(games)],
-    }
+    match = match_of(games)
     path = tmp_path / "m.emn"
     path.write_text(json.dumps(match), encoding="utf-8")
     assert main(["inspect", str(path), "--json"]) == 0
