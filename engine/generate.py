@@ -13,23 +13,14 @@ import random
 from collections.abc import Sequence
 from typing import Any
 
-from .cards import Card, Suit, card_name, deck, effective_suit, trick_power
+from .cards import Card, Suit, bower, card_name, deck, effective_suit, trick_power
 from .rules import Table, can_follow, score_deal, trick_winner
 from .ruleset import Ruleset
 
-__all__ = ["generate_game", "DEMO_PLAYERS"]
+__all__ = ["generate_game", "demo_game", "DEMO_PLAYERS"]
 
 DEMO_PLAYERS = ["Marguerite Okafor", "Tobias Lindqvist", "Priya Raman", "Declan Whitfield"]
 
-_NOTES = [
-    "[!] Textbook lead from the top of trump.",
-    "[?] Ordering with one trump is asking for trouble.",
-    "[!!] The loner pays off in full.",
-    "[!?] A cheeky next-suit call.",
-    "[?!] Leading away from the bower is brave.",
-    "[??] Trumping the partner's winning ace.",
-    "Watch the left bower here.",
-]
 
 
 def _strength(hand: Sequence[Card], trump: Suit | None) -> float:
@@ -98,6 +89,12 @@ def generate_game(
     if ruleset:
         meta["ruleset"] = dict(ruleset)
     return {"fileType": "Euchre Game Notation", "version": "1.4", "metadata": meta, "deals": out_deals}
+
+
+def demo_game() -> dict[str, Any]:
+    """The bundled demo game (``assets/demo/demo.egn`` is this, written with 2-space indent):
+    a full game to 10 with two marching loners, a euchre and commentary notes."""
+    return generate_game(35, deals=40, annotate=True, title="Demo: Harbour Cup final", players=list(DEMO_PLAYERS))
 
 
 def _deal(
@@ -173,14 +170,63 @@ def _deal(
         hands[dealer] = hand
         bidding["discard"] = card_name(discard)
     deal["initialState"]["playerCards"] = [[card_name(c) for c in h] for h in dealt]
-    if annotate and rng.random() < 0.5:
-        bidding["callAnnotations"] = {str(len(calls) - 1): [rng.choice(_NOTES)]}
     tricks, winners = _play(rng, rules, table, dealer, maker, alone, sit_out, trump if not no_trump else None, hands)
     play: dict[str, Any] = {"phaseNumber": 1, "type": "TRICK_PLAY", "tricks": [[card_name(c) for c in t] for t in tricks]}
-    if annotate and rng.random() < 0.5:
-        play["playAnnotations"] = {str(rng.randrange(sum(len(t) for t in tricks))): [rng.choice(_NOTES)]}
+    if annotate:
+        call_note, play_notes = _commentary(rules, table, dealer, maker, alone, sit_out, trump if not no_trump else None, tricks, winners)
+        if call_note:
+            bidding["callAnnotations"] = {str(len(calls) - 1): [call_note]}
+        if play_notes:
+            play["playAnnotations"] = play_notes
     deal["phases"] = [bidding, play]
     return deal, (maker, alone, defender, winners)
+
+
+def _commentary(
+    rules: Ruleset,
+    table: Table,
+    dealer: int,
+    maker: int,
+    alone: bool,
+    sit_out: frozenset[int],
+    trump: Suit | None,
+    tricks: list[list[Card]],
+    winners: list[int],
+) -> tuple[str | None, dict[str, list[str]]]:
+    """Notes a commentator would make on what actually happened (quality labels of EGN)."""
+    taken = sum(1 for w in winners if table.team(w) == table.team(maker))
+    name = trump.label if trump is not None else "no-trump"
+    if alone and taken == len(winners):
+        call = "[!!] Alone, and all five tricks: the loner pays off in full."
+    elif taken * 2 < len(winners):
+        call = f"[?] Making {name} on that hand was asking for trouble: euchred."
+    elif taken == len(winners):
+        call = f"[!] A confident {name} call, rewarded with a march."
+    else:
+        call = None
+    notes: dict[str, list[str]] = {}
+    leader = table.first_leader(rules, dealer, maker, alone, sit_out)
+    flat = 0
+    for t, trick in enumerate(tricks):
+        seats = table.order_from(leader, sit_out)
+        for c, card in enumerate(trick):
+            note = None
+            if c == 0 and t == 0 and bower(card, trump) == "right" and table.team(seats[0]) == table.team(maker):
+                note = "[!] Textbook: the right bower first, to pull trump."
+            elif c == 0 and bower(card, trump) == "left":
+                note = "Watch the left bower: it leads trump, not its printed suit."
+            elif c > 0 and trump is not None:
+                before = trick_winner(trick[:c], trump)
+                partner_winning = before is not None and table.team(seats[before]) == table.team(seats[c])
+                if partner_winning and effective_suit(card, trump) is trump and trick_winner(trick[: c + 1], trump) == c:
+                    led = effective_suit(trick[0], trump)
+                    if led is not trump:
+                        note = "[??] Trumping the partner's winning card."
+            if note and len(notes) < 2:
+                notes[str(flat)] = [note]
+            flat += 1
+        leader = winners[t]
+    return call, notes
 
 
 def _play(

@@ -536,9 +536,9 @@ def demo_game_bytes() -> tuple[bytes, str]:
     path = Path(assets.__file__).parent / "demo" / "demo.egn"
     if path.is_file():
         return path.read_bytes(), path.name
-    from engine.generate import generate_game
+    from engine.generate import demo_game
 
-    return json.dumps(generate_game(2024)).encode(), "demo.egn"
+    return json.dumps(demo_game()).encode(), "demo.egn"
 
 
 def _install_demo(hub: Hub) -> None:

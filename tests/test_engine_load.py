@@ -204,3 +204,13 @@ def test_inspect_a_match_prints_every_game(tmp_path: Path, capsys: pytest.Captur
     assert main(["inspect", str(path)]) == 0
     text = capsys.readouterr().out
     assert "game 1 of 2" in text and "game 2 of 2" in text
+
+
+def test_bundled_demo_is_the_projects_own_generated_game() -> None:
+    from engine.generate import demo_game
+
+    bundled = json.loads((ROOT / "assets" / "demo" / "demo.egn").read_text(encoding="utf-8"))
+    assert bundled == demo_game()
+    tl = load_game(json.dumps(bundled), source="demo.egn", strict=True).timeline
+    assert tl.problems == () and tl.winner is not None
+    assert any(d.alone for d in tl.deals) and any(s.annotations for s in tl.steps)
