@@ -17,7 +17,7 @@ import pytest
 from engine.codec.common import annotation_keys_numeric
 from engine.errors import EgnError
 from engine.model import accepts_document, check_document, validate_document
-from overlay.bench_codecs import mutate_json
+from overlay.bench.fuzz import mutate_json
 from tests.fixtures_path import SHARED, shared
 
 
@@ -208,7 +208,7 @@ def _general_only(monkeypatch: pytest.MonkeyPatch) -> None:
 
 def test_fast_paths_match_general_code(monkeypatch: pytest.MonkeyPatch) -> None:
     from engine import codec
-    from overlay.bench_codecs import mutate
+    from overlay.bench.fuzz import mutate
 
     folder = shared()
     rng = random.Random(7)

@@ -16,7 +16,7 @@ from hypothesis import strategies as st
 
 from engine import codec
 from engine.errors import CodecError
-from overlay.bench_codecs import fuzz_one, fuzz_seeds, mutate, mutate_json
+from overlay.bench.fuzz import fuzz_one, fuzz_seeds, mutate, mutate_json
 from tests.fixtures_path import SHARED, shared
 
 SEEDS = fuzz_seeds(SHARED) if SHARED.is_dir() else []
@@ -62,7 +62,7 @@ def test_bench_fuzz_sample_has_no_crash() -> None:
     """The same loop as ``bench fuzz`` over a fixed seed."""
     import argparse
 
-    from overlay.bench_codecs import bench_fuzz
+    from overlay.bench.fuzz import run as bench_fuzz
 
     shared()
     figures = bench_fuzz(argparse.Namespace(n=300, seed=7, corpus=None))

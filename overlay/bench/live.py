@@ -26,9 +26,10 @@ import time
 from pathlib import Path
 from typing import Any
 
-from ..cli import bench_target
 
-__all__ = ["bench_live"]
+__all__ = ["HELP", "add_arguments", "run"]
+
+HELP = "logger action -> pixels on the page; server CPU per channel; N channels x M pages"
 
 TOKEN = "bench-token"
 AUTH = {"Authorization": f"Bearer {TOKEN}"}
@@ -62,7 +63,7 @@ STAGES = [
 ]
 
 
-def _add_arguments(p: argparse.ArgumentParser) -> None:
+def add_arguments(p: argparse.ArgumentParser) -> None:
     p.add_argument("--samples", type=int, default=150, help="logger actions timed in the browser")
     p.add_argument("--cpu-channels", type=int, default=10, help="animating channels for the CPU figure")
     p.add_argument("--channels", type=int, default=100, help="channels for the scale run")
@@ -315,8 +316,7 @@ async def _run(args: argparse.Namespace) -> dict[str, Any]:
     return figures
 
 
-@bench_target("live", help="logger action -> pixels on the page; server CPU per channel; N channels x M pages", add_arguments=_add_arguments)
-def bench_live(args: argparse.Namespace) -> dict[str, Any]:
+def run(args: argparse.Namespace) -> dict[str, Any]:
     return asyncio.run(_run(args))
 
 

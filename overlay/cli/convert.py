@@ -4,7 +4,7 @@ Output files are byte-identical to the reference tools' (binary forms, and JSON 
 ``JSON.stringify(doc, null, 2)`` without a trailing newline).  Input forms are detected from
 the content (magic byte or JSON text), so any ``.egn``/``.egnb``/``.emn`` file is accepted
 whatever its extension.  The benchmarks ``bench codecs`` and ``bench fuzz`` live in
-:mod:`overlay.bench_codecs`.
+:mod:`overlay.bench`.
 """
 
 from __future__ import annotations
@@ -18,8 +18,6 @@ from typing import Any
 from engine import codec
 from engine.errors import CodecError, Place, SizeLimitError
 from engine.upgrade import upgrade_document
-
-from .. import bench_codecs  # noqa: F401  (registers the bench targets)
 
 __all__ = ["register", "read_input", "write_output", "decode_any"]
 

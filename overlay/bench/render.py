@@ -1,0 +1,68 @@
+"""``bench render``: ms to build a 1080p scene and to rasterise it (with and without caches)."""
+
+from __future__ import annotations
+
+import argparse
+import json
+import statistics
+import time
+from typing import Any
+
+from ..cli.frame import parse_size
+
+__all__ = ["HELP", "add_arguments", "run"]
+
+HELP = "ms to build a 1080p scene and to rasterise it (with and without sprite caches)"
+
+
+def add_arguments(p: argparse.ArgumentParser) -> None:
+    p.add_argument("--repeat", type=int, default=200, help="timed repetitions (default 200)")
+    p.add_argument("--size", default="1920x1080", help="output size (default 1920x1080)")
+
+
+def run(args: argparse.Namespace) -> dict[str, Any]:
+    import os
+
+    from engine.generate import generate_game
+    from engine.load import load_game
+    from engine.state import StepKind
+    from renderer.build import build_scene
+    from renderer.raster import Assets, raster, to_rgba
+
+    try:
+        os.sched_setaffinity(0, {min(os.sched_getaffinity(0))})  # one core
+    except (AttributeError, OSError):
+        pass
+    size = parse_size(args.size) or (1920, 1080)
+    tl = load_game(json.dumps(generate_game(7)), source="bench").timeline
+    # a busy frame: mid-deal, a card in flight, full hands on the table
+    state = next(s for s in tl.steps if s.kind is StepKind.CARD and s.trick is not None and len(s.trick.cards) == 3)
+    reps = max(5, int(args.repeat))
+
+    def timed(fn: Any) -> float:
+        fn()
+        samples = []
+        for _ in range(reps):
+            t0 = time.perf_counter()
+            fn()
+            samples.append((time.perf_counter() - t0) * 1000.0)
+        return statistics.median(samples)
+
+    build_ms = timed(lambda: build_scene(state, size=size))
+    scene = build_scene(state, size=size)
+    t = 0.2
+    cached = Assets.load(sprite_cache=True)
+    uncached = Assets.load(sprite_cache=False)
+    raster_cached = timed(lambda: raster(scene, t, cached))
+    raster_plain = timed(lambda: raster(scene, t, uncached))
+    readback = timed(lambda: to_rgba(raster(scene, t, cached))) - raster_cached
+    return {
+        "size": f"{size[0]}x{size[1]}",
+        "ops": len(scene.ops),
+        "scene_json_bytes": len(scene.dumps()),
+        "build_ms": round(build_ms, 3),
+        "raster_ms_sprite_cache": round(raster_cached, 3),
+        "raster_ms_no_cache": round(raster_plain, 3),
+        "rgba_readback_ms": round(max(0.0, readback), 3),
+        "repeat": reps,
+    }

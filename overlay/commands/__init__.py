@@ -1,1 +1,0 @@
-"""Subcommands of the euchre-overlay CLI: one module each, each with register(subparsers)."""
