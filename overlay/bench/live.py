@@ -272,7 +272,7 @@ async def _load_run(session: Any, base: str, proc: _Proc, ids: list[str], pages:
 async def _run(args: argparse.Namespace) -> dict[str, Any]:
     import aiohttp
 
-    from ..app import demo_game_bytes
+    from ..demo import demo_game_bytes
 
     figures: dict[str, Any] = {"cores": os.cpu_count()}
     with tempfile.TemporaryDirectory() as data:
