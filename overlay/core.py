@@ -25,7 +25,7 @@ from . import feed
 from .clients import Page, StateSub
 from .director import Director, Playhead
 from .errors import NotFound
-from .scenes import RenderSettings, SceneCache, durations_of
+from .outputs import RenderSettings, SceneCache, durations_of
 from .protocol import OUTPUTS, ChannelSettings
 from .record import ChannelRecord
 from .store import Store

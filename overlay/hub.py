@@ -12,7 +12,7 @@ from .core import Clock
 from .director import Playhead
 from .errors import BadRequest, NotFound, TooLarge
 from .protocol import ChannelSettings
-from .scenes import RenderSettings
+from .outputs import RenderSettings
 from .store import Store
 
 __all__ = ["Hub"]

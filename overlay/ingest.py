@@ -13,7 +13,7 @@ from . import feed
 from .core import ChannelCore
 from .errors import SequenceGap
 from .protocol import ActionIn, FeedAck
-from .scenes import durations_of
+from .outputs import durations_of
 
 __all__ = ["Ingest"]
 

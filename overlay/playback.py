@@ -12,7 +12,7 @@ from typing import Any
 from .core import ChannelCore
 from .errors import BadRequest
 from .protocol import ChannelSettings, ControlRequest
-from .scenes import RenderSettings, durations_of
+from .outputs import RenderSettings, durations_of
 
 __all__ = ["Playback"]
 

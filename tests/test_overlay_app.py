@@ -746,7 +746,7 @@ async def test_bench_pages_get_the_server_stage_times(client: Any) -> None:
 
 def test_clean_output_hides_hole_cards_and_commentary() -> None:
     from overlay.protocol import ChannelSettings
-    from overlay.scenes import RenderSettings
+    from overlay.outputs import RenderSettings
     from renderer.view import ElementType, Perspective
 
     rs = RenderSettings(ChannelSettings())
