@@ -22,13 +22,13 @@ from dataclasses import dataclass, field, replace
 from typing import Any
 
 from engine.errors import Place, Problem, SchemaError
+from engine.load import MAX_INPUT
 from engine.state import GameState, StepKind, Timeline
 
 from .errors import BadRequest, TooLarge
 from .protocol import ActionIn
 
 __all__ = [
-    "MAX_INPUT",
     "Part",
     "Loaded",
     "load_bytes",
@@ -40,8 +40,6 @@ __all__ = [
     "digest",
 ]
 
-#: input cap (bytes) for uploads, feed messages and followed files (the codec's own cap)
-MAX_INPUT = 8 * 1024 * 1024
 
 
 @dataclass(frozen=True)

@@ -26,6 +26,8 @@ import time
 from pathlib import Path
 from typing import Any
 
+from ..browser import CHROMIUM_ARGS, chromium_path
+
 
 __all__ = ["HELP", "add_arguments", "run"]
 
@@ -33,14 +35,6 @@ HELP = "logger action -> pixels on the page; server CPU per channel; N channels 
 
 TOKEN = "bench-token"
 AUTH = {"Authorization": f"Bearer {TOKEN}"}
-CHROMIUM_ARGS = [
-    "--no-sandbox",
-    "--disable-gpu",
-    "--disable-background-networking",
-    "--disable-component-update",
-    "--disable-sync",
-    "--no-first-run",
-]
 FAST = {"run_time": 0.08, "hold": 0.05, "ease": "out"}
 KINDS = ("deal_start", "call", "discard", "card", "trick_taken", "deal_scored", "game_over")
 
@@ -69,7 +63,7 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
     p.add_argument("--channels", type=int, default=100, help="channels for the scale run")
     p.add_argument("--pages", type=int, default=2, help="simulated pages per channel in the scale run")
     p.add_argument("--seconds", type=float, default=10.0, help="measuring time of the cpu and scale runs")
-    p.add_argument("--chromium", default="/usr/bin/chromium", help="the system Chromium")
+    p.add_argument("--chromium", default=None, help="the Chromium binary (default: the system Chromium, as overlay.browser finds it)")
 
 
 def _pct(values: list[float], q: float) -> float:
@@ -282,8 +276,10 @@ async def _run(args: argparse.Namespace) -> dict[str, Any]:
             async with aiohttp.ClientSession(headers=AUTH) as session:
                 figures["server_rss_idle_mb"] = proc.rss_mb()
                 if args.samples > 0:
-                    if not Path(args.chromium).exists():
-                        raise OSError(f"{args.chromium}: no system Chromium for the latency run")
+                    if not args.chromium:
+                        args.chromium = chromium_path()  # ChromiumMissing (an OSError) when there is none
+                    elif not Path(args.chromium).exists():
+                        raise OSError(f"{args.chromium}: no Chromium there for the latency run")
                     figures.update(await _latency(session, base, args))
                 demo, _ = demo_game_bytes()
                 if args.cpu_channels > 0:
