@@ -29,11 +29,11 @@ from renderer.build import build_scene
 from renderer.fonts import font_files
 from renderer.raster import raster, to_premul
 from renderer.scene import Scene
+from tests.support import launch_options, serve_fonts
 
 pytestmark = pytest.mark.browser
 
 PLAYER = Path(__file__).resolve().parents[1] / "overlay" / "static" / "player.js"
-CHROMIUM = Path("/usr/bin/chromium")
 
 
 def _scene() -> tuple[Scene, float]:
@@ -44,19 +44,12 @@ def _scene() -> tuple[Scene, float]:
 
 def _browser_frame(scene: Scene, t: float) -> np.ndarray:
     playwright = pytest.importorskip("playwright.sync_api")
-    if not CHROMIUM.exists():
-        pytest.skip("system Chromium not installed at /usr/bin/chromium")
-    urls = {k: f"https://fonts.test/{k}.ttf" for k in font_files()}
+    options = launch_options()
     with playwright.sync_playwright() as p:
-        browser = p.chromium.launch(executable_path=str(CHROMIUM), args=["--no-sandbox", "--disable-gpu", "--headless"])
+        browser = p.chromium.launch(**options)
         try:
             page = browser.new_page(viewport={"width": scene.width, "height": scene.height})
-
-            def serve(route: object) -> None:
-                key = route.request.url.rsplit("/", 1)[1][:-4]  # type: ignore[attr-defined]
-                route.fulfill(body=font_files()[key].read_bytes(), content_type="font/ttf")  # type: ignore[attr-defined]
-
-            page.route("https://fonts.test/*", serve)
+            urls = serve_fonts(page, font_files())
             page.set_content("<html><body style='margin:0;background:transparent'><canvas id=c></canvas></body></html>")
             page.add_script_tag(path=str(PLAYER))
             data = page.evaluate(
