@@ -23,10 +23,9 @@ from .hub import Hub
 from .keys import HUB, SETTINGS, SOCKETS, STORE, TOKEN, TOKEN_CREATED
 from .refusals import error_middleware
 from .routes import TABLES
-from .routes.pages import STATIC
 from .store import Store
 
-__all__ = ["create_app", "STATIC"]
+__all__ = ["create_app"]
 
 log = logging.getLogger("overlay.app")
 
