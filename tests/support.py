@@ -18,7 +18,7 @@ from __future__ import annotations
 import csv
 import json
 import socket
-from collections.abc import AsyncIterator, Callable
+from collections.abc import AsyncIterator
 from pathlib import Path
 from typing import Any
 
@@ -229,9 +229,8 @@ class Server:
     """The real service on a fixed port (what a browser connects to), restartable on the
     same data."""
 
-    def __init__(self, data: Path, *, clock: Callable[[], float] | None = None) -> None:
-        extra = {} if clock is None else {"clock": clock}
-        self.settings = ServerSettings(data_dir=data, token=TOKEN, demo=False, port=free_port(), **extra)
+    def __init__(self, data: Path) -> None:
+        self.settings = ServerSettings(data_dir=data, token=TOKEN, demo=False, port=free_port())
         self.runner: web.AppRunner | None = None
 
     @property
