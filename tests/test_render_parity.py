@@ -1,8 +1,8 @@
 """The page player (overlay/static/player.js in Chromium) draws the same pixels as skia.
 
-Parity criteria of DESIGN.md decision 1, on premultiplied values: non-text pixels >= 99.99%
-within 4/255; text pixels >= 80% within 8/255 and >= 98% within 32/255; no 8x8 block off by
-more than 24/255 on average.  Text pixels are those that change when the scene's text ops are
+The page and the video must agree to within anti-aliasing; the criteria, on premultiplied
+values: non-text pixels >= 99.99% within 4/255; text pixels >= 80% within 8/255 and >= 98%
+within 32/255; no 8x8 block off by more than 24/255 on average.  Text pixels are those that change when the scene's text ops are
 removed (dilated by one pixel).
 
 What makes the two agree (measured: non-text 100% within 4/255, text 95% within 8/255 and

@@ -1,4 +1,4 @@
-"""Every package stays clean under mypy --strict (STYLE.md section 8): the engine, the
+"""Every package stays clean under mypy --strict, the project's typing rule: the engine, the
 renderer, the service and the studio, in one run (mypy's start-up is most of the cost)."""
 
 from __future__ import annotations
