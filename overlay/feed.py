@@ -38,6 +38,7 @@ __all__ = [
     "document_bytes",
     "refuse_new_problems",
     "digest",
+    "actions_of",
 ]
 
 
@@ -407,3 +408,28 @@ def refuse_new_problems(old: Loaded | None, new: Loaded) -> None:
     fresh = new_problems(old, new)
     if fresh:
         raise fresh[0].error()
+
+
+def actions_of(doc: dict[str, Any], *, deals: int | None = None) -> list[dict[str, Any]]:
+    """The logger actions that write ``doc`` deal by deal (seq from 1; the first ``deals``
+    deals only, if given): the inverse of :func:`apply_action`, for benchmarks and tests."""
+    out: list[dict[str, Any]] = []
+    for deal in doc["deals"][:deals]:
+        init = deal["initialState"]
+        out.append({"kind": "new_deal", "dealer": init["dealer"], "upCard": init["upCard"], "playerCards": init.get("playerCards")})
+        for phase in deal["phases"]:
+            if phase["type"] == "EUCHRE_BIDDING":
+                calls = phase["calls"]
+                for i, call in enumerate(calls):
+                    a: dict[str, Any] = {"kind": "call", "call": call}
+                    if i == len(calls) - 1 and phase.get("isAlone") is not None:
+                        a["alone"] = phase["isAlone"]
+                    out.append(a)
+                if "discard" in phase:
+                    out.append({"kind": "discard", "card": phase["discard"]})
+            else:
+                for trick in phase["tricks"]:
+                    out.extend({"kind": "card", "card": c} for c in trick)
+    for i, a in enumerate(out, 1):
+        a["seq"] = i
+    return out

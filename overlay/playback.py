@@ -7,6 +7,7 @@ it when the timing settings change, and stores the playhead after each command.
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from typing import Any
 
 from .core import ChannelCore
@@ -30,20 +31,18 @@ class Playback(ChannelCore):
         now = self.hub.clock()
         d = self.director
         op = req.op
-        if op == "play":
-            d.play(now)
-        elif op == "pause":
-            d.pause(now)
-        elif op == "toggle":
-            d.toggle(now)
-        elif op == "next":
-            d.next(now)
-        elif op == "step":
-            d.step_forward(now)
-        elif op == "back":
-            d.step_back(now)
-        elif op == "live":
-            d.live(now)
+        # the commands that take nothing but the time
+        plain: dict[str, Callable[[float], object]] = {
+            "play": d.play,
+            "pause": d.pause,
+            "toggle": d.toggle,
+            "next": d.next,
+            "step": d.step_forward,
+            "back": d.step_back,
+            "live": d.live,
+        }
+        if op in plain:
+            plain[op](now)
         elif op == "seek":
             d.seek(now, self._seek_target(req, now))
         elif op == "speed":

@@ -8,7 +8,8 @@ imported by name.
   (``../shared/fixtures/egn``, found where the benchmarks find them), a user's clone does
   not, and they are never copied into the repository: tests skip, naming the missing folder.
 - **Chromium** is the system one, launched as :mod:`overlay.browser` says (path and flags).
-- **Games** come from the project's seeded generator.
+- **Games** come from the project's seeded generator (the logger actions that write one
+  come from the service's own :func:`overlay.feed.actions_of`).
 - **The service** runs in process (``client``: pytest-aiohttp) or on a real port for a
   browser (``server``), with a fixed token and no demo channel.
 """
@@ -121,30 +122,6 @@ def game(seed: int = 7, deals: int = 2) -> dict[str, Any]:
 def empty_game(doc: dict[str, Any]) -> dict[str, Any]:
     """``doc`` before its first deal (the players, no deals, no final score)."""
     return {**doc, "deals": [], "metadata": {k: v for k, v in doc["metadata"].items() if k != "finalScore"}}
-
-
-def actions_of(doc: dict[str, Any], *, deals: int | None = None) -> list[dict[str, Any]]:
-    """The logger actions that write ``doc`` deal by deal (seq from 1)."""
-    out: list[dict[str, Any]] = []
-    for deal in doc["deals"][:deals]:
-        init = deal["initialState"]
-        out.append({"kind": "new_deal", "dealer": init["dealer"], "upCard": init["upCard"], "playerCards": init.get("playerCards")})
-        for phase in deal["phases"]:
-            if phase["type"] == "EUCHRE_BIDDING":
-                calls = phase["calls"]
-                for i, call in enumerate(calls):
-                    a: dict[str, Any] = {"kind": "call", "call": call}
-                    if i == len(calls) - 1 and phase.get("isAlone") is not None:
-                        a["alone"] = phase["isAlone"]
-                    out.append(a)
-                if "discard" in phase:
-                    out.append({"kind": "discard", "card": phase["discard"]})
-            else:
-                for trick in phase["tricks"]:
-                    out.extend({"kind": "card", "card": c} for c in trick)
-    for i, a in enumerate(out, 1):
-        a["seq"] = i
-    return out
 
 
 def match_doc(seeds: tuple[int, ...] = (1, 2, 3), *, deals: int = 2) -> dict[str, Any]:

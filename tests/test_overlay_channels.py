@@ -12,7 +12,8 @@ from aiohttp import WSCloseCode, WSMsgType
 
 from overlay.app import create_app
 from overlay.config import ServerSettings
-from tests.support import AUTH, actions_of, empty_game, game, make_channel, scene_msg
+from overlay.feed import actions_of
+from tests.support import AUTH, empty_game, game, make_channel, scene_msg
 from tests.support import TOKEN as TOKEN_VALUE
 
 

@@ -12,7 +12,8 @@ import pytest
 
 from engine.codec import encode_condensed
 from engine.load import MAX_INPUT
-from tests.support import AUTH, actions_of, empty_game, game, make_channel
+from overlay.feed import actions_of
+from tests.support import AUTH, empty_game, game, make_channel
 
 
 async def test_put_game_is_idempotent_and_state_follows(client: Any) -> None:

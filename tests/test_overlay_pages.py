@@ -6,7 +6,8 @@ from __future__ import annotations
 import asyncio
 from typing import Any
 
-from tests.support import AUTH, actions_of, empty_game, game, make_channel, scene_msg
+from overlay.feed import actions_of
+from tests.support import AUTH, empty_game, game, make_channel, scene_msg
 
 
 async def test_page_socket_snapshot_scenes_and_status(client: Any) -> None:

@@ -17,9 +17,10 @@ from aiohttp import WSCloseCode, WSMsgType
 from engine.generate import generate_game
 from overlay.app import create_app
 from overlay.config import ServerSettings
+from overlay.feed import actions_of
 from overlay.keys import HUB
 from overlay.routes.pages import STATIC
-from tests.support import AUTH, actions_of, empty_game, make_channel
+from tests.support import AUTH, empty_game, make_channel
 
 async def snapshot(client: Any, cid: str = "c") -> tuple[Any, ...]:
     info = await (await client.get(f"/api/channels/{cid}", headers=AUTH)).json()

@@ -27,6 +27,7 @@ from pathlib import Path
 from typing import Any
 
 from ..browser import CHROMIUM_ARGS, chromium_path
+from ..feed import actions_of
 
 
 __all__ = ["HELP", "add_arguments", "run"]
@@ -92,26 +93,6 @@ class _Proc:
         return float("nan")
 
 
-def _actions(doc: dict[str, Any]) -> list[dict[str, Any]]:
-    out: list[dict[str, Any]] = []
-    for deal in doc["deals"]:
-        init = deal["initialState"]
-        out.append({"kind": "new_deal", "dealer": init["dealer"], "upCard": init["upCard"], "playerCards": init.get("playerCards")})
-        for phase in deal["phases"]:
-            if phase["type"] == "EUCHRE_BIDDING":
-                for i, call in enumerate(phase["calls"]):
-                    a: dict[str, Any] = {"kind": "call", "call": call}
-                    if i == len(phase["calls"]) - 1 and phase.get("isAlone") is not None:
-                        a["alone"] = phase["isAlone"]
-                    out.append(a)
-                if "discard" in phase:
-                    out.append({"kind": "discard", "card": phase["discard"]})
-            else:
-                for trick in phase["tricks"]:
-                    out.extend({"kind": "card", "card": c} for c in trick)
-    return out
-
-
 async def _start_server(data: str) -> tuple[Any, str]:
     proc = await asyncio.create_subprocess_exec(
         sys.executable, "-m", "overlay.cli", "serve", "--port", "0", "--data", data, "--token", TOKEN, "--no-demo",
@@ -148,7 +129,7 @@ async def _latency(session: Any, base: str, args: argparse.Namespace) -> dict[st
         assert r.status == 201, await r.text()
     async with session.put(f"{base}/api/channels/lat/game", data=json.dumps(empty)) as r:
         assert r.status == 200, await r.text()
-    actions = _actions(doc)[: args.samples]
+    actions = actions_of(doc)[: args.samples]
     sent: dict[int, float] = {}
     async with async_playwright() as pw:
         browser = await pw.chromium.launch(executable_path=args.chromium, args=CHROMIUM_ARGS, headless=True)
