@@ -15,9 +15,9 @@ from .theme import CardStyle, Theme
 from .timing import StepTiming, Timing
 from .view import Element, ElementType, Perspective, View
 
-__all__ = ["Ctx", "POS_SOUTH", "POS_WEST", "POS_NORTH", "POS_EAST", "HAND_TYPES"]
+__all__ = ["Ctx", "HAND_TYPES"]
 
-POS_SOUTH, POS_WEST, POS_NORTH, POS_EAST = 0, 1, 2, 3
+#: hand elements by screen position: 0 south, 1 west, 2 north, 3 east
 HAND_TYPES = (ElementType.HAND_SOUTH, ElementType.HAND_WEST, ElementType.HAND_NORTH, ElementType.HAND_EAST)
 
 

@@ -263,6 +263,9 @@ def _is_colour(v: Any) -> bool:
 
 
 def _field_problem(kind: FieldType, v: Any, tracks: int, defs: Mapping[str, Any]) -> str | None:
+    """What is wrong with ``v`` as a field of type ``kind`` (None: nothing)."""
+    if type(v) is float and (kind is FieldType.NUM or kind is FieldType.ANIM):
+        return None  # the common case, first
     if kind is FieldType.ANIM:
         if isinstance(v, dict):
             k = v.get("k")

@@ -327,7 +327,7 @@ class _Exec:
                     continue
             handler = _RUN.get(name)
             if handler is None:
-                raise SceneError(f"unknown scene op {name!r}", path=f"op {i - 1}")
+                raise SceneError(f"unknown scene op {name!r} (op {i - 1} of the list drawn)")
             handler(self, op)
         self.in_sprite = outer
 

@@ -17,21 +17,16 @@ import pytest
 from engine.generate import generate_game
 from engine.load import load_game
 from engine.state import StepKind
+from overlay.browser import CHROMIUM_ARGS, ChromiumMissing, chromium_path
 from renderer.build import build_scene
 from renderer.fonts import font_files
 
 pytestmark = pytest.mark.browser
 
-PLAYER = Path(__file__).resolve().parents[1] / "overlay" / "static" / "player.js"
-CHROMIUM = Path("/usr/bin/chromium")
-ARGS = [
-    "--no-sandbox",
-    "--disable-gpu",
-    "--disable-background-networking",
-    "--disable-component-update",
-    "--disable-sync",
-    "--no-first-run",
-]
+STATIC = Path(__file__).resolve().parents[1] / "overlay" / "static"
+ORIGIN = "https://player.test"
+PAGE = f"""<html><body style='margin:0'><canvas id=a></canvas><canvas id=b></canvas>
+<script src="{ORIGIN}/static/player.js"></script></body></html>"""
 
 #: in the page: draw scene `text` at each t with both players; premultiplied differences
 COMPARE = """async ([text, ts]) => {
@@ -83,29 +78,38 @@ def _scenes(size: tuple[int, int]) -> list[str]:
 
 @pytest.fixture(scope="module")
 def page() -> Any:
+    """One Chromium page with the player loaded by URL (it fetches ops.json beside it)."""
     playwright = pytest.importorskip("playwright.sync_api")
-    if not CHROMIUM.exists():
-        pytest.skip("system Chromium not installed at /usr/bin/chromium")
-    urls = {k: f"https://fonts.test/{k}.ttf" for k in font_files()}
+    try:
+        exe = chromium_path()
+    except ChromiumMissing as e:
+        pytest.skip(str(e))
+    fonts = font_files()
+
+    def serve(route: Any) -> None:
+        path = route.request.url[len(ORIGIN) :]
+        if path.startswith("/static/"):
+            name = path[len("/static/") :]
+            kind = "application/json" if name.endswith(".json") else "text/javascript"
+            route.fulfill(body=(STATIC / name).read_bytes(), content_type=kind)
+        elif path.startswith("/fonts/"):
+            route.fulfill(body=fonts[path[len("/fonts/") : -4]].read_bytes(), content_type="font/ttf")
+        else:
+            route.fulfill(body=PAGE, content_type="text/html")
+
     with playwright.sync_playwright() as p:
-        browser = p.chromium.launch(executable_path=str(CHROMIUM), args=ARGS, headless=True)
+        browser = p.chromium.launch(executable_path=exe, args=CHROMIUM_ARGS, headless=True)
         try:
             pg = browser.new_page(viewport={"width": 1300, "height": 740})
-
-            def serve(route: Any) -> None:
-                key = route.request.url.rsplit("/", 1)[1][:-4]
-                route.fulfill(body=font_files()[key].read_bytes(), content_type="font/ttf")
-
-            pg.route("https://fonts.test/*", serve)
-            pg.set_content("<html><body style='margin:0'><canvas id=a></canvas><canvas id=b></canvas></body></html>")
-            pg.add_script_tag(path=str(PLAYER))
+            pg.route(f"{ORIGIN}/**", serve)
+            pg.goto(f"{ORIGIN}/")
             pg.evaluate(
                 """async (urls) => {
                     window.cached = new EuchrePlayer(document.getElementById('a'), {fontUrls: urls});
                     window.plain = new EuchrePlayer(document.getElementById('b'), {fontUrls: urls, layers: false});
                     await Promise.all([window.cached.ready, window.plain.ready]);
                 }""",
-                urls,
+                {k: f"{ORIGIN}/fonts/{k}.ttf" for k in fonts},
             )
             yield pg
         finally:
