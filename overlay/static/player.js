@@ -251,8 +251,8 @@
     for (const o of table.ops) {
       const h = OPS[o.name];
       if (!h) continue;
-      if (o.category === "draw" && !h.box) problems.push("draw op " + o.name + " has no box()");
-      if (o.category === "move" && !h.matrix) problems.push("move op " + o.name + " has no matrix()");
+      if (o.category === "draw" && !h.box) problems.push("player.js: draw op " + o.name + " has no box()");
+      if (o.category === "move" && !h.matrix) problems.push("player.js: move op " + o.name + " has no matrix()");
     }
     if (problems.length) throw new Error(problems.join("; "));
     const run = {}, draw = {}, move = {}, anim = {}, ease = {}, paint = {};
