@@ -13,9 +13,13 @@ The skia executor (:mod:`renderer.raster`) and the page player (``overlay/static
 each build their dispatch from this table and refuse to start when it names an op, paint or
 easing they lack, or they have one it does not name.  The page reads the table as
 ``overlay/static/ops.json``, the text of :func:`table_json`; a test fails when the committed
-file differs from it (``pytest tests/test_render_ops.py --update-golden`` rewrites it).  Easing *names*
-come from :data:`renderer.easing.EASINGS`; their formulas exist once per language and a test
-compares the two on a grid of progress values.
+file differs from it (``pytest tests/test_render_ops.py --update-golden`` rewrites it).
+Easing *names* come from :data:`renderer.easing.EASINGS`; their formulas exist once per
+language and a test compares the two on a grid of progress values.
+
+Adding an op: a row here, a handler ``op_<name>`` in the skia executor, an entry in the
+player's ``OPS``, a :class:`~renderer.scene.Builder` method, a case in the parity test, and
+ops.json rewritten.  Each missing piece fails a test.
 """
 
 from __future__ import annotations
@@ -83,6 +87,8 @@ class FieldType(str, Enum):
 
 @dataclass(frozen=True)
 class FieldSpec:
+    """One positional field of an op or paint."""
+
     name: str
     type: FieldType
 

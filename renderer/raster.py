@@ -251,7 +251,7 @@ class _Exec:
         shader = None if isinstance(fill, str) else _PAINT[fill[0]](fill)
         _shadow_layer(self.c, self.c.getTotalMatrix(), colour, SIGMA(blur), dx, dy, a, bounds, draw, shader)
 
-    def rr_shadow(self, x: float, y: float, w: float, h: float, r: float, fill: Any) -> None:
+    def rr_shadow(self, x: float, y: float, w: float, h: float, r: float, fill: str) -> None:
         """Canvas2D-style shadow of a rounded rect (see :meth:`draw_shadow`), from a cache.
 
         The shadow is made once per shape, device transform and sub-pixel offset as a coverage
@@ -264,7 +264,7 @@ class _Exec:
             self.draw_shadow(fill, lambda p: self.c.drawRRect(rr, p), rr.rect())
             return
         colour, blur, dx, dy = self.shadow
-        fill_alpha = (parse_colour(fill) >> 24 & 255) / 255.0 if isinstance(fill, str) else 1.0
+        fill_alpha = (parse_colour(fill) >> 24 & 255) / 255.0
         a = (colour >> 24 & 255) / 255.0 * fill_alpha * self.alpha
         if a <= 0:
             return
