@@ -132,6 +132,7 @@ def suit_colour(suit: Suit, style: CardStyle) -> str:
 
 _RANK_TEXT = {Rank.TEN: "10"}
 
+#: the card index font of the default theme (``Theme.font_card``)
 FONT = "bold"
 
 
@@ -141,14 +142,14 @@ def _face_base(b: Builder, style: CardStyle, outline: bool) -> None:
     b.rrect(0, 0, CARD_W, CARD_H, r, style.face, stroke, 1.5 if outline else 0)
 
 
-def _text(b: Builder, size: float, cx: float, baseline: float, text: str, colour: str) -> None:
+def _text(b: Builder, font: str, size: float, cx: float, baseline: float, text: str, colour: str) -> None:
     """``text`` centred on ``cx``."""
-    w = measure(FONT, size, text)
-    b.text(FONT, size, round(cx - w / 2, 2), baseline, text, colour)
+    w = measure(font, size, text)
+    b.text(font, size, round(cx - w / 2, 2), baseline, text, colour)
 
 
 @lru_cache(maxsize=512)
-def _face_ops(text: str, bower: str, outline: bool, style: CardStyle) -> list[Op]:
+def _face_ops(text: str, bower: str, outline: bool, style: CardStyle, font: str) -> list[Op]:
     from engine.cards import parse_card
 
     card = parse_card(text)
@@ -157,23 +158,23 @@ def _face_ops(text: str, bower: str, outline: bool, style: CardStyle) -> list[Op
     if card.joker:
         ink = style.black
         for i, ch in enumerate("JOKER"):
-            _text(b, 19, 16, 25 + i * 19, ch, ink)
+            _text(b, font, 19, 16, 25 + i * 19, ch, ink)
         b.path(star_path(30, 38, 64), style.bower, style.black, 2)
         return b.ops
     assert card.suit is not None and card.rank is not None
     ink = suit_colour(card.suit, style)
     label = _RANK_TEXT.get(card.rank, card.rank.letter)
-    _text(b, 44 if len(label) == 1 else 38, 20, 44, label, ink)
+    _text(b, font, 44 if len(label) == 1 else 38, 20, 44, label, ink)
     b.path(suit_path(card.suit, 6, 52, 28), ink)
     if card.rank >= Rank.JACK and card.rank != Rank.ACE:
-        _court(b, card.suit, label, ink, style)
+        _court(b, card.suit, label, ink, style, font)
     else:
         big = 56 if card.rank == Rank.ACE else 46
         b.path(suit_path(card.suit, 66 - big / 2, 88 - big / 2, big), ink)
     if bower:
         word = "RIGHT" if bower == "R" else "LEFT"
         b.rrect(5, 112, 52, 22, 4, style.bower)
-        _text(b, 17, 31, 129, word, "#16181dff")
+        _text(b, font, 17, 31, 129, word, "#16181dff")
     return b.ops
 
 
@@ -181,7 +182,7 @@ def _face_ops(text: str, bower: str, outline: bool, style: CardStyle) -> list[Op
 _CX, _CY, _CW, _CH = 38.0, 8.0, 55.0, 124.0
 
 
-def _court(b: Builder, suit: Suit, label: str, ink: str, style: CardStyle) -> None:
+def _court(b: Builder, suit: Suit, label: str, ink: str, style: CardStyle, font: str) -> None:
     """A court face: a framed panel with the figure's headgear, a big rank letter and a pip.
 
     Plain shapes and one letter read at a glance on a screen, and the panel sits right of
@@ -191,7 +192,7 @@ def _court(b: Builder, suit: Suit, label: str, ink: str, style: CardStyle) -> No
     b.rrect(_CX, _CY, _CW, _CH, 5, "#f4ecd8", ink, 1.5)
     b.rrect(_CX + 3.5, _CY + 3.5, _CW - 7, _CH - 7, 3, None, style.bower, 1.2)
     b.path(_ORNAMENT[label](cx, _CY + 16, 1.5), ink)
-    _text(b, 50, cx, _CY + 82, label, ink)
+    _text(b, font, 50, cx, _CY + 82, label, ink)
     b.path(suit_path(suit, cx - 14, _CY + 89, 28), ink)
 
 
@@ -275,15 +276,18 @@ def bower_of(card: Card, trump: Suit | None) -> str:
     return "R" if which == "right" else "L" if which == "left" else ""
 
 
-def card_sprite(card: Card, trump: Suit | None, style: CardStyle, *, outline: bool = True) -> tuple[str, list[Op]]:
-    """Sprite id and ops for a face-up card (a back if the card is not known)."""
+def card_sprite(
+    card: Card, trump: Suit | None, style: CardStyle, *, outline: bool = True, font: str = FONT
+) -> tuple[str, list[Op]]:
+    """Sprite id and ops for a face-up card (a back if the card is not known); ``font`` is
+    the font key of the rank and bower texts."""
     card = resolve(card, trump)
     if not card.known:
         return back_sprite(style, outline=outline)
     text = "B" if card.joker else (card.rank.letter if card.rank else "X") + (card.suit.value if card.suit else "x")
     bower = bower_of(card, trump)
-    sid = f"f:{text}{':' + bower if bower else ''}{':o' if outline else ''}@{_tag(style)}"
-    return sid, _face_ops(text, bower, outline, style)
+    sid = f"f:{text}{':' + bower if bower else ''}{':o' if outline else ''}@{_tag(style)}{'' if font == FONT else ':' + font}"
+    return sid, _face_ops(text, bower, outline, style, font)
 
 
 def back_sprite(style: CardStyle, *, outline: bool = True) -> tuple[str, list[Op]]:

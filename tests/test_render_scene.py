@@ -230,3 +230,16 @@ def test_renderer_modules_import_without_a_cycle_and_only_downwards() -> None:
     for mod in sorted(graph):
         if mod not in state:
             visit(mod, [])
+
+
+def test_theme_card_font_draws_the_card_indices(tl: Timeline) -> None:
+    from renderer.theme import Theme
+
+    state = tl.steps[3]
+    plain = build_scene(state)
+    bold = build_scene(state, theme=Theme(font_card="extrabold"))
+    fonts = {op[1] for ops in bold.defs.values() for op in ops if op[0] == "t"}
+    assert fonts == {"extrabold"} and "extrabold" in bold.fonts
+    assert {op[1] for ops in plain.defs.values() for op in ops if op[0] == "t"} == {"bold"}
+    # a sprite id names one drawing: the other font gives other ids
+    assert not set(bold.defs) & {k for k in plain.defs if k.startswith("f:")}
