@@ -27,7 +27,7 @@ from typing import Any
 
 import skia  # type: ignore[import-not-found]
 
-from .ops import OPS, Category, FieldType
+from .ops import OPS, Category, FieldType, SceneError
 from .scene import Op
 
 __all__ = ["Plan", "plan", "LayerCache"]
@@ -46,8 +46,15 @@ class Plan:
 
 
 def _animated(op: Op) -> bool:
-    """Whether ``op`` references a track."""
-    return any(isinstance(op[i], dict) for i in _ANIM[op[0]])
+    """Whether ``op`` references a track.
+
+    Raises:
+        SceneError: ``op`` is not an op of the table.
+    """
+    at = _ANIM.get(op[0])
+    if at is None:
+        raise SceneError(f"unknown scene op {op[0]!r}")
+    return any(isinstance(op[i], dict) for i in at)
 
 
 def plan(ops: list[Op], defs: dict[str, list[Op]], *, min_draws: int = 2) -> Plan:

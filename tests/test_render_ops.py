@@ -154,3 +154,11 @@ def test_layers_read_categories_from_the_table() -> None:
 
     assert layers._DRAW == {s.name for s in OPS if s.category is Category.DRAW}
     assert layers._MOVE == {s.name for s in OPS if s.category is Category.MOVE}
+
+
+def test_the_skia_executor_refuses_an_unknown_op() -> None:
+    from renderer.raster import raster
+
+    scene = Scene(20, 20, None, 0.0, [], [], {}, [["s"], ["ell", 1, 2, 3], ["r"]])
+    with pytest.raises(SceneError, match="unknown scene op 'ell'"):
+        raster(scene, 0.0)

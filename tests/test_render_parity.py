@@ -479,3 +479,15 @@ def test_player_refuses_a_table_that_differs(page: Any, why: str, tampered: dict
     # the refusal changed nothing: the real table is still in force
     assert page.evaluate("() => EuchrePlayer.table()") == table()
     assert math.isfinite(page.evaluate("() => EuchrePlayer.ease('back', 0.5)"))
+
+
+def test_player_refuses_an_unknown_op(page: Any) -> None:
+    scene = {"v": 1, "w": 20, "h": 20, "bg": None, "dur": 0, "fonts": [], "tracks": [], "defs": {},
+             "ops": [["s"], ["ell", 1, 2, 3], ["r"]]}
+    message = page.evaluate(
+        """(s) => { const p = new EuchrePlayer(document.createElement('canvas'), {});
+                    p.setScene(s, 0);
+                    try { p.renderAt(0); return null; } catch (e) { return String(e.message); } }""",
+        scene,
+    )
+    assert message == "unknown scene op ell"

@@ -299,6 +299,7 @@
 
   function animated(op) {
     const at = ANIM[op[0]];
+    if (at === undefined) throw new Error("unknown scene op " + op[0]);
     for (let i = 0; i < at.length; i++) {
       const v = op[at[i]];
       if (v !== null && typeof v === "object") return true;
