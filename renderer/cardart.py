@@ -1,8 +1,9 @@
 """The project's own card art: faces, backs and suit shapes, as scene ops.
 
 A card is a sprite of ``CARD_W`` x ``CARD_H`` units (100 x 140) drawn by ``["sp", id, x, y, s]``;
-everything is vector (paths and text through the same ops), so it is crisp at any scale and
-both executors draw it alike.  Suits are our own paths, not font glyphs.
+everything is vector (paths and text through the same ops, written by the scene's
+:class:`~renderer.scene.Builder`), so it is crisp at any scale and both executors draw it
+alike.  Suits are our own paths, not font glyphs.
 """
 
 from __future__ import annotations
@@ -12,7 +13,7 @@ from functools import lru_cache
 from engine.cards import Card, Rank, Suit, bower, resolve
 
 from .fonts import measure
-from .scene import Op
+from .scene import Builder, Op
 from .theme import CardStyle
 
 __all__ = ["CARD_W", "CARD_H", "suit_path", "card_sprite", "back_sprite", "suit_colour", "star_path"]
@@ -131,68 +132,68 @@ def suit_colour(suit: Suit, style: CardStyle) -> str:
 
 _RANK_TEXT = {Rank.TEN: "10"}
 
+#: the card index font of the default theme (``Theme.font_card``)
 FONT = "bold"
 
 
-def _face_base(style: CardStyle, outline: bool) -> list[Op]:
+def _face_base(b: Builder, style: CardStyle, outline: bool) -> None:
     r = round(CARD_W * style.radius, 2)
     stroke = style.edge if outline else None
-    return [["rr", 0, 0, CARD_W, CARD_H, r, style.face, stroke, 1.5 if outline else 0]]
+    b.rrect(0, 0, CARD_W, CARD_H, r, style.face, stroke, 1.5 if outline else 0)
 
 
-def _text(size: float, cx: float, baseline: float, text: str, colour: str) -> Op:
-    w = measure(FONT, size, text)
-    return ["t", FONT, size, round(cx - w / 2, 2), baseline, text, colour, 0]
+def _text(b: Builder, font: str, size: float, cx: float, baseline: float, text: str, colour: str) -> None:
+    """``text`` centred on ``cx``."""
+    w = measure(font, size, text)
+    b.text(font, size, round(cx - w / 2, 2), baseline, text, colour)
 
 
 @lru_cache(maxsize=512)
-def _face_ops(text: str, bower: str, outline: bool, style: CardStyle) -> list[Op]:
+def _face_ops(text: str, bower: str, outline: bool, style: CardStyle, font: str) -> list[Op]:
     from engine.cards import parse_card
 
     card = parse_card(text)
-    ops = _face_base(style, outline)
+    b = Builder()
+    _face_base(b, style, outline)
     if card.joker:
         ink = style.black
         for i, ch in enumerate("JOKER"):
-            ops.append(_text(19, 16, 25 + i * 19, ch, ink))
-        ops.append(["p", star_path(30, 38, 64), style.bower, style.black, 2])
-        return ops
+            _text(b, font, 19, 16, 25 + i * 19, ch, ink)
+        b.path(star_path(30, 38, 64), style.bower, style.black, 2)
+        return b.ops
     assert card.suit is not None and card.rank is not None
     ink = suit_colour(card.suit, style)
     label = _RANK_TEXT.get(card.rank, card.rank.letter)
-    ops.append(_text(44 if len(label) == 1 else 38, 20, 44, label, ink))
-    ops.append(["p", suit_path(card.suit, 6, 52, 28), ink, None, 0])
+    _text(b, font, 44 if len(label) == 1 else 38, 20, 44, label, ink)
+    b.path(suit_path(card.suit, 6, 52, 28), ink)
     if card.rank >= Rank.JACK and card.rank != Rank.ACE:
-        ops.extend(_court(card.suit, label, ink, style))
+        _court(b, card.suit, label, ink, style, font)
     else:
         big = 56 if card.rank == Rank.ACE else 46
-        ops.append(["p", suit_path(card.suit, 66 - big / 2, 88 - big / 2, big), ink, None, 0])
+        b.path(suit_path(card.suit, 66 - big / 2, 88 - big / 2, big), ink)
     if bower:
         word = "RIGHT" if bower == "R" else "LEFT"
-        ops.append(["rr", 5, 112, 52, 22, 4, style.bower, None, 0])
-        ops.append(_text(17, 31, 129, word, "#16181dff"))
-    return ops
+        b.rrect(5, 112, 52, 22, 4, style.bower)
+        _text(b, font, 17, 31, 129, word, "#16181dff")
+    return b.ops
 
 
 # the court panel: right of the index column, so a fanned hand still shows rank and pip
 _CX, _CY, _CW, _CH = 38.0, 8.0, 55.0, 124.0
 
 
-def _court(suit: Suit, label: str, ink: str, style: CardStyle) -> list[Op]:
+def _court(b: Builder, suit: Suit, label: str, ink: str, style: CardStyle, font: str) -> None:
     """A court face: a framed panel with the figure's headgear, a big rank letter and a pip.
 
     Plain shapes and one letter read at a glance on a screen, and the panel sits right of
     the index column, which a fanned hand leaves uncovered.
     """
     cx = _CX + _CW / 2
-    ops: list[Op] = [
-        ["rr", _CX, _CY, _CW, _CH, 5, "#f4ecd8", ink, 1.5],
-        ["rr", _CX + 3.5, _CY + 3.5, _CW - 7, _CH - 7, 3, None, style.bower, 1.2],
-        ["p", _ORNAMENT[label](cx, _CY + 16, 1.5), ink, None, 0],
-        _text(50, cx, _CY + 82, label, ink),
-        ["p", suit_path(suit, cx - 14, _CY + 89, 28), ink, None, 0],
-    ]
-    return ops
+    b.rrect(_CX, _CY, _CW, _CH, 5, "#f4ecd8", ink, 1.5)
+    b.rrect(_CX + 3.5, _CY + 3.5, _CW - 7, _CH - 7, 3, None, style.bower, 1.2)
+    b.path(_ORNAMENT[label](cx, _CY + 16, 1.5), ink)
+    _text(b, font, 50, cx, _CY + 82, label, ink)
+    b.path(suit_path(suit, cx - 14, _CY + 89, 28), ink)
 
 
 def _crown(cx: float, top: float, k: float) -> str:
@@ -252,20 +253,21 @@ _ORNAMENT = {"K": _crown, "Q": _tiara, "J": _feather}
 @lru_cache(maxsize=16)
 def _back_ops(outline: bool, style: CardStyle) -> list[Op]:
     r = round(CARD_W * style.radius, 2)
-    ops: list[Op] = [["rr", 0, 0, CARD_W, CARD_H, r, style.back, "#ffffff40" if outline else None, 1.5 if outline else 0]]
-    ops.append(["s"])
-    ops.append(["cl", 8, 8, 84, 124, 4])
+    b = Builder()
+    b.rrect(0, 0, CARD_W, CARD_H, r, style.back, "#ffffff40" if outline else None, 1.5 if outline else 0)
+    b.save()
+    b.clip(8, 8, 84, 124, 4)
     lines: list[str] = []
     for i in range(-8, 16):
         x0 = i * 14.0
         lines.append(f"M{_fmt(x0)} 0L{_fmt(x0 + 140)} 140")
         lines.append(f"M{_fmt(x0 + 140)} 0L{_fmt(x0)} 140")
-    ops.append(["p", "".join(lines), None, style.back_accent + "55", 1.5])
-    ops.append(["r"])
-    ops.append(["rr", 8, 8, 84, 124, 4, None, style.back_accent, 2])
-    ops.append(["rr", 30, 48, 40, 44, 20, style.back, style.back_accent, 2])
-    ops.append(["p", suit_path(Suit.SPADES, 38, 58, 24), style.back_accent, None, 0])
-    return ops
+    b.path("".join(lines), None, style.back_accent + "55", 1.5)
+    b.restore()
+    b.rrect(8, 8, 84, 124, 4, None, style.back_accent, 2)
+    b.rrect(30, 48, 40, 44, 20, style.back, style.back_accent, 2)
+    b.path(suit_path(Suit.SPADES, 38, 58, 24), style.back_accent)
+    return b.ops
 
 
 def bower_of(card: Card, trump: Suit | None) -> str:
@@ -274,15 +276,18 @@ def bower_of(card: Card, trump: Suit | None) -> str:
     return "R" if which == "right" else "L" if which == "left" else ""
 
 
-def card_sprite(card: Card, trump: Suit | None, style: CardStyle, *, outline: bool = True) -> tuple[str, list[Op]]:
-    """Sprite id and ops for a face-up card (a back if the card is not known)."""
+def card_sprite(
+    card: Card, trump: Suit | None, style: CardStyle, *, outline: bool = True, font: str = FONT
+) -> tuple[str, list[Op]]:
+    """Sprite id and ops for a face-up card (a back if the card is not known); ``font`` is
+    the font key of the rank and bower texts."""
     card = resolve(card, trump)
     if not card.known:
         return back_sprite(style, outline=outline)
     text = "B" if card.joker else (card.rank.letter if card.rank else "X") + (card.suit.value if card.suit else "x")
     bower = bower_of(card, trump)
-    sid = f"f:{text}{':' + bower if bower else ''}{':o' if outline else ''}@{_tag(style)}"
-    return sid, _face_ops(text, bower, outline, style)
+    sid = f"f:{text}{':' + bower if bower else ''}{':o' if outline else ''}@{_tag(style)}{'' if font == FONT else ':' + font}"
+    return sid, _face_ops(text, bower, outline, style, font)
 
 
 def back_sprite(style: CardStyle, *, outline: bool = True) -> tuple[str, list[Op]]:

@@ -15,9 +15,9 @@ from .theme import CardStyle, Theme
 from .timing import StepTiming, Timing
 from .view import Element, ElementType, Perspective, View
 
-__all__ = ["Ctx", "POS_SOUTH", "POS_WEST", "POS_NORTH", "POS_EAST", "HAND_TYPES"]
+__all__ = ["Ctx", "HAND_TYPES"]
 
-POS_SOUTH, POS_WEST, POS_NORTH, POS_EAST = 0, 1, 2, 3
+#: hand elements by screen position: 0 south, 1 west, 2 north, 3 east
 HAND_TYPES = (ElementType.HAND_SOUTH, ElementType.HAND_WEST, ElementType.HAND_NORTH, ElementType.HAND_EAST)
 
 
@@ -76,7 +76,7 @@ class Ctx:
         return p is Perspective.ALL or (p is Perspective.FOCUS and seat == self.view.focus_seat)
 
     def sprite_id(self, card: Card | None, *, face: bool = True, outline: bool = True) -> str:
-        sid, ops = _sprite(card if face else None, self.state.trump, self.theme.cards, outline)
+        sid, ops = _sprite(card if face else None, self.state.trump, self.theme.cards, outline, self.theme.font_card)
         if sid not in self.b.defs:
             self.b.defs[sid] = ops
             for op in ops:
@@ -157,10 +157,10 @@ def _layout(font: str, size: float, text: str, width: float | None, ls: float, a
 
 
 @lru_cache(maxsize=2048)
-def _sprite(card: Card | None, trump: Suit | None, style: CardStyle, outline: bool) -> tuple[str, list[Op]]:
+def _sprite(card: Card | None, trump: Suit | None, style: CardStyle, outline: bool, font: str) -> tuple[str, list[Op]]:
     if card is None:
         return back_sprite(style, outline=outline)
-    return card_sprite(card, trump, style, outline=outline)
+    return card_sprite(card, trump, style, outline=outline, font=font)
 
 
 @lru_cache(maxsize=2048)

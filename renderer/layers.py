@@ -12,8 +12,9 @@ A group is cached only where the result cannot depend on t: it references no tra
 enclosing op before it moves or fades it by a track, and at run time it starts with global
 alpha 1, no shadow in effect and no clip.
 
-The page player (``overlay/static/player.js``) caches the same groups by the same rules;
-change both together.
+The page player (``overlay/static/player.js``) caches the same groups by the same rules,
+reading the same categories from the op table (``ops.json``); a browser test compares its
+``plan`` with this one on real scenes.
 """
 
 from __future__ import annotations
@@ -26,12 +27,15 @@ from typing import Any
 
 import skia  # type: ignore[import-not-found]
 
+from .ops import OPS, Category, FieldType, SceneError
 from .scene import Op
 
 __all__ = ["Plan", "plan", "LayerCache"]
 
-_DRAW = frozenset(("rr", "p", "t", "sp"))
-_MOVE = frozenset(("tr", "sc", "ro", "a"))
+_DRAW = frozenset(s.name for s in OPS if s.category is Category.DRAW)
+_MOVE = frozenset(s.name for s in OPS if s.category is Category.MOVE)
+#: op name -> positions of its fields that may reference a track
+_ANIM = {s.name: tuple(i for i, f in enumerate(s.fields, start=1) if f.type is FieldType.ANIM) for s in OPS}
 
 
 @dataclass
@@ -42,7 +46,15 @@ class Plan:
 
 
 def _animated(op: Op) -> bool:
-    return any(isinstance(v, dict) for v in op[1:])
+    """Whether ``op`` references a track.
+
+    Raises:
+        SceneError: ``op`` is not an op of the table.
+    """
+    at = _ANIM.get(op[0])
+    if at is None:
+        raise SceneError(f"unknown scene op {op[0]!r}")
+    return any(isinstance(op[i], dict) for i in at)
 
 
 def plan(ops: list[Op], defs: dict[str, list[Op]], *, min_draws: int = 2) -> Plan:

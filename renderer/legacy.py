@@ -1,4 +1,9 @@
-"""Import the EGN Renderer's legacy ``views`` (EGN-SPEC section 12) into :class:`View`.
+"""Import the legacy ``views`` of an EGN file into :class:`View`.
+
+Older EGN files carry the layouts of the EGN Renderer, the format's first broadcast tool: a
+``views`` list whose entries hold a ``layout`` (canvas size, background, ``elements`` with
+``id``, ``type``, ``x``, ``y``, ``scale``, ``visible`` and ``styleSettings``) and the
+hand visibility and focus seat of that view.
 
 Legacy elements keep their place: ``x``/``y`` (top-left, view pixels), ``scale`` and
 ``visible``; ``styleSettings`` map to :class:`ElementStyle` (CSS ``rgba()`` colours become

@@ -1,6 +1,8 @@
 """The skia executor: draws a :class:`~renderer.scene.Scene` at scene time ``t``.
 
-Mirrors ``overlay/static/player.js`` op for op (see :mod:`renderer.scene` for the op set).
+It dispatches each op to its handler ``op_<name>`` and each paint to ``paint_<name>``, built
+from the tables of :mod:`renderer.ops` (the module refuses to load when a handler is missing
+or unlisted); the page player does the same from ``ops.json``.
 Fonts load once from the pinned files.  Sprites are cached as ``skia.Picture`` recordings and,
 where the device transform is a plain scale plus translation, as raster images keyed by
 (sprite, scale, sub-pixel offset): an integer shift of the same coverage gives the same pixels,
@@ -11,6 +13,7 @@ from __future__ import annotations
 
 import json
 import math
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from functools import lru_cache
 from pathlib import Path
@@ -22,6 +25,7 @@ import skia  # type: ignore[import-not-found]
 
 from .fonts import font_files, shape
 from .layers import LayerCache, Plan
+from .ops import OP, PAINTS, SceneError, names_in, require_handlers
 from .scene import Op, Scene, sample
 from .textgamma import coverage_table, luminance_index
 
@@ -141,9 +145,22 @@ def _rrect(x: float, y: float, w: float, h: float, r: float) -> skia.RRect:
 
 
 def _shadow_layer(
-    c: skia.Canvas, m: skia.Matrix, colour: int, sigma: float, dx: float, dy: float, alpha: float, bounds: skia.Rect, draw: Any
+    c: skia.Canvas,
+    m: skia.Matrix,
+    colour: int,
+    sigma: float,
+    dx: float,
+    dy: float,
+    alpha: float,
+    bounds: skia.Rect,
+    draw: Any,
+    shader: skia.Shader | None = None,
 ) -> None:
-    """Draw only the shadow of ``draw(paint)`` under matrix ``m``; filter values in device space."""
+    """Draw only the shadow of ``draw(paint)`` under matrix ``m``; filter values in device space.
+
+    The shape is drawn opaque, or with ``shader`` (a gradient: the shadow then follows the
+    gradient's own alpha pixel by pixel, as Canvas2D's does).
+    """
     dev = m.mapRect(bounds).makeOutset(2, 2)
     lp = skia.Paint()
     lp.setAlphaf(alpha)
@@ -152,9 +169,17 @@ def _shadow_layer(
     c.resetMatrix()
     c.saveLayer(dev, lp)
     c.concat(m)
-    draw(skia.Paint(AntiAlias=True))
+    paint = skia.Paint(AntiAlias=True)
+    if shader is not None:
+        paint.setShader(shader)
+    draw(paint)
     c.restore()
     c.restore()
+
+
+@lru_cache(maxsize=1024)
+def _rect_path(x: float, y: float, w: float, h: float) -> skia.Path:
+    return skia.Path.Rect(skia.Rect.MakeXYWH(x, y, w, h))
 
 
 class _Exec:
@@ -169,6 +194,7 @@ class _Exec:
         #: device rects drawn this frame (top-level executor only), for the next frame's clear
         self.dirty: list[skia.IRect] | None = None
         self.stack: list[tuple[float, tuple[int, float, float, float] | None, bool]] = []
+        self.in_sprite = False
         self.fonts: dict[tuple[str, float], skia.Font] = {}
 
     def num(self, v: Any) -> float:
@@ -183,14 +209,10 @@ class _Exec:
         if isinstance(spec, str):
             p.setColor(parse_colour(spec))
         else:
-            _, x0, y0, x1, y1, stops = spec
-            p.setShader(
-                skia.GradientShader.MakeLinear(
-                    [skia.Point(x0, y0), skia.Point(x1, y1)],
-                    [parse_colour(c) for _, c in stops],
-                    [float(s) for s, _ in stops],
-                )
-            )
+            make = _PAINT.get(spec[0])
+            if make is None:
+                raise SceneError(f"unknown paint {spec[0]!r}")
+            p.setShader(make(spec))
         if stroke:
             p.setStyle(skia.Paint.kStroke_Style)
             p.setStrokeWidth(stroke)
@@ -215,7 +237,8 @@ class _Exec:
         offsets.  ``bounds`` is the shape's user-space box (the layer's extent).
 
         The layer's alpha carries fill alpha x global alpha, so the shadow's alpha is the
-        shadow colour's alpha times theirs, as in Canvas2D.  (Skia's mask-filter blur, an
+        shadow colour's alpha times theirs, as in Canvas2D; a gradient fill is drawn into the
+        layer as it is, so its shadow follows its alpha pixel by pixel.  (Skia's mask-filter blur, an
         analytic shortcut for rounded rects, lands up to 1 px wider: 9/255 off Chromium.)
         """
         if self.shadow is None or fill is None:
@@ -225,9 +248,10 @@ class _Exec:
         a = fill_alpha * self.alpha
         if a <= 0 or (colour >> 24) == 0:
             return
-        _shadow_layer(self.c, self.c.getTotalMatrix(), colour, SIGMA(blur), dx, dy, a, bounds, draw)
+        shader = None if isinstance(fill, str) else _PAINT[fill[0]](fill)
+        _shadow_layer(self.c, self.c.getTotalMatrix(), colour, SIGMA(blur), dx, dy, a, bounds, draw, shader)
 
-    def rr_shadow(self, x: float, y: float, w: float, h: float, r: float, fill: Any) -> None:
+    def rr_shadow(self, x: float, y: float, w: float, h: float, r: float, fill: str) -> None:
         """Canvas2D-style shadow of a rounded rect (see :meth:`draw_shadow`), from a cache.
 
         The shadow is made once per shape, device transform and sub-pixel offset as a coverage
@@ -240,7 +264,7 @@ class _Exec:
             self.draw_shadow(fill, lambda p: self.c.drawRRect(rr, p), rr.rect())
             return
         colour, blur, dx, dy = self.shadow
-        fill_alpha = (parse_colour(fill) >> 24 & 255) / 255.0 if isinstance(fill, str) else 1.0
+        fill_alpha = (parse_colour(fill) >> 24 & 255) / 255.0
         a = (colour >> 24 & 255) / 255.0 * fill_alpha * self.alpha
         if a <= 0:
             return
@@ -281,80 +305,109 @@ class _Exec:
         c.restore()
 
     def run(self, ops: list[Op], *, in_sprite: bool = False, plan: Plan | None = None) -> None:
+        """Draw ``ops``: each through its handler ``op_<name>`` (the table of renderer.ops);
+        with a ``plan``, a static group is blitted from the layer cache instead."""
         c = self.c
         groups = plan.groups if plan is not None else None
+        outer, self.in_sprite = self.in_sprite, in_sprite
         i, n = 0, len(ops)
         while i < n:
             op = ops[i]
             i += 1
             name = op[0]
-            if name == "s":
-                if groups is not None:
-                    hit = groups.get(i - 1)
-                    if hit is not None and self.alpha == 1.0 and self.shadow is None and not self.clipped:
-                        end, key = hit
-                        group = ops[i - 1 : end]
-                        area = self.assets.layers.draw(c, key, lambda rc: _Exec(rc, self.scene, self.t, self.assets).run(group))
-                        if self.dirty is not None and area is not None:
-                            self.dirty.append(area)
-                        i = end
-                        continue
-                c.save()
-                self.stack.append((self.alpha, self.shadow, self.clipped))
-            elif name == "r":
-                c.restore()
-                self.alpha, self.shadow, self.clipped = self.stack.pop()
-            elif name == "tr":
-                c.translate(self.num(op[1]), self.num(op[2]))
-            elif name == "sc":
-                c.scale(self.num(op[1]), self.num(op[2]))
-            elif name == "ro":
-                c.rotate(math.degrees(self.num(op[1])))
-            elif name == "a":
-                self.alpha *= min(1.0, max(0.0, self.num(op[1])))
-            elif name == "sh":
-                self.shadow = None if in_sprite else (parse_colour(op[1]), float(op[2]), float(op[3]), float(op[4]))
-            elif name == "rr":
-                _, x, y, w, h, r, fill, stroke, lw = op
-                rr = _rrect(x, y, w, h, r)
-                if self.alpha <= 0:
+            if groups is not None and name == "s":
+                hit = groups.get(i - 1)
+                if hit is not None and self.alpha == 1.0 and self.shadow is None and not self.clipped:
+                    end, key = hit
+                    group = ops[i - 1 : end]
+                    area = self.assets.layers.draw(c, key, lambda rc: _Exec(rc, self.scene, self.t, self.assets).run(group))
+                    if self.dirty is not None and area is not None:
+                        self.dirty.append(area)
+                    i = end
                     continue
-                if self.dirty is not None:
-                    self.mark(rr.rect(), lw / 2 + 1)
-                if self.shadow is not None and fill is not None:
-                    self.rr_shadow(x, y, w, h, r, fill)
-                pf = self.paint(fill)
-                if pf is not None:
-                    c.drawRRect(rr, pf)
-                ps = self.paint(stroke, stroke=lw) if lw else None
-                if ps is not None:
-                    c.drawRRect(rr, ps)
-            elif name == "p":
-                _, d, fill, stroke, lw = op
-                if self.alpha <= 0:
-                    continue
-                path = _path(d)
-                if self.dirty is not None:
-                    self.mark(path.getBounds(), lw / 2 + 1)
-                self.draw_shadow(fill, lambda p: c.drawPath(path, p), path.getBounds())
-                pf = self.paint(fill)
-                if pf is not None:
-                    c.drawPath(path, pf)
-                ps = self.paint(stroke, stroke=lw) if lw else None
-                if ps is not None:
-                    c.drawPath(path, ps)
-            elif name == "t":
-                if self.alpha > 0:
-                    self.text(op)
-            elif name == "cl":
-                _, x, y, w, h, r = op
-                c.clipRRect(_rrect(x, y, w, h, r), skia.ClipOp.kIntersect, True)
-                self.clipped = True
-            elif name == "sp":
-                if self.alpha > 0:
-                    self.sprite(op)
+            handler = _RUN.get(name)
+            if handler is None:
+                raise SceneError(f"unknown scene op {name!r} (op {i - 1} of the list drawn)")
+            handler(self, op)
+        self.in_sprite = outer
+
+    # one handler per op of renderer.ops.OPS (checked when this module loads) ---------------
+    def op_s(self, op: Op) -> None:
+        self.c.save()
+        self.stack.append((self.alpha, self.shadow, self.clipped))
+
+    def op_r(self, op: Op) -> None:
+        self.c.restore()
+        self.alpha, self.shadow, self.clipped = self.stack.pop()
+
+    def op_tr(self, op: Op) -> None:
+        self.c.translate(self.num(op[1]), self.num(op[2]))
+
+    def op_sc(self, op: Op) -> None:
+        self.c.scale(self.num(op[1]), self.num(op[2]))
+
+    def op_ro(self, op: Op) -> None:
+        self.c.rotate(math.degrees(self.num(op[1])))
+
+    def op_a(self, op: Op) -> None:
+        self.alpha *= min(1.0, max(0.0, self.num(op[1])))
+
+    def op_sh(self, op: Op) -> None:
+        self.shadow = None if self.in_sprite else (parse_colour(op[1]), float(op[2]), float(op[3]), float(op[4]))
+
+    def op_cl(self, op: Op) -> None:
+        _, x, y, w, h, r = op
+        self.c.clipRRect(_rrect(x, y, w, h, r), skia.ClipOp.kIntersect, True)
+        self.clipped = True
+
+    def op_rr(self, op: Op) -> None:
+        if self.alpha <= 0:
+            return
+        _, x, y, w, h, r, fill, stroke, lw = op
+        c = self.c
+        rr = _rrect(x, y, w, h, r)
+        if self.dirty is not None:
+            self.mark(rr.rect(), lw / 2 + 1)
+        if self.shadow is not None and isinstance(fill, str):
+            self.rr_shadow(x, y, w, h, r, fill)
+        elif self.shadow is not None and fill is not None:
+            self.draw_shadow(fill, lambda p: c.drawRRect(rr, p), rr.rect())
+        pf = self.paint(fill)
+        if pf is not None:
+            c.drawRRect(rr, pf)
+        ps = self.paint(stroke, stroke=lw) if lw else None
+        if ps is not None:
+            if r > 0:
+                c.drawRRect(rr, ps)
             else:
-                raise ValueError(f"unknown scene op {name!r}")
+                # Chromium strokes a square-cornered roundRect as a path, with coverage in
+                # quarter-pixel rows; skia's drawRRect takes its exact rect-frame shortcut,
+                # up to 31/255 off on the edges of a rect at a fractional y (measured)
+                c.drawPath(_rect_path(x, y, w, h), ps)
+
+    def op_p(self, op: Op) -> None:
+        if self.alpha <= 0:
+            return
+        _, d, fill, stroke, lw = op
+        c = self.c
+        path = _path(d)
+        if self.dirty is not None:
+            self.mark(path.getBounds(), lw / 2 + 1)
+        self.draw_shadow(fill, lambda p: c.drawPath(path, p), path.getBounds())
+        pf = self.paint(fill)
+        if pf is not None:
+            c.drawPath(path, pf)
+        ps = self.paint(stroke, stroke=lw) if lw else None
+        if ps is not None:
+            c.drawPath(path, ps)
+
+    def op_t(self, op: Op) -> None:
+        if self.alpha > 0:
+            self.text(op)
+
+    def op_sp(self, op: Op) -> None:
+        if self.alpha > 0:
+            self.sprite(op)
 
     def font(self, key: str, size: float) -> skia.Font:
         f = self.fonts.get((key, size))
@@ -449,6 +502,23 @@ class _Exec:
         sc.scale(s, s)
         _Exec(sc, self.scene, self.t, self.assets).run(ops, in_sprite=True)
         return surf.makeImageSnapshot(), pad, pad
+
+
+def paint_lin(spec: list[Any]) -> skia.Shader:
+    """The ``lin`` paint: a linear gradient in user space."""
+    _, x0, y0, x1, y1, stops = spec
+    return skia.GradientShader.MakeLinear(
+        [skia.Point(x0, y0), skia.Point(x1, y1)],
+        [parse_colour(c) for _, c in stops],
+        [float(s) for s, _ in stops],
+    )
+
+
+#: the executor's dispatch, from the op and paint tables: refuses to load when they differ
+require_handlers("op", OP, names_in(_Exec, "op_"), "renderer.raster")
+_RUN: dict[str, Callable[[_Exec, Op], None]] = {name: getattr(_Exec, "op_" + name) for name in OP}
+require_handlers("paint", (p.name for p in PAINTS), (k[6:] for k in globals() if k.startswith("paint_")), "renderer.raster")
+_PAINT: dict[str, Callable[[list[Any]], skia.Shader]] = {p.name: globals()["paint_" + p.name] for p in PAINTS}
 
 
 @lru_cache(maxsize=8)

@@ -1,55 +1,32 @@
 """The scene: a display list that two executors draw (skia here, Canvas2D in the page).
 
-This module is the one place that defines the op set.  ``overlay/static/player.js`` mirrors
-it; change both together.
-
 Scene JSON (``Scene.to_json()``)::
 
     {
-      "v": 1,                       # format version
+      "v": 1,                       # format version (renderer.ops.FORMAT_VERSION)
       "w": 1920, "h": 1080,         # canvas size in pixels
       "bg": null | "#rrggbbaa",     # null = transparent (cleared to 0,0,0,0)
       "dur": 1.2,                   # seconds until the scene is still (run time + hold)
       "fonts": ["bold", ...],       # font keys used; see renderer.fonts.font_files()
       "tracks": [track, ...],       # animated values, referenced from ops as {"k": index}
       "defs": {"id": [op, ...]},    # sprites (card faces and backs), drawn by "sp"
-      "ops": [op, ...]
+      "ops": [op, ...],
+      "elements": [box, ...]        # where each view element landed (id, type, x, y, w, h,
+                                    # scale in canvas pixels): for tests and the studio;
+                                    # executors ignore it
     }
 
 A **track** is a list of keyframes ``[[t0, v0], [t1, v1, easing], ...]`` (times ascending,
 seconds, scene-local).  Before ``t0`` the value is ``v0``, after the last keyframe it is the
 last value, between two keyframes it is ``a + (b - a) * ease(easing, (t - ta) / (tb - ta))``
-(see :mod:`renderer.easing`).  Computed in float64 on both sides, so samples agree exactly.
+(easing names: :data:`renderer.easing.EASINGS`).  Computed in float64 on both sides, so
+samples agree exactly.
 
-**Ops** are JSON arrays, first item the name.  A number marked *anim* may be a literal or
-``{"k": i}`` (the value of track ``i`` at t).  Colours are ``"#rrggbbaa"`` (straight alpha).
-A *paint* is a colour, or a linear gradient ``["lin", x0, y0, x1, y1, [[stop, colour], ...]]``
-in the current user space, or null (nothing).
-
-=========================================  =================================================
-``["s"]`` / ``["r"]``                      save / restore (transform, alpha, shadow, clip)
-``["tr", x*, y*]``                         translate (anim)
-``["sc", sx*, sy*]``                       scale (anim)
-``["ro", radians*]``                       rotate clockwise (anim)
-``["a", alpha*]``                          multiply the global alpha (anim, clamped 0..1)
-``["sh", colour, blur, dx, dy]``           shadow for later ``rr``/``p`` fills until restore;
-                                           blur and offsets in *device* pixels (Canvas2D
-                                           semantics: blur = 2 sigma, untransformed offset,
-                                           shadow alpha x fill alpha)
-``["rr", x, y, w, h, r, fill, stroke, lw]``  rounded rect (r may be 0); stroke paint + width
-``["p", d, fill, stroke, lw]``             path; ``d`` is SVG path data with absolute
-                                           ``M L C Q Z`` only (Path2D parses it directly)
-``["t", font, size, x, y, text, fill, ls]``  text, left-aligned at the alphabetic baseline;
-                                           ``ls`` letter spacing px (added after each char);
-                                           characters ``font`` lacks come from the fallback
-                                           font ``"cjk"`` (CSS ``"font", "cjk"``)
-``["cl", x, y, w, h, r]``                  clip to a rounded rect (intersects)
-``["sp", id, x, y, s]``                    draw sprite ``defs[id]`` at x, y scaled by s,
-                                           shadows off inside
-=========================================  =================================================
-
-Sprites never nest.  Strokes are centred on the outline.  Executors draw ops in order, with
-anti-aliasing, ``source-over``.
+**Ops** are JSON arrays, first item the name; :data:`renderer.ops.OPS` lists them with their
+fields, types and categories, and both executors dispatch from that table.  Colours are
+``"#rrggbbaa"`` (straight alpha).  Sprites never nest.  Executors draw ops in order, with
+anti-aliasing, ``source-over``.  :class:`Builder` is the one writer of ops: scene elements
+and card art alike emit through it.
 """
 
 from __future__ import annotations
@@ -60,10 +37,9 @@ from typing import Any, Union
 
 from .easing import ease
 from .fonts import FALLBACK, uses_fallback
+from .ops import FORMAT_VERSION, SceneError, check_ops
 
-__all__ = ["Scene", "Builder", "Anim", "Num", "Op", "Track", "sample", "FORMAT_VERSION", "build_scene", "lin"]
-
-FORMAT_VERSION = 1
+__all__ = ["Scene", "Builder", "Anim", "Num", "Op", "Track", "sample", "FORMAT_VERSION"]
 
 Op = list[Any]
 Track = list[list[Any]]
@@ -139,9 +115,19 @@ class Scene:
         return json.dumps(self.to_json(), separators=(",", ":"), ensure_ascii=False)
 
     @classmethod
-    def from_json(cls, data: dict[str, Any]) -> Scene:
+    def from_json(cls, data: dict[str, Any], *, source: str = "scene") -> Scene:
+        """A scene from its JSON data, checked against the op table.
+
+        Raises:
+            SceneError: another format version, or an op that breaks :data:`renderer.ops.OPS`.
+        """
         if data.get("v") != FORMAT_VERSION:
-            raise ValueError(f"scene format {data.get('v')!r} is not {FORMAT_VERSION}")
+            raise SceneError(f"scene format {data.get('v')!r} is not {FORMAT_VERSION}", source=source, path="/v")
+        tracks = len(data.get("tracks", []))
+        defs = data.get("defs", {})
+        for sid, ops in defs.items():
+            check_ops(ops, tracks=tracks, defs=defs, source=source, path=f"/defs/{sid}")
+        check_ops(data["ops"], tracks=tracks, defs=defs, source=source)
         return cls(
             width=int(data["w"]),
             height=int(data["h"]),
@@ -253,21 +239,6 @@ class Builder:
     def sprite(self, sid: str, x: float, y: float, s: float = 1.0) -> None:
         self.ops.append(["sp", sid, _r(x), _r(y), round(s, 4)])
 
-    def extend(self, ops: list[Op]) -> None:
-        self.ops.extend(ops)
-
 
 def _n(v: Num) -> Num:
     return v if isinstance(v, dict) else _r(v)
-
-
-def lin(x0: float, y0: float, x1: float, y1: float, stops: list[tuple[float, str]]) -> list[Any]:
-    """A linear-gradient paint."""
-    return ["lin", _r(x0), _r(y0), _r(x1), _r(y1), [[s, c] for s, c in stops]]
-
-
-def build_scene(*args: Any, **kwargs: Any) -> Scene:
-    """Alias of :func:`renderer.build.build_scene` (imported lazily: build imports this module)."""
-    from .build import build_scene as _build
-
-    return _build(*args, **kwargs)

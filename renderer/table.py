@@ -3,9 +3,7 @@ the play area (up-card, trick, trick gathering) and the flying cards between the
 
 from __future__ import annotations
 
-import math
-
-from engine.cards import Card, Suit
+from engine.cards import Suit
 from engine.state import StepKind, UpCardState
 
 from .cardart import suit_colour, suit_path
@@ -13,7 +11,7 @@ from .context import HAND_TYPES, Ctx
 from .scene import Num
 from .view import Element, ElementType
 
-__all__ = ["HAND_W", "HAND_H", "PLAY_W", "PLAY_H", "draw_hand", "draw_play_area", "draw_flights"]
+__all__ = ["HAND_W", "HAND_H", "PLAY_W", "PLAY_H", "SUIT_WORD", "card", "draw_hand", "draw_play_area", "draw_flights"]
 
 HAND_W, HAND_H = 420.0, 196.0
 PLAY_W, PLAY_H = 460.0, 400.0
@@ -383,11 +381,3 @@ def draw_flights(ctx: Ctx) -> None:
         b.scale(s)
         card(ctx, ctx.sprite_id(st.up_card), 0, 0, s=1.0, alpha=a)
         b.restore()
-
-
-def angle(deg: float) -> float:
-    return deg * math.pi / 180.0
-
-
-__all__ += ["card", "hand_slots", "SLOTS", "CS", "CW", "CH", "angle", "suit_path"]
-_ = Card

@@ -4,8 +4,6 @@ from __future__ import annotations
 
 from pydantic import BaseModel, ConfigDict, Field
 
-from .fonts import FONT_KEYS
-
 __all__ = ["Theme", "CardStyle", "DEFAULT_THEME", "Colour"]
 
 Colour = str
@@ -72,9 +70,6 @@ class Theme(BaseModel):
         title="Annotation marks",
         description="Badge colour of each EGN quality tag ([!!] brilliant ... [??] blunder).",
     )
-
-    def font_ok(self) -> bool:
-        return all(f in FONT_KEYS for f in (self.font_title, self.font_heading, self.font_body, self.font_card))
 
 
 DEFAULT_THEME = Theme()

@@ -11,7 +11,7 @@ from enum import Enum
 
 from pydantic import BaseModel, ConfigDict, Field
 
-__all__ = ["ElementType", "ElementStyle", "Element", "Perspective", "View", "default_view", "LEGACY_TYPES"]
+__all__ = ["ElementType", "ElementStyle", "Element", "Perspective", "View", "default_view"]
 
 
 class ElementType(str, Enum):
@@ -34,9 +34,6 @@ class ElementType(str, Enum):
     # broadcast additions
     TITLE = "title"
     BANNER = "banner"
-
-
-LEGACY_TYPES: tuple[ElementType, ...] = tuple(ElementType)[:16]
 
 
 class ElementStyle(BaseModel):

@@ -87,6 +87,30 @@ def launch_options() -> dict[str, Any]:
     return {"executable_path": chromium_or_skip(), "args": CHROMIUM_ARGS, "headless": True}
 
 
+#: the origin under which :func:`serve_player_page` serves the page, the player and its fonts
+PLAYER_ORIGIN = "https://player.test"
+
+
+def serve_player_page(page: Any, html: str, font_files: dict[str, Path]) -> dict[str, str]:
+    """Route :data:`PLAYER_ORIGIN` on a playwright page as the overlay serves it: ``/static/*``
+    from ``overlay/static`` (the player fetches ``ops.json`` beside itself), ``/fonts/KEY.ttf``
+    from the pinned fonts and anything else as ``html``.  Returns the player's ``fontUrls``."""
+    static = ROOT / "overlay" / "static"
+
+    def serve(route: Any) -> Any:
+        path = route.request.url[len(PLAYER_ORIGIN) :]
+        if path.startswith("/static/"):
+            name = path[len("/static/") :]
+            kind = "application/json" if name.endswith(".json") else "text/javascript"
+            return route.fulfill(body=(static / name).read_bytes(), content_type=kind)
+        if path.startswith("/fonts/"):
+            return route.fulfill(body=font_files[path[len("/fonts/") : -4]].read_bytes(), content_type="font/ttf")
+        return route.fulfill(body=html, content_type="text/html")
+
+    page.route(f"{PLAYER_ORIGIN}/**", serve)
+    return {k: f"{PLAYER_ORIGIN}/fonts/{k}.ttf" for k in font_files}
+
+
 def serve_fonts(page: Any, font_files: dict[str, Path]) -> dict[str, str]:
     """Route ``https://fonts.test/KEY.ttf`` on a playwright page (sync or async) to the
     renderer's pinned font files; returns the URLs for the player's ``fontUrls``."""

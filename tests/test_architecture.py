@@ -39,9 +39,6 @@ ALLOWED: dict[str, frozenset[str]] = {
 CYCLES_BEING_FIXED: frozenset[frozenset[str]] = frozenset(
     {
         frozenset({"engine.branch", "engine.replay"}),
-        frozenset(
-            {"renderer.scene", "renderer.build", "renderer.cardart", "renderer.context", "renderer.panels", "renderer.table"}
-        ),
     }
 )
 

@@ -19,11 +19,13 @@ from engine.load import load_game
 from engine.state import StepKind
 from renderer.build import build_scene
 from renderer.fonts import font_files
-from tests.support import launch_options, serve_fonts
+from tests.support import PLAYER_ORIGIN, launch_options, serve_player_page
 
 pytestmark = pytest.mark.browser
 
-PLAYER = Path(__file__).resolve().parents[1] / "overlay" / "static" / "player.js"
+ORIGIN = PLAYER_ORIGIN
+PAGE = f"""<html><body style='margin:0'><canvas id=a></canvas><canvas id=b></canvas>
+<script src="{ORIGIN}/static/player.js"></script></body></html>"""
 
 #: in the page: draw scene `text` at each t with both players; premultiplied differences
 COMPARE = """async ([text, ts]) => {
@@ -75,15 +77,14 @@ def _scenes(size: tuple[int, int]) -> list[str]:
 
 @pytest.fixture(scope="module")
 def page() -> Any:
+    """One Chromium page with the player loaded by URL (it fetches ops.json beside it)."""
     playwright = pytest.importorskip("playwright.sync_api")
-    options = launch_options()
     with playwright.sync_playwright() as p:
-        browser = p.chromium.launch(**options)
+        browser = p.chromium.launch(**launch_options())
         try:
             pg = browser.new_page(viewport={"width": 1300, "height": 740})
-            urls = serve_fonts(pg, font_files())
-            pg.set_content("<html><body style='margin:0'><canvas id=a></canvas><canvas id=b></canvas></body></html>")
-            pg.add_script_tag(path=str(PLAYER))
+            urls = serve_player_page(pg, PAGE, font_files())
+            pg.goto(f"{ORIGIN}/")
             pg.evaluate(
                 """async (urls) => {
                     window.cached = new EuchrePlayer(document.getElementById('a'), {fontUrls: urls});

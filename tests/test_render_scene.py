@@ -189,3 +189,57 @@ def test_view_models_document_every_field() -> None:
         for name, prop in schema["properties"].items():
             # pydantic keeps a field's title out of the schema when the type is a $ref
             assert prop.get("description") and (prop.get("title") or "$ref" in prop or "allOf" in prop), f"{model.__name__}.{name}"
+
+
+def test_renderer_modules_import_without_a_cycle_and_only_downwards() -> None:
+    """renderer/ imports engine and itself (never overlay or studio), and no module of it
+    imports itself back through others (a cycle makes import order matter)."""
+    import ast
+
+    root = Path(__file__).resolve().parents[1] / "renderer"
+    graph: dict[str, set[str]] = {}
+    for path in sorted(root.glob("*.py")):
+        name = path.stem
+        graph[name] = set()
+        for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+            if isinstance(node, ast.ImportFrom) and node.level == 1:
+                if node.module:
+                    graph[name].add(node.module.split(".")[0])
+                else:
+                    graph[name] |= {a.name for a in node.names}
+            elif isinstance(node, (ast.Import, ast.ImportFrom)):
+                mods = [a.name for a in node.names] if isinstance(node, ast.Import) else [node.module or ""]
+                for mod in mods:
+                    top = mod.split(".")[0]
+                    assert top not in ("overlay", "studio", "tests"), f"renderer/{path.name} imports {mod}"
+                    if top == "renderer":
+                        graph[name].add(mod.split(".")[1] if "." in mod else "__init__")
+    graph.pop("__init__", None)  # the package re-exports; its modules never import it
+    for deps in graph.values():
+        deps.discard("__init__")
+    state: dict[str, int] = {}
+
+    def visit(node: str, trail: list[str]) -> None:
+        state[node] = 1
+        for dep in sorted(graph.get(node, ())):
+            assert state.get(dep) != 1, "import cycle: " + " -> ".join([*trail, node, dep])
+            if dep not in state:
+                visit(dep, [*trail, node])
+        state[node] = 2
+
+    for mod in sorted(graph):
+        if mod not in state:
+            visit(mod, [])
+
+
+def test_theme_card_font_draws_the_card_indices(tl: Timeline) -> None:
+    from renderer.theme import Theme
+
+    state = tl.steps[3]
+    plain = build_scene(state)
+    bold = build_scene(state, theme=Theme(font_card="extrabold"))
+    fonts = {op[1] for ops in bold.defs.values() for op in ops if op[0] == "t"}
+    assert fonts == {"extrabold"} and "extrabold" in bold.fonts
+    assert {op[1] for ops in plain.defs.values() for op in ops if op[0] == "t"} == {"bold"}
+    # a sprite id names one drawing: the other font gives other ids
+    assert not set(bold.defs) & {k for k in plain.defs if k.startswith("f:")}

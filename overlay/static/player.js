@@ -1,11 +1,15 @@
 /* EuchrePlayer: draws a euchre-overlay scene (renderer/scene.py) on a <canvas> with Canvas2D.
  *
- * Mirrors the skia executor (renderer/raster.py) op for op; change both together.
- * Plain ES2020, no build step, Chrome 127 (OBS).  Deterministic: renderAt(t) depends only on
- * the scene and t.
+ * The op set, paints and easing names are data: renderer/ops.py's table, which the page loads
+ * as ops.json (beside this file; {opsUrl} or {ops: table} to override).  The player builds its
+ * dispatch from that table and refuses it (ready rejects, EuchrePlayer.install throws) when it
+ * names an op, paint or easing this file has no handler for, or this file handles one it does
+ * not name; the skia executor (renderer/raster.py) does the same in Python.  Plain ES2020, no
+ * build step, Chrome 127 (OBS).  Deterministic: renderAt(t) depends only on the scene and t.
  *
  *   const player = new EuchrePlayer(canvas, {fontUrls: {bold: "/fonts/bold.ttf", ...}});
- *   await player.ready;                       // fonts loaded (FontFace, family = font key), but "cjk"
+ *   await player.ready;                       // op table and fonts loaded (FontFace, family =
+ *                                             // font key), but "cjk"
  *   await player.sceneReady;                  // after setScene: every font the scene uses is loaded
  *   player.setScene(sceneJsonOrText, startTimeSeconds);
  *   player.renderAt(t);                       // t = seconds since the scene's start
@@ -29,6 +33,8 @@
 (function (global) {
   "use strict";
 
+  // Easing formulas by name (renderer/easing.py has the same ones; a browser test compares
+  // them on a grid of progress values).  The names in use are those of ops.json.
   const EASE = {
     linear: (p) => p,
     step: (p) => (p >= 1 ? 1 : 0),
@@ -45,19 +51,258 @@
     },
   };
 
+  // Paints other than a colour, by name: [name, ...fields] -> a CanvasGradient/pattern.
+  const PAINT = {
+    lin: (c, spec) => {
+      const g = c.createLinearGradient(spec[1], spec[2], spec[3], spec[4]);
+      for (const [stop, colour] of spec[5]) g.addColorStop(stop, colour);
+      return g;
+    },
+  };
+
+  /* One entry per op of ops.json.  run(player, op, inSprite) draws it; move ops also give
+   * matrix(player, m, op) -> m and draw ops box(player, op, add) (the device bounds the layer
+   * cache needs: add(x0, y0, x1, y1, withShadow[, matrix])). */
+  const OPS = {
+    s: {
+      run(pl) { pl.ctx.save(); pl.stack.push([pl.alpha, pl.shadow, pl.clipped]); },
+    },
+    r: {
+      run(pl) {
+        pl.ctx.restore();
+        [pl.alpha, pl.shadow, pl.clipped] = pl.stack.pop();
+        pl.ctx.globalAlpha = pl.alpha;
+      },
+    },
+    tr: {
+      run(pl, op) { pl.ctx.translate(pl._num(op[1]), pl._num(op[2])); },
+      matrix(pl, m, op) {
+        const x = pl._num(op[1]), y = pl._num(op[2]);
+        m[4] += m[0] * x + m[2] * y;
+        m[5] += m[1] * x + m[3] * y;
+        return m;
+      },
+    },
+    sc: {
+      run(pl, op) { pl.ctx.scale(pl._num(op[1]), pl._num(op[2])); },
+      matrix(pl, m, op) {
+        const sx = pl._num(op[1]), sy = pl._num(op[2]);
+        m[0] *= sx; m[1] *= sx; m[2] *= sy; m[3] *= sy;
+        return m;
+      },
+    },
+    ro: {
+      run(pl, op) { pl.ctx.rotate(pl._num(op[1])); },
+      matrix(pl, m, op) {
+        const a = pl._num(op[1]), cs = Math.cos(a), sn = Math.sin(a);
+        return [m[0] * cs + m[2] * sn, m[1] * cs + m[3] * sn, m[2] * cs - m[0] * sn, m[3] * cs - m[1] * sn, m[4], m[5]];
+      },
+    },
+    a: {
+      run(pl, op) { pl.alpha *= Math.min(1, Math.max(0, pl._num(op[1]))); pl.ctx.globalAlpha = pl.alpha; },
+      matrix(pl, m) { return m; },
+    },
+    sh: {
+      run(pl, op, inSprite) { pl.shadow = inSprite ? null : [op[1], op[2], op[3], op[4]]; },
+    },
+    cl: {
+      run(pl, op) {
+        const c = pl.ctx;
+        const [, x, y, w, h, r0] = op;
+        c.beginPath();
+        c.roundRect(x, y, w, h, Math.min(r0, w / 2, h / 2));
+        c.clip();
+        pl.clipped = true;
+      },
+    },
+    rr: {
+      run(pl, op) {
+        if (pl.alpha <= 0) return;
+        const c = pl.ctx;
+        const [, x, y, w, h, r0, fill, stroke, lw] = op;
+        const r = Math.min(r0, w / 2, h / 2);
+        c.beginPath();
+        c.roundRect(x, y, w, h, r);
+        pl._fill(fill, () => c.fill());
+        if (stroke !== null && lw) { c.strokeStyle = pl._paint(stroke); c.lineWidth = lw; c.stroke(); }
+      },
+      box(pl, op, add) {
+        const [, x, y, w, h, , fill, , lw] = op;
+        const o = (lw || 0) / 2;
+        add(x - o, y - o, x + w + o, y + h + o, fill !== null);
+      },
+    },
+    p: {
+      run(pl, op) {
+        if (pl.alpha <= 0) return;
+        const c = pl.ctx;
+        const path = pl._path(op[1]);
+        pl._fill(op[2], () => c.fill(path));
+        if (op[3] !== null && op[4]) { c.strokeStyle = pl._paint(op[3]); c.lineWidth = op[4]; c.stroke(path); }
+      },
+      box(pl, op, add) {
+        const b = pathBox(op[1]), o = (op[4] || 0) / 2;
+        if (b[2] >= b[0]) add(b[0] - o, b[1] - o, b[2] + o, b[3] + o, op[2] !== null);
+      },
+    },
+    t: {
+      run(pl, op) {
+        if (pl.alpha <= 0) return;
+        const c = pl.ctx;
+        const [, font, size, x, y, text, fill, ls] = op;
+        // characters the font lacks come from the pinned fallback (renderer/fonts.py)
+        c.font = size + 'px "' + font + '", "cjk"';
+        c.letterSpacing = (ls || 0) + "px";
+        c.fillStyle = pl._paint(fill);
+        c.fillText(text, x, y);
+      },
+      box(pl, op, add) {
+        const [, font, size, x, y, text, , ls] = op;
+        const tk = font + "|" + size + "|" + ls + "|" + text;
+        let tb = textBoxes.get(tk);
+        if (!tb) {
+          const c = pl.ctx;
+          c.font = size + 'px "' + font + '", "cjk"';
+          c.letterSpacing = (ls || 0) + "px";
+          const mt = c.measureText(text);
+          const pad = size * 0.25 + 2;
+          tb = [
+            -Math.max(mt.actualBoundingBoxLeft || 0, 0) - pad,
+            -Math.max(mt.actualBoundingBoxAscent || 0, size) - pad,
+            Math.max(mt.actualBoundingBoxRight || 0, mt.width) + Math.abs(ls || 0) + pad,
+            Math.max(mt.actualBoundingBoxDescent || 0, size * 0.3) + pad,
+          ];
+          if (textBoxes.size > 4096) textBoxes.clear();
+          textBoxes.set(tk, tb);
+        }
+        add(x + tb[0], y + tb[1], x + tb[2], y + tb[3], false);
+      },
+    },
+    sp: {
+      run(pl, op) {
+        if (pl.alpha <= 0) return;
+        const c = pl.ctx;
+        const [, id, x, y, sc] = op;
+        const saved = [pl.alpha, pl.shadow, pl.clipped];
+        c.save();
+        c.translate(x, y);
+        if (sc !== 1) c.scale(sc, sc);
+        pl.shadow = null;
+        pl.stack.push(saved);
+        pl._run(pl.scene.defs[id], true, null, 0);
+        pl.stack.pop();
+        c.restore();
+        [pl.alpha, pl.shadow, pl.clipped] = saved;
+        c.globalAlpha = pl.alpha;
+      },
+      box(pl, op, add, m) {
+        const [, id, x, y, sc] = op;
+        const def = pl.scene.defs[id];
+        const dk = pl.plan && pl.plan.defText.get(id);
+        let sb = dk ? spriteBoxes.get(dk) : undefined;
+        if (!sb) {
+          sb = [Infinity, Infinity, -Infinity, -Infinity];
+          pl._bounds(def, 0, def.length, [1, 0, 0, 1, 0, 0], sb, true);
+          if (dk) {
+            if (spriteBoxes.size > 1024) spriteBoxes.clear();
+            spriteBoxes.set(dk, sb);
+          }
+        }
+        if (sb[2] >= sb[0]) {
+          const sm = m.slice();
+          sm[4] += sm[0] * x + sm[2] * y;
+          sm[5] += sm[1] * x + sm[3] * y;
+          sm[0] *= sc; sm[1] *= sc; sm[2] *= sc; sm[3] *= sc;
+          add(sb[0], sb[1], sb[2], sb[3], false, sm);
+        }
+      },
+    },
+  };
+
+  // ---- the table (ops.json), installed once per page ----
+  let TABLE = null;
+  let RUN = {}; // op name -> run handler
+  let DRAW = {}; // op names of category "draw"
+  let MOVE = {}; // op names of category "move" (a track here makes what follows animated)
+  let ANIM = {}; // op name -> positions of its "anim" fields
+  let EASE_RUN = {}; // easing name -> formula
+  let PAINT_RUN = {}; // paint name -> maker
+  let tableLoad = null;
+  const SCRIPT_URL = (typeof document !== "undefined" && document.currentScript && document.currentScript.src) || "";
+
+  function differ(kind, listed, handled) {
+    const lacks = listed.filter((n) => !handled.includes(n));
+    const extra = handled.filter((n) => !listed.includes(n));
+    if (lacks.length || extra.length) {
+      return "player.js does not follow the " + kind + " table of ops.json: lacks [" + lacks.join(", ") + "], has unlisted [" + extra.join(", ") + "]";
+    }
+    return null;
+  }
+
+  /* Build the dispatch from a table (ops.json's data).  Throws, changing nothing, when the
+   * table and this file's handlers differ. */
+  function install(table) {
+    const names = table.ops.map((o) => o.name);
+    const problems = [
+      differ("op", names, Object.keys(OPS)),
+      differ("paint", table.paints.map((p) => p.name), Object.keys(PAINT)),
+      differ("easing", table.easings.map((e) => e.name), Object.keys(EASE)),
+    ].filter((p) => p !== null);
+    for (const o of table.ops) {
+      const h = OPS[o.name];
+      if (!h) continue;
+      if (o.category === "draw" && !h.box) problems.push("player.js: draw op " + o.name + " has no box()");
+      if (o.category === "move" && !h.matrix) problems.push("player.js: move op " + o.name + " has no matrix()");
+    }
+    if (problems.length) throw new Error(problems.join("; "));
+    const run = {}, draw = {}, move = {}, anim = {}, ease = {}, paint = {};
+    for (const o of table.ops) {
+      run[o.name] = OPS[o.name].run;
+      if (o.category === "draw") draw[o.name] = OPS[o.name].box;
+      if (o.category === "move") move[o.name] = OPS[o.name].matrix;
+      anim[o.name] = [];
+      o.fields.forEach((f, k) => { if (f[1] === "anim") anim[o.name].push(k + 1); });
+    }
+    for (const e of table.easings) ease[e.name] = EASE[e.name];
+    for (const p of table.paints) paint[p.name] = PAINT[p.name];
+    [TABLE, RUN, DRAW, MOVE, ANIM, EASE_RUN, PAINT_RUN] = [table, run, draw, move, anim, ease, paint];
+    return table;
+  }
+
+  /* The table from `source`: an object (installed at once) or a URL (default: ops.json beside
+   * this script).  Loaded once per page. */
+  function loadTable(source) {
+    if (source && typeof source === "object") return Promise.resolve(install(source));
+    if (TABLE) return Promise.resolve(TABLE);
+    if (!tableLoad) {
+      const url = source || (SCRIPT_URL ? new URL("ops.json", SCRIPT_URL).href : "ops.json");
+      tableLoad = fetch(url)
+        .then((r) => {
+          if (!r.ok) throw new Error("cannot load the op table " + url + ": HTTP " + r.status);
+          return r.json();
+        })
+        .then(install);
+      tableLoad.catch(() => { tableLoad = null; }); // a later player may try again
+    }
+    return tableLoad;
+  }
+
+  function needTable() {
+    if (!TABLE) throw new Error("EuchrePlayer: the op table (ops.json) is not loaded yet; await player.ready");
+  }
+
   function ease(name, p) {
     if (p <= 0) return 0;
     if (p >= 1) return 1;
-    return EASE[name](p);
+    return EASE_RUN[name](p);
   }
 
-  const DRAW = { rr: 1, p: 1, t: 1, sp: 1 };
-  const MOVE = { tr: 1, sc: 1, ro: 1, a: 1 };
-
   function animated(op) {
-    for (let i = 1; i < op.length; i++) {
-      const v = op[i];
-      if (v !== null && typeof v === "object" && !Array.isArray(v)) return true;
+    const at = ANIM[op[0]];
+    if (at === undefined) throw new Error("unknown scene op " + op[0]);
+    for (let i = 0; i < at.length; i++) {
+      const v = op[at[i]];
+      if (v !== null && typeof v === "object") return true;
     }
     return false;
   }
@@ -65,6 +310,7 @@
   /* Cacheable groups of an op list (renderer/layers.py plan(), same rules): Map from the
    * index of a group's ["s"] to [index after its ["r"], content key].  Only outermost. */
   function plan(ops, defs, minDraws) {
+    needTable();
     const groups = new Map();
     const stack = []; // [start, entry static, has anim, draws, sprites (Set), has shadow]
     const dynStack = [];
@@ -178,9 +424,13 @@
       this.contentIds = new Map(); // group content key -> small id (never reused)
       this.nextContentId = 1;
       this.clipped = false;
-      // The pinned fallback for scripts Barlow lacks ("cjk") is large: it loads only when
-      // a scene uses it; every other font loads at once.
-      this.ready = Promise.all(Object.keys(this.urls).filter((k) => k !== "cjk").map((k) => this._load(k)));
+      // The op table first (nothing draws without it), then the fonts.  The pinned fallback
+      // for scripts Barlow lacks ("cjk") is large: it loads only when a scene uses it; every
+      // other font loads at once.
+      const table = loadTable(opts.ops || opts.opsUrl).then(() => {
+        if (this.scene) this.renderAt(this.lastT); // a frame asked for before the table came
+      });
+      this.ready = Promise.all([table].concat(Object.keys(this.urls).filter((k) => k !== "cjk").map((k) => this._load(k))));
       this.sceneReady = this.ready;
     }
 
@@ -213,8 +463,9 @@
       this.stillAt = Math.min(still, this.scene.dur || 0);
       const keys = (this.scene.fonts || []).filter((k) => this.urls[k]);
       const fresh = keys.filter((k) => !this.faces[k]);
-      /** Resolves once every font of the current scene is loaded (for deterministic capture). */
-      this.sceneReady = Promise.all(keys.map((k) => this._load(k)));
+      /** Resolves once the op table and every font of the current scene are loaded (for
+       * deterministic capture). */
+      this.sceneReady = Promise.all([this.ready].concat(keys.map((k) => this._load(k))));
       if (fresh.length) {
         const shown = this.scene;
         this.sceneReady.then(() => { if (this.scene === shown) this.renderAt(this.lastT); });
@@ -260,14 +511,11 @@
       c.globalAlpha = 1;
       c.shadowColor = "rgba(0,0,0,0)";
       c.clearRect(0, 0, s.w, s.h);
+      if (!TABLE) return; // drawn again once the table arrives (see the constructor)
       if (s.bg) { c.fillStyle = s.bg; c.fillRect(0, 0, s.w, s.h); }
       c.textAlign = "left";
       c.textBaseline = "alphabetic";
       this.t = t;
-      this.alpha = 1;
-      this.shadow = null;
-      this.clipped = false;
-      this.stack = [];
       let groups = null;
       if (this.layersOn) {
         groups = this._planOf(s);
@@ -279,16 +527,24 @@
         }
       }
       this.fresh = false;
+      this._reset();
       this._run(s.ops, false, groups, 0, s.ops.length);
+    }
+
+    _reset() {
+      this.alpha = 1;
+      this.shadow = null;
+      this.clipped = false;
+      this.stack = [];
     }
 
     _num(v) { return typeof v === "object" ? sample(this.scene.tracks[v.k], this.t) : v; }
 
     _paint(spec) {
       if (typeof spec === "string") return spec;
-      const g = this.ctx.createLinearGradient(spec[1], spec[2], spec[3], spec[4]);
-      for (const [stop, colour] of spec[5]) g.addColorStop(stop, colour);
-      return g;
+      const make = PAINT_RUN[spec[0]];
+      if (make === undefined) throw new Error("unknown paint " + spec[0]);
+      return make(this.ctx, spec);
     }
 
     _path(d) {
@@ -333,46 +589,20 @@
       return true;
     }
 
-    /* Before a frame blits anything: walk the ops' transforms on the page context and draw
-     * every static group the cache lacks into a plane.  Writing a plane that the page already
-     * blitted this frame would make Chromium copy the whole plane (copy on write, ~2.5 ms at
-     * 1280x720), so all writes come first. */
+    /* Before a frame blits anything: walk the ops' state and move ops on the page context
+     * (draw ops skipped) and draw every static group the cache lacks into a plane.  Writing
+     * a plane that the page already blitted this frame would make Chromium copy the whole
+     * plane (copy on write, ~2.5 ms at 1280x720), so all writes come first. */
     _prepare(ops, groups) {
       const c = this.ctx;
-      let alpha = 1, shadow = false, clipped = false;
-      const st = [];
+      this._reset();
       c.save();
-      for (let i = 0; i < ops.length; i++) {
-        const op = ops[i];
-        switch (op[0]) {
-          case "s": {
-            const hit = groups.get(i);
-            if (hit && alpha === 1 && !shadow && !clipped) {
-              const m = c.getTransform();
-              const mk = hit[1] + "|" + m.a + "," + m.b + "," + m.c + "," + m.d + "," + m.e + "," + m.f;
-              if (!this.layers.has(mk)) {
-                this.layerStats.misses++;
-                this._makeLayer(ops, i, hit[0], [m.a, m.b, m.c, m.d, m.e, m.f], hit[1], mk);
-              }
-              i = hit[0] - 1;
-              break;
-            }
-            c.save();
-            st.push([alpha, shadow, clipped]);
-            break;
-          }
-          case "r": if (st.length) { c.restore(); [alpha, shadow, clipped] = st.pop(); } break;
-          case "tr": c.translate(this._num(op[1]), this._num(op[2])); break;
-          case "sc": c.scale(this._num(op[1]), this._num(op[2])); break;
-          case "ro": c.rotate(this._num(op[1])); break;
-          case "a": alpha *= Math.min(1, Math.max(0, this._num(op[1]))); break;
-          case "sh": shadow = true; break;
-          case "cl": clipped = true; break;
-          default: break;
-        }
+      try {
+        this._run(ops, false, groups, 0, ops.length, true);
+      } finally {
+        while (this.stack.length) { this.stack.pop(); c.restore(); }
+        c.restore();
       }
-      while (st.length) { st.pop(); c.restore(); }
-      c.restore();
     }
 
     /* Draw a static group into a plane: a transparent canvas of the page canvas's size, at the
@@ -490,169 +720,54 @@
         if (withShadow && sh) grow(bx0 + sh[1], by0 + sh[2], bx1 + sh[1], by1 + sh[2], 1.5 * sh[0] + 4);
       };
       for (let i = from; i < to; i++) {
-        const op = ops[i];
-        switch (op[0]) {
-          case "s": st.push([m.slice(), sh]); break;
-          case "r": if (st.length) [m, sh] = st.pop(); break;
-          case "tr": {
-            const x = this._num(op[1]), y = this._num(op[2]);
-            m[4] += m[0] * x + m[2] * y;
-            m[5] += m[1] * x + m[3] * y;
-            break;
-          }
-          case "sc": {
-            const sx = this._num(op[1]), sy = this._num(op[2]);
-            m[0] *= sx; m[1] *= sx; m[2] *= sy; m[3] *= sy;
-            break;
-          }
-          case "ro": {
-            const a = this._num(op[1]), cs = Math.cos(a), sn = Math.sin(a);
-            m = [m[0] * cs + m[2] * sn, m[1] * cs + m[3] * sn, m[2] * cs - m[0] * sn, m[3] * cs - m[1] * sn, m[4], m[5]];
-            break;
-          }
-          case "sh": sh = inSprite ? null : [op[2], op[3], op[4]]; break;
-          case "rr": {
-            const [, x, y, w, h, , fill, , lw] = op;
-            const o = (lw || 0) / 2;
-            add(x - o, y - o, x + w + o, y + h + o, fill !== null);
-            break;
-          }
-          case "p": {
-            const b = pathBox(op[1]), o = (op[4] || 0) / 2;
-            if (b[2] >= b[0]) add(b[0] - o, b[1] - o, b[2] + o, b[3] + o, op[2] !== null);
-            break;
-          }
-          case "t": {
-            const [, font, size, x, y, text, , ls] = op;
-            const tk = font + "|" + size + "|" + ls + "|" + text;
-            let tb = textBoxes.get(tk);
-            if (!tb) {
-              const c = this.ctx;
-              c.font = size + 'px "' + font + '", "cjk"';
-              c.letterSpacing = (ls || 0) + "px";
-              const mt = c.measureText(text);
-              const pad = size * 0.25 + 2;
-              tb = [
-                -Math.max(mt.actualBoundingBoxLeft || 0, 0) - pad,
-                -Math.max(mt.actualBoundingBoxAscent || 0, size) - pad,
-                Math.max(mt.actualBoundingBoxRight || 0, mt.width) + Math.abs(ls || 0) + pad,
-                Math.max(mt.actualBoundingBoxDescent || 0, size * 0.3) + pad,
-              ];
-              if (textBoxes.size > 4096) textBoxes.clear();
-              textBoxes.set(tk, tb);
-            }
-            add(x + tb[0], y + tb[1], x + tb[2], y + tb[3], false);
-            break;
-          }
-          case "sp": {
-            const [, id, x, y, sc] = op;
-            const def = this.scene.defs[id];
-            const dk = this.plan && this.plan.defText.get(id);
-            let sb = dk ? spriteBoxes.get(dk) : undefined;
-            if (!sb) {
-              sb = [Infinity, Infinity, -Infinity, -Infinity];
-              this._bounds(def, 0, def.length, [1, 0, 0, 1, 0, 0], sb, true);
-              if (dk) {
-                if (spriteBoxes.size > 1024) spriteBoxes.clear();
-                spriteBoxes.set(dk, sb);
-              }
-            }
-            if (sb[2] >= sb[0]) {
-              const sm = m.slice();
-              sm[4] += sm[0] * x + sm[2] * y;
-              sm[5] += sm[1] * x + sm[3] * y;
-              sm[0] *= sc; sm[1] *= sc; sm[2] *= sc; sm[3] *= sc;
-              add(sb[0], sb[1], sb[2], sb[3], false, sm);
-            }
-            break;
-          }
-          default: break;
-        }
+        const op = ops[i], name = op[0];
+        if (name === "s") st.push([m.slice(), sh]);
+        else if (name === "r") { if (st.length) [m, sh] = st.pop(); }
+        else if (name === "sh") sh = inSprite ? null : [op[2], op[3], op[4]];
+        else if (MOVE[name]) m = MOVE[name](this, m, op);
+        else if (DRAW[name]) DRAW[name](this, op, add, m);
       }
     }
 
-    _run(ops, inSprite, groups, from, to) {
-      const c = this.ctx;
+    /* Draw ops[from:to], each op through its handler (the table's dispatch); static groups
+     * come from the layer cache.  With `prepare`, draw ops are skipped and static groups the
+     * cache lacks are drawn into it instead (see _prepare). */
+    _run(ops, inSprite, groups, from, to, prepare) {
       const end = to === undefined ? ops.length : to;
       for (let i = from || 0; i < end; i++) {
-        const op = ops[i];
-        switch (op[0]) {
-          case "s": {
-            if (groups) {
-              const hit = groups.get(i);
-              if (hit && this.alpha === 1 && !this.shadow && !this.clipped && this._layer(ops, i, hit[0], hit[1])) {
-                i = hit[0] - 1;
-                break;
+        const op = ops[i], name = op[0];
+        if (groups && name === "s") {
+          const hit = groups.get(i);
+          if (hit && this.alpha === 1 && !this.shadow && !this.clipped) {
+            if (prepare) {
+              const m = this.ctx.getTransform();
+              const mk = hit[1] + "|" + m.a + "," + m.b + "," + m.c + "," + m.d + "," + m.e + "," + m.f;
+              if (!this.layers.has(mk)) {
+                this.layerStats.misses++;
+                this._makeLayer(ops, i, hit[0], [m.a, m.b, m.c, m.d, m.e, m.f], hit[1], mk);
               }
+              i = hit[0] - 1;
+              continue;
             }
-            c.save();
-            this.stack.push([this.alpha, this.shadow, this.clipped]);
-            break;
+            if (this._layer(ops, i, hit[0], hit[1])) {
+              i = hit[0] - 1;
+              continue;
+            }
           }
-          case "r": c.restore(); [this.alpha, this.shadow, this.clipped] = this.stack.pop(); c.globalAlpha = this.alpha; break;
-          case "tr": c.translate(this._num(op[1]), this._num(op[2])); break;
-          case "sc": c.scale(this._num(op[1]), this._num(op[2])); break;
-          case "ro": c.rotate(this._num(op[1])); break;
-          case "a": this.alpha *= Math.min(1, Math.max(0, this._num(op[1]))); c.globalAlpha = this.alpha; break;
-          case "sh": this.shadow = inSprite ? null : [op[1], op[2], op[3], op[4]]; break;
-          case "rr": {
-            if (this.alpha <= 0) break;
-            const [, x, y, w, h, r0, fill, stroke, lw] = op;
-            const r = Math.min(r0, w / 2, h / 2);
-            c.beginPath();
-            c.roundRect(x, y, w, h, r);
-            this._fill(fill, () => c.fill());
-            if (stroke !== null && lw) { c.strokeStyle = this._paint(stroke); c.lineWidth = lw; c.stroke(); }
-            break;
-          }
-          case "p": {
-            if (this.alpha <= 0) break;
-            const path = this._path(op[1]);
-            this._fill(op[2], () => c.fill(path));
-            if (op[3] !== null && op[4]) { c.strokeStyle = this._paint(op[3]); c.lineWidth = op[4]; c.stroke(path); }
-            break;
-          }
-          case "t": {
-            if (this.alpha <= 0) break;
-            const [, font, size, x, y, text, fill, ls] = op;
-            // characters the font lacks come from the pinned fallback (renderer/fonts.py)
-            c.font = size + 'px "' + font + '", "cjk"';
-            c.letterSpacing = (ls || 0) + "px";
-            c.fillStyle = this._paint(fill);
-            c.fillText(text, x, y);
-            break;
-          }
-          case "cl": {
-            const [, x, y, w, h, r0] = op;
-            c.beginPath();
-            c.roundRect(x, y, w, h, Math.min(r0, w / 2, h / 2));
-            c.clip();
-            this.clipped = true;
-            break;
-          }
-          case "sp": {
-            if (this.alpha <= 0) break;
-            const [, id, x, y, sc] = op;
-            const saved = [this.alpha, this.shadow, this.clipped];
-            c.save();
-            c.translate(x, y);
-            if (sc !== 1) c.scale(sc, sc);
-            this.shadow = null;
-            this.stack.push(saved);
-            this._run(this.scene.defs[id], true, null, 0);
-            this.stack.pop();
-            c.restore();
-            [this.alpha, this.shadow, this.clipped] = saved;
-            c.globalAlpha = this.alpha;
-            break;
-          }
-          default:
-            throw new Error("unknown scene op " + op[0]);
         }
+        if (prepare && DRAW[name]) continue;
+        const run = RUN[name];
+        if (run === undefined) throw new Error("unknown scene op " + name);
+        run(this, op, inSprite);
       }
     }
   }
 
+  EuchrePlayer.install = install;
+  EuchrePlayer.loadTable = loadTable;
+  EuchrePlayer.table = () => TABLE;
+  /** Names this file has handlers for (tests compare them with ops.json). */
+  EuchrePlayer.handled = () => ({ ops: Object.keys(OPS), paints: Object.keys(PAINT), easings: Object.keys(EASE) });
   EuchrePlayer.sample = sample;
   EuchrePlayer.plan = plan;
   EuchrePlayer.ease = ease;
