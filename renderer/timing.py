@@ -2,13 +2,26 @@
 
 from __future__ import annotations
 
-from pydantic import BaseModel, ConfigDict, Field
+from typing import Annotated
+
+from pydantic import AfterValidator, BaseModel, ConfigDict, Field, WithJsonSchema
 
 from engine.state import StepKind
 
 from .easing import EASINGS
 
-__all__ = ["StepTiming", "Timing", "DEFAULT_TIMING"]
+__all__ = ["StepTiming", "Timing", "DEFAULT_TIMING", "EaseName"]
+
+
+def _ease_name(value: str) -> str:
+    """Refuse an easing the executors do not know (it would fail at draw time)."""
+    if value not in EASINGS:
+        raise ValueError(f"easing {value!r} is not one of {', '.join(EASINGS)}")
+    return value
+
+
+#: a key of :data:`renderer.easing.EASINGS`; the schema lists them as an enum (one source: the easing table)
+EaseName = Annotated[str, AfterValidator(_ease_name), WithJsonSchema({"type": "string", "enum": list(EASINGS)})]
 
 
 class StepTiming(BaseModel):
@@ -18,7 +31,7 @@ class StepTiming(BaseModel):
 
     run_time: float = Field(0.5, ge=0, le=30, title="Run time", description="Seconds the step's animation lasts.")
     hold: float = Field(1.0, ge=0, le=600, title="Hold", description="Seconds the finished step stays before the next one.")
-    ease: str = Field("out", title="Easing", description="Easing of the main motion: " + ", ".join(EASINGS) + ".")
+    ease: EaseName = Field("out", title="Easing", description="Easing of the main motion: " + ", ".join(EASINGS) + ".")
 
     @property
     def total(self) -> float:
