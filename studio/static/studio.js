@@ -1,0 +1,608 @@
+// The studio: channels, live preview with the layout editor, properties forms from the
+// models' schema, views, transport and hotkeys.  Edits are RFC 7396 merge patches sent with
+// the revision read; a stale one comes back 409 with the current document and is shown.
+
+import { h, clear, $, clone, diff, mergePatch } from "./dom.js";
+import { Api } from "./api.js";
+import { renderForm, showErrors } from "./form.js";
+import { Editor } from "./editor.js";
+
+const OUTPUTS = ["program", "preview", "clean"];
+const TABS = [
+  ["element", "Element"], ["view", "View"], ["theme", "Theme"], ["timing", "Timing"],
+  ["match", "Match"], ["outputs", "Outputs"], ["look", "Look"], ["links", "Links"],
+];
+const HOTKEYS = [
+  ["Space", "play / pause"], ["→", "next"], ["←", "back"], ["L", "go live"], ["1–9", "switch the preview to view 1–9"],
+  ["Ctrl+Z", "undo"], ["Ctrl+Shift+Z", "redo"], ["arrows", "nudge the selection 1 px (Shift: 10 px) while the editor has focus"],
+  ["Esc", "clear the selection"], ["?", "this list"],
+];
+const TOKEN_KEY = "euchre-overlay.token";
+
+const S = {
+  api: null, schema: null, ch: null, doc: null, shown: null, info: null, timeline: [],
+  undo: [], redo: [], tab: "element", chain: Promise.resolve(), pending: 0, selection: [], errors: [],
+};
+
+const enc = encodeURIComponent;
+const settingsUrl = () => `/api/channels/${enc(S.ch)}/settings`;
+const content = (doc) => { const c = clone(doc); delete c.revision; return c; };
+
+// ------------------------------------------------------------------ sign-in
+
+async function start() {
+  const token = sessionStorage.getItem(TOKEN_KEY);
+  if (token && (await signIn(token))) return;
+  const form = $("#signin");
+  form.hidden = false;
+  form.addEventListener("submit", async (e) => {
+    e.preventDefault();
+    const t = $("#token").value.trim();
+    if (await signIn(t)) form.hidden = true;
+    else $("#signin-error").textContent = "That token was refused.";
+  });
+}
+
+async function signIn(token) {
+  const api = new Api(token);
+  try {
+    S.schema = await api.get("/studio/api/schema");
+  } catch {
+    sessionStorage.removeItem(TOKEN_KEY);
+    return false;
+  }
+  sessionStorage.setItem(TOKEN_KEY, token);
+  S.api = api;
+  $("#signin").hidden = true;
+  $("#app").hidden = false;
+  setup();
+  await loadChannels();
+  return true;
+}
+
+// ------------------------------------------------------------------ channels
+
+async function loadChannels(select) {
+  const { channels } = await S.api.get("/api/channels");
+  const sel = clear($("#channel"));
+  for (const c of channels) sel.append(h("option", { value: c.id }, c.title ? `${c.title} (${c.id})` : c.id));
+  const want = select || S.ch || (channels[0] && channels[0].id);
+  if (want) { sel.value = want; await openChannel(want); }
+  else { S.ch = null; S.doc = null; S.shown = null; renderAll(); }
+}
+
+async function openChannel(id) {
+  S.ch = id;
+  S.undo = []; S.redo = []; S.selection = []; editor.selection = new Set();
+  hide("#conflict"); hide("#notice");
+  S.doc = await S.api.get(settingsUrl());
+  S.shown = content(S.doc);
+  const tl = await S.api.get(`/studio/api/channels/${enc(id)}/timeline`);
+  S.timeline = tl.steps;
+  const q = (o) => `/overlay/${enc(id)}?output=${o}`;
+  $("#preview").src = q("preview");
+  $("#program").src = q("program");
+  await poll();
+  renderAll();
+}
+
+async function ask(text, value = "", { input = true } = {}) {
+  const d = $("#ask");
+  $("#ask-text").textContent = text;
+  const inp = $("#ask-input");
+  inp.hidden = !input;
+  inp.value = value;
+  d.returnValue = "";
+  d.showModal();
+  if (input) inp.select();
+  await new Promise((r) => d.addEventListener("close", r, { once: true }));
+  return d.returnValue === "ok" ? (input ? inp.value.trim() : true) : null;
+}
+
+async function newChannel() {
+  const id = await ask("New channel id (letters, digits, - and _):");
+  if (!id) return;
+  try {
+    await S.api.post("/api/channels", { id, title: id });
+    await loadChannels(id);
+  } catch (err) { notice(err.message); }
+}
+
+async function renameChannel() {
+  if (!S.ch) return;
+  const title = await ask(`Title of channel ${S.ch}:`, S.shown.title);
+  if (title === null) return;
+  await edit("rename", (c) => { c.title = title; });
+  await loadChannels(S.ch);
+}
+
+async function deleteChannel() {
+  if (!S.ch) return;
+  const ok = await ask(`Delete channel ${S.ch}, its game and its settings? This cannot be undone.`, "", { input: false });
+  if (!ok) return;
+  try {
+    await S.api.del(`/api/channels/${enc(S.ch)}`);
+    S.ch = null;
+    await loadChannels();
+  } catch (err) { notice(err.message); }
+}
+
+// ------------------------------------------------------------------ edits
+
+function defaultView(output) {
+  return clone(S.schema.defaults.views[output] || S.schema.defaults.views.preview);
+}
+
+/** The preview output's view as shown (the default one when the output has none). */
+function previewView() {
+  if (!S.shown) return null;
+  return S.shown.outputs.preview.view || defaultView("preview");
+}
+
+function ensureView(c, output = "preview") {
+  if (!c.outputs[output].view) c.outputs[output].view = defaultView(output);
+  return c.outputs[output].view;
+}
+
+/** One undoable edit: mutate a copy of the shown settings, show it at once, send the patch. */
+function edit(label, mutate) {
+  if (!S.shown) return Promise.resolve();
+  const before = clone(S.shown);
+  const after = clone(S.shown);
+  mutate(after);
+  const patch = diff(before, after);
+  if (!patch) return Promise.resolve();
+  S.shown = after;
+  renderAll({ keepForm: true });
+  return send(patch, { inverse: diff(after, before), label, undoable: true });
+}
+
+function send(patch, { inverse, label, undoable, redo = false }) {
+  S.pending++;
+  S.chain = S.chain.then(async () => {
+    try {
+      const doc = await S.api.patch(settingsUrl(), { ...patch, revision: S.doc.revision });
+      adopt(doc);
+      if (undoable) { S.undo.push({ patch, inverse, label }); if (!redo) S.redo = []; }
+      S.errors = [];
+      if ($("#live-edits").checked && patch.outputs && patch.outputs.preview) await take();
+    } catch (err) {
+      if (err.status === 409 && err.body.current) {
+        showConflict(patch, err.body.current, { inverse, label, undoable });
+      } else if (err.status === 400) {
+        S.errors = err.body.errors || [{ loc: [], msg: err.message }];
+      } else {
+        notice(err.message);
+      }
+      S.shown = content(S.doc); // nothing was saved: show what is stored
+    } finally {
+      S.pending--;
+      renderAll();
+    }
+  });
+  return S.chain;
+}
+
+function adopt(doc) {
+  S.doc = doc;
+  if (!S.pending || S.pending === 1) S.shown = content(doc);
+  hide("#notice");
+}
+
+function undo() {
+  const u = S.undo.pop();
+  if (!u) return;
+  S.shown = mergePatch(S.shown, u.inverse);
+  renderAll({ keepForm: false });
+  send(u.inverse, { label: `undo ${u.label}`, undoable: false }).then(() => S.redo.push(u));
+}
+
+function redo() {
+  const u = S.redo.pop();
+  if (!u) return;
+  S.shown = mergePatch(S.shown, u.patch);
+  renderAll({ keepForm: false });
+  send(u.patch, { inverse: u.inverse, label: u.label, undoable: true, redo: true });
+}
+
+async function take() {
+  try {
+    adopt(await S.api.post(`/studio/api/channels/${enc(S.ch)}/take`));
+  } catch (err) { notice(err.message); }
+  renderAll();
+}
+
+function showConflict(patch, current, again) {
+  const box = clear($("#conflict"));
+  box.hidden = false;
+  const theirs = {};
+  for (const k of Object.keys(patch)) theirs[k] = current[k];
+  box.append(
+    h("strong", {}, `Not saved: someone else saved revision ${current.revision} since you read ${S.doc.revision}.`),
+    h("div", {}, "Your change:"), h("pre", {}, JSON.stringify(patch, null, 1)),
+    h("div", {}, "Theirs (now stored):"), h("pre", {}, JSON.stringify(theirs, null, 1)),
+    h("div", { class: "row" },
+      h("button", { onclick: () => { S.doc = current; hide("#conflict"); S.shown = mergePatch(content(current), patch); send(patch, again); } }, "Keep mine"),
+      h("button", { onclick: () => { S.doc = current; S.shown = content(current); hide("#conflict"); renderAll(); } }, "Take theirs")),
+  );
+  S.doc = { ...S.doc }; // the stale revision stays until the producer chooses
+}
+
+function hide(sel) { const el = $(sel); el.hidden = true; clear(el); }
+
+function notice(text, button) {
+  const n = clear($("#notice"));
+  n.hidden = false;
+  n.append(h("span", {}, text), " ", button || null);
+}
+
+// ------------------------------------------------------------------ rendering
+
+let editor;
+
+function renderAll({ keepForm = false } = {}) {
+  renderElements();
+  renderViews();
+  editor.render();
+  renderWarnings();
+  if (!keepForm || !document.activeElement || !$("#panel").contains(document.activeElement)) renderPanel();
+  const left = showErrors($("#panel"), S.errors);
+  if (left.length) notice(left.map((e) => `${(e.loc || []).join(" -> ")}: ${e.msg}`).join("; "));
+  $("#undo").disabled = !S.undo.length;
+  $("#redo").disabled = !S.redo.length;
+}
+
+function renderElements() {
+  const ul = clear($("#elements"));
+  const v = previewView();
+  if (!v) return;
+  const warned = new Set(editor.warnings().flatMap((w) => w.ids));
+  v.elements.forEach((e, i) => {
+    const li = h("li", { class: editor.selection.has(e.id) ? "selected" : "", role: "option", "aria-selected": String(editor.selection.has(e.id)), dataset: { id: e.id },
+      onclick: (ev) => { if (ev.target.closest("button,input")) return; editor.select([e.id], { toggle: ev.shiftKey || ev.ctrlKey || ev.metaKey }); } },
+      h("input", { type: "checkbox", checked: e.visible, title: "show / hide", "aria-label": `show ${e.id}`,
+        onchange: (ev) => edit("show/hide", (c) => { ensureView(c).elements[i].visible = ev.target.checked; }) }),
+      h("span", { class: "name" }, e.id),
+      warned.has(e.id) ? h("span", { class: "warn", title: "overlap or outside title-safe" }, "⚠") : null,
+      h("button", { title: "draw earlier (further back)", onclick: () => zorder(i, -1) }, "↑"),
+      h("button", { title: "draw later (in front)", onclick: () => zorder(i, 1) }, "↓"));
+    ul.append(li);
+  });
+}
+
+function zorder(i, d) {
+  edit("z-order", (c) => {
+    const els = ensureView(c).elements;
+    const j = i + d;
+    if (j < 0 || j >= els.length) return;
+    [els[i], els[j]] = [els[j], els[i]];
+  });
+}
+
+function renderWarnings() {
+  const w = clear($("#warnings"));
+  if (!S.shown) return;
+  for (const x of editor.warnings().filter((x) => x.ids.some((id) => (previewView().elements.find((e) => e.id === id) || {}).visible))) w.append(h("div", {}, `⚠ ${x.text}`));
+}
+
+function renderViews() {
+  const ol = clear($("#views"));
+  if (!S.shown) return;
+  (S.shown.views || []).forEach((v, i) => {
+    ol.append(h("li", { dataset: { index: String(i) } },
+      h("span", { class: "key" }, i < 9 ? String(i + 1) : ""),
+      h("span", { class: "name", title: "put on preview", onclick: () => switchView(i) }, v.name),
+      h("button", { title: "rename", onclick: async () => { const n = await ask("View name:", v.name); if (n) edit("rename view", (c) => { c.views[i].name = n; }); } }, "✎"),
+      h("button", { title: "duplicate", onclick: () => edit("duplicate view", (c) => { const copy = clone(v); copy.id = uniqueId(c.views, v.id); copy.name = `${v.name} copy`; c.views.splice(i + 1, 0, copy); }) }, "⧉"),
+      h("button", { title: "delete", onclick: async () => { if (await ask(`Delete view ${v.name}?`, "", { input: false })) edit("delete view", (c) => { c.views.splice(i, 1); }); } }, "✕")));
+  });
+}
+
+function uniqueId(views, base) {
+  const ids = new Set(views.map((v) => v.id));
+  let n = 2;
+  let id = base;
+  while (ids.has(id)) id = `${base}-${n++}`;
+  return id;
+}
+
+async function switchView(i) {
+  if (!S.shown || !(S.shown.views || [])[i]) return;
+  try {
+    adopt(await S.api.post(`/studio/api/channels/${enc(S.ch)}/view/${i + 1}?output=preview`));
+    if ($("#live-edits").checked) await take();
+  } catch (err) { notice(err.message); }
+  renderAll();
+}
+
+async function saveView() {
+  const name = await ask("Save the preview's layout as view:", previewView().name);
+  if (!name) return;
+  edit("save view", (c) => {
+    c.views = c.views || [];
+    const v = clone(ensureView(c));
+    v.name = name;
+    const at = c.views.findIndex((x) => x.name === name);
+    if (at >= 0) { v.id = c.views[at].id; c.views[at] = v; }
+    else { v.id = uniqueId(c.views, name.toLowerCase().replace(/[^a-z0-9]+/g, "-") || "view"); c.views.push(v); }
+  });
+}
+
+async function importLegacy(file) {
+  try {
+    const r = await S.api.req("POST", "/studio/api/legacy", await file.arrayBuffer(), { raw: true, type: "application/json" });
+    if (!r.views.length) { notice(`${file.name}: no views in this file`); return; }
+    await edit("import views", (c) => {
+      c.views = c.views || [];
+      for (const v of r.views) { v.id = uniqueId(c.views, v.id); c.views.push(clone(v)); }
+      c.outputs.preview.view = clone(r.views[0]);
+    });
+  } catch (err) { notice(`${file.name}: ${err.message}`); }
+}
+
+// ------------------------------------------------------------------ properties panel
+
+function setIn(obj, path, v) {
+  let o = obj;
+  for (let i = 0; i < path.length - 1; i++) o = o[path[i]];
+  o[path[path.length - 1]] = v;
+}
+
+function onField(path, value) {
+  edit(`set ${path[path.length - 1]}`, (c) => {
+    if (path[0] === "outputs" && path[2] === "view") ensureView(c, path[1]);
+    setIn(c, path, value);
+  });
+}
+
+async function upload(file) {
+  const r = await S.api.req("POST", `/studio/api/uploads?name=${enc(file.name)}`, file, { raw: true, type: file.type || "application/octet-stream" });
+  return r.id;
+}
+
+function renderTabs() {
+  const nav = clear($("#tabs"));
+  for (const [id, label] of TABS)
+    nav.append(h("button", { role: "tab", "aria-selected": String(S.tab === id), onclick: () => { S.tab = id; renderTabs(); renderPanel(); } }, label));
+}
+
+function renderPanel() {
+  const p = clear($("#panel"));
+  if (!S.shown) { p.append(h("p", {}, "No channel yet: make one with New.")); return; }
+  const sch = S.schema;
+  const opts = (path, extra = {}) => ({ path, onChange: onField, ...extra });
+  if (S.tab === "element") {
+    const v = previewView();
+    const ids = [...editor.selection];
+    if (ids.length !== 1) {
+      p.append(h("p", {}, ids.length ? `${ids.length} elements selected: drag or nudge them together.` : "Select an element on the preview or in the list."));
+      return;
+    }
+    const i = v.elements.findIndex((e) => e.id === ids[0]);
+    if (i < 0) return;
+    p.append(h("h2", {}, `${v.elements[i].id} (${v.elements[i].type})`));
+    const f = h("div");
+    p.append(f);
+    renderForm(f, sch.element, sch.element, v.elements[i], opts(["outputs", "preview", "view", "elements", i], { omit: ["id", "type"] }));
+  } else if (S.tab === "view") {
+    const f = h("div");
+    p.append(h("h2", {}, "Preview view"), f);
+    renderForm(f, sch.view, sch.view, previewView(), opts(["outputs", "preview", "view"], { omit: ["elements"] }));
+  } else if (S.tab === "theme") {
+    const f = h("div");
+    p.append(f);
+    renderForm(f, sch.theme, sch.theme, S.shown.theme, opts(["theme"]));
+  } else if (S.tab === "timing") {
+    const f = h("div");
+    p.append(f);
+    renderForm(f, sch.timing, sch.timing, S.shown.timing, opts(["timing"], { easings: sch.easings }));
+  } else if (S.tab === "match") {
+    const f = h("div");
+    p.append(f);
+    renderForm(f, sch.match, sch.match, S.shown.match, opts(["match"], { upload }));
+  } else if (S.tab === "outputs") {
+    renderOutputs(p);
+  } else if (S.tab === "look") {
+    renderLook(p);
+  } else if (S.tab === "links") {
+    renderLinks(p);
+  }
+}
+
+function renderOutputs(p) {
+  const root = S.schema.settings;
+  const outSchema = root.$defs.OutputSettings;
+  for (const o of OUTPUTS) {
+    const out = S.shown.outputs[o];
+    const url = `${location.origin}/overlay/${enc(S.ch)}?output=${o}`;
+    const f = h("div");
+    p.append(h("fieldset", {}, h("legend", {}, o),
+      h("div", { class: "urls row" }, h("code", {}, url),
+        h("button", { onclick: () => copy(url) }, "Copy")),
+      h("div", { class: "help" }, `OBS Browser Source: width ${out.width}, height ${out.height}.`),
+      h("div", { class: "row" }, "view ",
+        h("select", { onchange: (e) => { const i = Number(e.target.value); if (i >= 0) edit(`view on ${o}`, (c) => { c.outputs[o].view = clone(c.views[i]); }); } },
+          h("option", { value: "-1" }, out.view ? out.view.name : "(default)"),
+          (S.shown.views || []).map((v, i) => h("option", { value: String(i) }, v.name)))),
+      f));
+    renderForm(f, outSchema, root, out, { path: ["outputs", o], onChange: onField, omit: ["view"] });
+  }
+  const title = h("div");
+  p.append(title);
+  renderForm(title, { properties: { title: root.properties.title } }, root, S.shown, { path: [], onChange: onField });
+}
+
+async function copy(text) {
+  try { await navigator.clipboard.writeText(text); notice("Copied."); }
+  catch { notice(`Copy this: ${text}`); }
+}
+
+function renderLook(p) {
+  p.append(
+    h("p", { class: "help" }, "A look is the views, theme and timing together, as one JSON file."),
+    h("div", { class: "row" },
+      h("button", { onclick: exportLook }, "Export look…"),
+      h("label", { class: "file" }, "Import look…", h("input", { type: "file", accept: ".json,application/json", onchange: (e) => e.target.files[0] && importLook(e.target.files[0]) }))));
+}
+
+function exportLook() {
+  const look = { kind: "euchre-overlay look", views: S.shown.views, theme: S.shown.theme, timing: S.shown.timing,
+    outputs: Object.fromEntries(OUTPUTS.map((o) => [o, { view: S.shown.outputs[o].view }])) };
+  const a = h("a", { href: URL.createObjectURL(new Blob([JSON.stringify(look, null, 1)], { type: "application/json" })), download: `${S.ch}-look.json` });
+  document.body.append(a);
+  a.click();
+  a.remove();
+}
+
+async function importLook(file) {
+  let look;
+  try { look = JSON.parse(await file.text()); } catch (err) { notice(`${file.name}: not JSON (${err.message})`); return; }
+  edit("import look", (c) => {
+    for (const k of ["views", "theme", "timing"]) if (look[k] !== undefined) c[k] = look[k];
+    for (const o of OUTPUTS) if (look.outputs && look.outputs[o] && "view" in look.outputs[o]) c.outputs[o].view = look.outputs[o].view;
+  });
+}
+
+async function renderLinks(p) {
+  const box = h("div");
+  p.append(h("p", { class: "help" }, "Stream Deck / Companion: plain GET links with this channel's control key. The key allows transport and view switching only; revoke it to stop every link."), box);
+  const show = (r) => {
+    clear(box);
+    if (!r.key) { box.append(h("button", { onclick: async () => show(await S.api.post(keyUrl())) }, "Make a control key")); return; }
+    box.append(h("div", { class: "row" },
+      h("button", { onclick: async () => show(await S.api.post(keyUrl())) }, "New key"),
+      h("button", { class: "danger", onclick: async () => { await S.api.del(keyUrl()); show({ key: null }); } }, "Revoke")));
+    for (const [name, path] of Object.entries(r.links)) box.append(h("div", { class: "urls" }, h("strong", {}, name), " ", h("code", {}, location.origin + path)));
+  };
+  try { show(await S.api.get(keyUrl())); } catch (err) { box.append(h("span", { class: "error" }, err.message)); }
+}
+
+const keyUrl = () => `/studio/api/channels/${enc(S.ch)}/control-key`;
+
+// ------------------------------------------------------------------ transport
+
+async function control(op, body = {}) {
+  if (!S.ch) return;
+  try {
+    const ph = await S.api.post(`/api/channels/${enc(S.ch)}/control/${op}`, body);
+    S.info = { ...(S.info || {}), playhead: ph };
+    renderTransport();
+  } catch (err) { notice(err.message); }
+}
+
+async function poll() {
+  if (!S.ch) return;
+  try {
+    S.info = await S.api.get(`/api/channels/${enc(S.ch)}`);
+  } catch { return; }
+  if (S.doc && S.info.settingsRevision !== S.doc.revision && !S.pending && $("#conflict").hidden && $("#notice").hidden) {
+    notice(`Settings changed elsewhere (revision ${S.info.settingsRevision}).`,
+      h("button", { onclick: async () => { S.doc = await S.api.get(settingsUrl()); S.shown = content(S.doc); hide("#notice"); renderAll(); } }, "Reload"));
+  }
+  if (S.info.game && S.info.game.steps !== S.timeline.length) {
+    S.timeline = (await S.api.get(`/studio/api/channels/${enc(S.ch)}/timeline`)).steps;
+  }
+  renderTransport();
+}
+
+function renderTransport() {
+  const info = S.info;
+  const pages = clear($("#pages"));
+  if (!info) return;
+  for (const o of OUTPUTS) {
+    const n = (info.pages || {})[o] || 0;
+    const delay = ((info.playhead || {}).delays || {})[o] || 0;
+    pages.append(h("span", { title: `${n} page(s) showing ${o}` }, h("span", { class: `dot${n ? " on" : ""}` }), `${o} ${n}`, delay ? ` · ${delay} s` : ""));
+  }
+  const ph = info.playhead || {};
+  $("#play").textContent = ph.playing ? "❚❚" : "▶";
+  $("#loop").checked = Boolean(ph.loop);
+  $("#auto").checked = ph.auto !== false;
+  if (document.activeElement !== $("#speed")) $("#speed").value = String(ph.speed || 1);
+  const steps = S.timeline.length;
+  const scrub = $("#scrub");
+  scrub.max = String(Math.max(0, steps - 1));
+  if (document.activeElement !== scrub) scrub.value = String(ph.step || 0);
+  const st = S.timeline[ph.step || 0];
+  $("#where").textContent = st ? `deal ${st.dealNumber} · step ${(ph.step || 0) + 1}/${steps} · ${st.kind.replace(/_/g, " ")}${ph.playing ? "" : " · paused"}` : "no game";
+  const m = clear($("#markers"));
+  let last = null;
+  S.timeline.forEach((s, i) => {
+    if (s.deal === last) return;
+    last = s.deal;
+    const mark = h("span", { title: `deal ${s.dealNumber}: step ${i + 1}` }, `D${s.dealNumber}`);
+    mark.style.left = `${(100 * i) / Math.max(1, steps - 1)}%`;
+    m.append(mark);
+  });
+}
+
+// ------------------------------------------------------------------ hotkeys and wiring
+
+function typing(e) {
+  const t = e.target;
+  return t && (t.tagName === "INPUT" || t.tagName === "SELECT" || t.tagName === "TEXTAREA" || t.isContentEditable);
+}
+
+function onKey(e) {
+  if ($("#app").hidden || $("#ask").open) return;
+  const ctrl = e.ctrlKey || e.metaKey;
+  if (ctrl && (e.key === "z" || e.key === "Z")) { if (typing(e)) return; e.preventDefault(); (e.shiftKey ? redo : undo)(); return; }
+  if (ctrl && e.key === "y") { if (typing(e)) return; e.preventDefault(); redo(); return; }
+  if (typing(e) || ctrl || e.altKey) return;
+  const inEditor = document.activeElement === $("#overlay") && editor.selection.size > 0;
+  const step = e.shiftKey ? 10 : 1;
+  if (inEditor && e.key.startsWith("Arrow")) {
+    e.preventDefault();
+    const d = { ArrowLeft: [-step, 0], ArrowRight: [step, 0], ArrowUp: [0, -step], ArrowDown: [0, step] }[e.key];
+    editor.nudge(...d);
+    return;
+  }
+  if (e.key === " ") { e.preventDefault(); control("toggle"); }
+  else if (e.key === "ArrowRight") { e.preventDefault(); control("next"); }
+  else if (e.key === "ArrowLeft") { e.preventDefault(); control("back"); }
+  else if (e.key === "l" || e.key === "L") control("live");
+  else if (/^[1-9]$/.test(e.key)) switchView(Number(e.key) - 1);
+  else if (e.key === "?") $("#help").showModal();
+  else if (e.key === "Escape") editor.select([]);
+}
+
+function setup() {
+  editor = new Editor($("#overlay"), {
+    sizes: S.schema.sizes,
+    view: previewView,
+    outputSize: () => { const o = S.shown ? S.shown.outputs.preview : { width: 1920, height: 1080 }; return [o.width, o.height]; },
+    commit: (label, mutate) => edit(label, (c) => mutate(ensureView(c))),
+    selected: (ids) => { S.selection = ids; if (S.tab !== "element" && ids.length) S.tab = "element"; renderTabs(); renderElements(); renderPanel(); showErrors($("#panel"), S.errors); },
+  });
+  renderTabs();
+  const help = clear($("#help-keys"));
+  for (const [k, what] of HOTKEYS) help.append(h("tr", {}, h("td", {}, h("kbd", {}, k)), h("td", {}, what)));
+  $("#channel").addEventListener("change", (e) => openChannel(e.target.value));
+  $("#ch-new").addEventListener("click", newChannel);
+  $("#ch-rename").addEventListener("click", renameChannel);
+  $("#ch-delete").addEventListener("click", deleteChannel);
+  $("#signout").addEventListener("click", () => { sessionStorage.removeItem(TOKEN_KEY); location.reload(); });
+  $("#help-open").addEventListener("click", () => $("#help").showModal());
+  $("#undo").addEventListener("click", undo);
+  $("#redo").addEventListener("click", redo);
+  $("#take").addEventListener("click", take);
+  $("#view-save").addEventListener("click", saveView);
+  $("#legacy-file").addEventListener("change", (e) => { const f = e.target.files[0]; e.target.value = ""; if (f) importLegacy(f); });
+  $("#guides").addEventListener("change", (e) => { editor.guides = e.target.checked; editor.render(); });
+  $("#grid").addEventListener("change", (e) => { editor.grid = e.target.checked; });
+  const backdrop = () => {
+    const colour = $("#backdrop").value === "colour";
+    for (const f of [$("#frame"), $("#program-frame")]) { f.classList.toggle("checker", !colour); f.style.backgroundColor = colour ? $("#backdrop-colour").value : ""; }
+  };
+  $("#backdrop").addEventListener("change", backdrop);
+  $("#backdrop-colour").addEventListener("input", backdrop);
+  for (const b of document.querySelectorAll("#transport [data-op]")) b.addEventListener("click", () => control(b.dataset.op));
+  $("#speed").addEventListener("change", (e) => control("speed", { speed: Number(e.target.value) }));
+  $("#loop").addEventListener("change", (e) => control("loop", { value: e.target.checked }));
+  $("#auto").addEventListener("change", (e) => control("auto", { value: e.target.checked }));
+  $("#scrub").addEventListener("change", (e) => control("seek", { step: Number(e.target.value) }));
+  document.addEventListener("keydown", onKey);
+  setInterval(poll, 1000);
+}
+
+start();
