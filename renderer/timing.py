@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from typing import Annotated
+from typing import Annotated, Literal
 
 from pydantic import AfterValidator, BaseModel, ConfigDict, Field, WithJsonSchema
 
@@ -10,7 +10,7 @@ from engine.state import StepKind
 
 from .easing import EASINGS
 
-__all__ = ["StepTiming", "Timing", "DEFAULT_TIMING", "EaseName"]
+__all__ = ["StepTiming", "Transition", "Timing", "DEFAULT_TIMING", "EaseName"]
 
 
 def _ease_name(value: str) -> str:
@@ -42,6 +42,17 @@ def _st(run: float, hold: float, ease: str, what: str) -> StepTiming:
     return Field(default_factory=lambda: StepTiming(run_time=run, hold=hold, ease=ease), title=what, description=f"Timing of {what.lower()} steps.")
 
 
+class Transition(BaseModel):
+    """How one deal gives way to the next: a cut, or a wipe across the canvas at the start of
+    the new deal (drawn by :mod:`renderer.extras`)."""
+
+    model_config = ConfigDict(extra="forbid", frozen=True)
+
+    style: Literal["cut", "wipe"] = Field("cut", title="Deal transition", description="cut: the new deal simply appears; wipe: a panel-coloured band sweeps across.")
+    run_time: float = Field(0.6, gt=0, le=5, title="Transition time", description="Seconds the wipe takes (from the start of the deal-start step).")
+    ease: EaseName = Field("inout", title="Transition easing", description="Easing of the wipe.")
+
+
 class Timing(BaseModel):
     """Timing of every step kind; the Director advances by ``total`` seconds per step."""
 
@@ -54,6 +65,7 @@ class Timing(BaseModel):
     trick_taken: StepTiming = _st(0.7, 0.6, "inout", "Trick taken")
     deal_scored: StepTiming = _st(1.0, 2.5, "out", "Deal scored")
     game_over: StepTiming = _st(1.0, 6.0, "back", "Game over")
+    transition: Transition = Field(default_factory=Transition, title="Deal transition", description="Between deals: a cut or a wipe.")
 
     def of(self, kind: StepKind) -> StepTiming:
         t: StepTiming = getattr(self, kind.value)

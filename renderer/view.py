@@ -9,11 +9,11 @@ from __future__ import annotations
 
 from enum import Enum
 
-from pydantic import BaseModel, ConfigDict, Field, field_validator
+from pydantic import BaseModel, ConfigDict, Field, model_validator
 
 from .theme import HEX_COLOUR
 
-__all__ = ["ElementType", "ElementStyle", "Element", "Perspective", "View", "default_view", "LEGACY_TYPES"]
+__all__ = ["ElementType", "ElementStyle", "Element", "ExtraType", "Extra", "Perspective", "View", "default_view", "LEGACY_TYPES"]
 
 
 class ElementType(str, Enum):
@@ -69,6 +69,28 @@ class Element(BaseModel):
     style: ElementStyle = Field(default_factory=ElementStyle, title="Style", description="Style overrides.")
 
 
+class ExtraType(str, Enum):
+    """Broadcast extras (drawn by :mod:`renderer.extras`, placed like elements)."""
+
+    EVENT_TITLE = "event-title"  # event title and subtitle, team names
+    PLAYER_INTRO = "player-intro"  # lower third for the player the operator introduces
+
+
+class Extra(BaseModel):
+    """One placed broadcast extra; kept apart from :class:`Element` so that every executor of
+    ``view.elements`` stays as it is."""
+
+    model_config = ConfigDict(extra="forbid", frozen=True)
+
+    id: str = Field(min_length=1, max_length=64, title="Id", description="Unique id within the view (elements and extras).")
+    type: ExtraType = Field(title="Type", description="What the extra shows.")
+    x: float = Field(0, ge=-7680, le=7680, allow_inf_nan=False, title="X", description="Left edge in view pixels.")
+    y: float = Field(0, ge=-4320, le=4320, allow_inf_nan=False, title="Y", description="Top edge in view pixels.")
+    scale: float = Field(1.0, gt=0, le=10, title="Scale", description="Size factor from the top-left corner.")
+    visible: bool = Field(True, title="Visible", description="Hidden extras are not drawn.")
+    style: ElementStyle = Field(default_factory=ElementStyle, title="Style", description="Style overrides.")
+
+
 class Perspective(str, Enum):
     ALL = "all"  # every hand face up
     FOCUS = "focus"  # only the focus seat face up
@@ -89,17 +111,17 @@ class View(BaseModel):
     perspective: Perspective = Field(Perspective.ALL, title="Perspective", description="Which hands are face up.")
     focus_seat: int = Field(0, ge=0, le=3, title="Focus seat", description="Seat drawn at the bottom (south).")
     elements: tuple[Element, ...] = Field((), max_length=256, title="Elements", description="Placed elements, drawn in order.")
+    extras: tuple[Extra, ...] = Field((), max_length=32, title="Extras", description="Broadcast extras (event title, player intro), drawn over the elements.")
 
-    @field_validator("elements")
-    @classmethod
-    def _unique_ids(cls, elements: tuple[Element, ...]) -> tuple[Element, ...]:
-        """Element ids name the element in the studio's selection and patches: one each."""
+    @model_validator(mode="after")
+    def _unique_ids(self) -> View:
+        """Ids name an element in the studio's selection and patches: one each."""
         seen: set[str] = set()
-        for e in elements:
+        for e in (*self.elements, *self.extras):
             if e.id in seen:
                 raise ValueError(f"element id {e.id!r} is used twice")
             seen.add(e.id)
-        return elements
+        return self
 
 
 def _e(t: ElementType, x: float, y: float, scale: float = 1.0) -> Element:
