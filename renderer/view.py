@@ -117,10 +117,10 @@ class View(BaseModel):
     def _unique_ids(self) -> View:
         """Ids name an element in the studio's selection and patches: one each."""
         seen: set[str] = set()
-        for e in (*self.elements, *self.extras):
-            if e.id in seen:
-                raise ValueError(f"element id {e.id!r} is used twice")
-            seen.add(e.id)
+        for eid in [e.id for e in self.elements] + [x.id for x in self.extras]:
+            if eid in seen:
+                raise ValueError(f"element id {eid!r} is used twice")
+            seen.add(eid)
         return self
 
 

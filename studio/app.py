@@ -30,7 +30,7 @@ from .uploads import MAX_UPLOAD, UploadRefused, store_image, upload_path
 __all__ = ["mount", "STATIC", "CSP", "HOST"]
 
 STATIC = Path(__file__).parent / "static"
-HOST = web.AppKey("studio_host", StudioHost)  # type: ignore[type-abstract]
+HOST = web.AppKey("studio_host", StudioHost)
 
 #: no inline script, no eval, nothing from elsewhere; the preview frames are same-origin pages
 CSP = (
