@@ -184,10 +184,10 @@ async def control_key(request: web.Request) -> web.Response:
         host.revoke_control_key(channel)
         return web.json_response({"key": None})
     key = host.control_key(channel, renew=request.method == "POST")
-    return web.json_response({"key": key, "links": _links(channel, key, host)})
+    return web.json_response({"key": key, "links": {} if key is None else _links(channel, key)})
 
 
-def _links(channel: str, key: str, host: StudioHost) -> dict[str, str]:
+def _links(channel: str, key: str) -> dict[str, str]:
     base = f"/studio/link/{channel}"
     out = {op: f"{base}/{op}?key={key}" for op in ("toggle", "next", "back", "step", "live", "play", "pause")}
     for n in range(1, 10):

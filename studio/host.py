@@ -65,8 +65,9 @@ class StudioHost(Protocol):
         """Put the preview output's view on program and clean; returns the settings."""
         ...
 
-    def control_key(self, channel: str, *, renew: bool = False) -> str:
-        """The channel's control key for Stream Deck links (made on first use, or anew)."""
+    def control_key(self, channel: str, *, renew: bool = False) -> str | None:
+        """The channel's control key for Stream Deck links (None if it has none); ``renew``
+        makes a new one, which ends every link made with the old one."""
         ...
 
     def revoke_control_key(self, channel: str) -> None:

@@ -40,7 +40,7 @@ const key = (path) => path.join(".");
 export function renderForm(el, schema, root, value, opts) {
   clear(el);
   const s = deref(schema, root);
-  el.append(objectFields(s, root, value || {}, opts.path || [], opts));
+  el.append(...objectFields(s, root, value || {}, opts.path || [], opts));
 }
 
 function objectFields(s, root, value, path, opts) {

@@ -241,6 +241,7 @@ function notice(text, button) {
 let editor;
 
 function renderAll({ keepForm = false } = {}) {
+  if (S.fit) S.fit();
   renderElements();
   renderViews();
   editor.render();
@@ -524,13 +525,13 @@ function renderTransport() {
   scrub.max = String(Math.max(0, steps - 1));
   if (document.activeElement !== scrub) scrub.value = String(ph.step || 0);
   const st = S.timeline[ph.step || 0];
-  $("#where").textContent = st ? `deal ${st.dealNumber} · step ${(ph.step || 0) + 1}/${steps} · ${st.kind.replace(/_/g, " ")}${ph.playing ? "" : " · paused"}` : "no game";
+  $("#where").textContent = st ? `deal ${st.deal + 1} · step ${(ph.step || 0) + 1}/${steps} · ${st.kind.replace(/_/g, " ")}${ph.playing ? "" : " · paused"}` : "no game";
   const m = clear($("#markers"));
   let last = null;
   S.timeline.forEach((s, i) => {
     if (s.deal === last) return;
     last = s.deal;
-    const mark = h("span", { title: `deal ${s.dealNumber}: step ${i + 1}` }, `D${s.dealNumber}`);
+    const mark = h("span", { title: `deal ${s.deal + 1} (deal number ${s.dealNumber} in the file): step ${i + 1}` }, `D${s.deal + 1}`);
     mark.style.left = `${(100 * i) / Math.max(1, steps - 1)}%`;
     m.append(mark);
   });
@@ -574,6 +575,16 @@ function setup() {
     commit: (label, mutate) => edit(label, (c) => mutate(ensureView(c))),
     selected: (ids) => { S.selection = ids; if (S.tab !== "element" && ids.length) S.tab = "element"; renderTabs(); renderElements(); renderPanel(); showErrors($("#panel"), S.errors); },
   });
+  // the preview keeps the output's aspect ratio inside whatever room the window leaves
+  const fit = () => {
+    const wrap = $("#stage-wrap");
+    const [W, H] = S.shown ? [S.shown.outputs.preview.width, S.shown.outputs.preview.height] : [16, 9];
+    const k = Math.min(wrap.clientWidth / W, wrap.clientHeight / H);
+    $("#frame").style.width = `${Math.floor(W * k)}px`;
+    $("#frame").style.height = `${Math.floor(H * k)}px`;
+  };
+  new ResizeObserver(fit).observe($("#stage-wrap"));
+  S.fit = fit;
   renderTabs();
   const help = clear($("#help-keys"));
   for (const [k, what] of HOTKEYS) help.append(h("tr", {}, h("td", {}, h("kbd", {}, k)), h("td", {}, what)));
