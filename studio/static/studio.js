@@ -154,10 +154,10 @@ function edit(label, mutate) {
   if (!patch) return Promise.resolve();
   S.shown = after;
   renderAll({ keepForm: true });
-  return send(patch, { inverse: diff(after, before), label, undoable: true });
+  return send(patch, { inverse: diff(after, before), label, undoable: true, mutate });
 }
 
-function send(patch, { inverse, label, undoable, redo = false }) {
+function send(patch, { inverse, label, undoable, redo = false, mutate }) {
   S.pending++;
   S.chain = S.chain.then(async () => {
     try {
@@ -168,7 +168,7 @@ function send(patch, { inverse, label, undoable, redo = false }) {
       if ($("#live-edits").checked && patch.outputs && patch.outputs.preview) await take();
     } catch (err) {
       if (err.status === 409 && err.body.current) {
-        showConflict(patch, err.body.current, { inverse, label, undoable });
+        showConflict(patch, err.body.current, { inverse, label, undoable, mutate });
       } else if (err.status === 400) {
         S.errors = err.body.errors || [{ loc: [], msg: err.message }];
       } else {
@@ -222,7 +222,15 @@ function showConflict(patch, current, again) {
     h("div", {}, "Your change:"), h("pre", {}, JSON.stringify(patch, null, 1)),
     h("div", {}, "Theirs (now stored):"), h("pre", {}, JSON.stringify(theirs, null, 1)),
     h("div", { class: "row" },
-      h("button", { onclick: () => { S.doc = current; hide("#conflict"); S.shown = mergePatch(content(current), patch); send(patch, again); } }, "Keep mine"),
+      h("button", { onclick: () => {
+        S.doc = current;
+        hide("#conflict");
+        S.shown = content(current);
+        // an edit is replayed on their document (a drag moves the element it moved, nothing
+        // else); an undo or redo re-sends its patch
+        if (again.mutate) edit(again.label, again.mutate);
+        else { S.shown = mergePatch(S.shown, patch); send(patch, again); }
+      } }, "Keep mine"),
       h("button", { onclick: () => { S.doc = current; S.shown = content(current); hide("#conflict"); renderAll(); } }, "Take theirs")),
   );
   S.doc = { ...S.doc }; // the stale revision stays until the producer chooses
