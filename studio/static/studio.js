@@ -153,8 +153,16 @@ function edit(label, mutate) {
   const patch = diff(before, after);
   if (!patch) return Promise.resolve();
   S.shown = after;
-  renderAll({ keepForm: true });
-  return send(patch, { inverse: diff(after, before), label, undoable: true, mutate });
+  const sent = send(patch, { inverse: diff(after, before), label, undoable: true, mutate });
+  // draw after the request is on its way: the preview page is what the producer watches
+  queueRender();
+  return sent;
+}
+
+function queueRender() {
+  if (S.renderQueued) return;
+  S.renderQueued = true;
+  requestAnimationFrame(() => { S.renderQueued = false; renderAll({ keepForm: true }); });
 }
 
 function send(patch, { inverse, label, undoable, redo = false, mutate }) {
