@@ -23,7 +23,7 @@ UPLOAD_ID = r"^[0-9a-f]{32}\.(png|jpg|webp|gif)$"
 class PlayerData(BaseModel):
     """One seat's player as the broadcast shows them."""
 
-    model_config = ConfigDict(extra="forbid", frozen=True)
+    model_config = ConfigDict(extra="forbid", frozen=True, title="Player")
 
     name: str = Field("", max_length=64, title="Display name", description="Shown on the name plate; empty = the name in the game file.")
     photo: str | None = Field(None, pattern=UPLOAD_ID, title="Photo or flag", description="An uploaded image (id), shown in the player intro.")
@@ -33,7 +33,7 @@ class PlayerData(BaseModel):
 class TeamData(BaseModel):
     """One team (seats of the same parity)."""
 
-    model_config = ConfigDict(extra="forbid", frozen=True)
+    model_config = ConfigDict(extra="forbid", frozen=True, title="Team")
 
     name: str = Field("", max_length=48, title="Team name", description="Shown on the scorebug; empty = the players' surnames.")
 

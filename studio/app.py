@@ -59,7 +59,9 @@ async def page(request: web.Request) -> web.Response:
 def _element_sizes() -> dict[str, list[float]]:
     from renderer.build import element_size
 
-    out: dict[str, list[float]] = {}
+    from renderer.extras import EXTRA_SIZES
+
+    out: dict[str, list[float]] = {t.value: [w, h] for t, (w, h) in EXTRA_SIZES.items()}
     for t in ElementType:
         try:
             w, h = element_size(t)

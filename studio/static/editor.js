@@ -9,6 +9,11 @@ export const ACTION_SAFE = 0.93;
 const SNAP_PX = 8; // screen pixels
 const GRID = 10; // view pixels
 
+/** Every placed thing of a view: its elements, then its broadcast extras (one id space). */
+export function placed(v) {
+  return v ? [...v.elements, ...(v.extras || [])] : [];
+}
+
 export class Editor {
   /**
    * host: { sizes, view(), outputSize(), commit(label, mutate(view)), selected(ids) }
@@ -51,7 +56,7 @@ export class Editor {
   warnings() {
     const v = this.host.view();
     const out = [];
-    const rs = v.elements.filter((e) => e.visible).map((e) => this.rect(e));
+    const rs = placed(v).filter((e) => e.visible).map((e) => this.rect(e));
     const m = (1 - TITLE_SAFE) / 2;
     const safe = { x0: v.width * m, y0: v.height * m, x1: v.width * (1 - m), y1: v.height * (1 - m) };
     for (const r of rs) {
@@ -81,7 +86,7 @@ export class Editor {
       }
     }
     const warned = new Set(this.warnings().flatMap((w) => w.ids));
-    for (const e of v.elements) {
+    for (const e of placed(v)) {
       const r = this.rect(e);
       const box = h("div", {
         class: `box${this.selection.has(e.id) ? " selected" : ""}${e.visible ? "" : " hidden-el"}${warned.has(e.id) && !this.selection.has(e.id) ? " warn" : ""}`,
@@ -120,14 +125,14 @@ export class Editor {
     const p = this.toView(e);
     const v = this.host.view();
     if (handle) {
-      const el = v.elements.find((x) => x.id === handle);
+      const el = placed(v).find((x) => x.id === handle);
       this.drag = { mode: "scale", id: handle, start: p, el: { ...el }, moved: false };
     } else if (boxEl) {
       const id = boxEl.dataset.id;
       if (e.shiftKey || e.ctrlKey || e.metaKey) this.select([id], { toggle: true });
       else if (!this.selection.has(id)) this.select([id]);
       const start = {};
-      for (const x of v.elements) if (this.selection.has(x.id)) start[x.id] = { x: x.x, y: x.y, scale: x.scale };
+      for (const x of placed(v)) if (this.selection.has(x.id)) start[x.id] = { x: x.x, y: x.y, scale: x.scale };
       this.drag = { mode: "move", start: p, items: start, moved: false };
     } else {
       this.select([]);
@@ -164,7 +169,7 @@ export class Editor {
     const v = this.host.view();
     const T = SNAP_PX / this.geometry().k;
     const ids = Object.keys(items);
-    const rects = v.elements.filter((e) => ids.includes(e.id)).map((e) => {
+    const rects = placed(v).filter((e) => ids.includes(e.id)).map((e) => {
       const [w, hh] = this.size(e.type);
       const s = items[e.id];
       return { x: s.x + dx, y: s.y + dy, w: w * s.scale, h: hh * s.scale };
@@ -178,7 +183,7 @@ export class Editor {
       tx.push(v.width * m, v.width * (1 - m));
       ty.push(v.height * m, v.height * (1 - m));
     }
-    for (const e of v.elements) {
+    for (const e of placed(v)) {
       if (ids.includes(e.id) || !e.visible) continue;
       const r = this.rect(e);
       tx.push(r.x, r.x + r.w / 2, r.x + r.w);
@@ -207,7 +212,7 @@ export class Editor {
     if (!d || !d.moved || !this.local) { this.local = null; this.render(); return; }
     const local = this.local;
     this.host.commit(d.mode === "scale" ? "scale" : "move", (view) => {
-      for (const el of view.elements) if (local[el.id]) Object.assign(el, local[el.id]);
+      for (const el of placed(view)) if (local[el.id]) Object.assign(el, local[el.id]);
     }).finally(() => { this.local = null; this.render(); });
     this.render();
   }
@@ -217,7 +222,7 @@ export class Editor {
     if (!this.selection.size) return;
     const sel = new Set(this.selection);
     this.host.commit("nudge", (view) => {
-      for (const el of view.elements) if (sel.has(el.id)) { el.x += dx; el.y += dy; }
+      for (const el of placed(view)) if (sel.has(el.id)) { el.x += dx; el.y += dy; }
     });
   }
 }

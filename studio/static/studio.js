@@ -5,7 +5,7 @@
 import { h, clear, $, clone, diff, mergePatch } from "./dom.js";
 import { Api } from "./api.js";
 import { renderForm, showErrors } from "./form.js";
-import { Editor } from "./editor.js";
+import { Editor, placed } from "./editor.js";
 
 const OUTPUTS = ["program", "preview", "clean"];
 const TABS = [
@@ -274,22 +274,46 @@ function renderElements() {
   const v = previewView();
   if (!v) return;
   const warned = new Set(editor.warnings().flatMap((w) => w.ids));
-  v.elements.forEach((e, i) => {
+  const n = v.elements.length;
+  placed(v).forEach((e, at) => {
+    const list = at < n ? "elements" : "extras";
+    const i = at < n ? at : at - n;
     const li = h("li", { class: editor.selection.has(e.id) ? "selected" : "", role: "option", "aria-selected": String(editor.selection.has(e.id)), dataset: { id: e.id },
       onclick: (ev) => { if (ev.target.closest("button,input")) return; editor.select([e.id], { toggle: ev.shiftKey || ev.ctrlKey || ev.metaKey }); } },
       h("input", { type: "checkbox", checked: e.visible, title: "show / hide", "aria-label": `show ${e.id}`,
-        onchange: (ev) => edit("show/hide", (c) => { ensureView(c).elements[i].visible = ev.target.checked; }) }),
+        onchange: (ev) => edit("show/hide", (c) => { ensureView(c)[list][i].visible = ev.target.checked; }) }),
       h("span", { class: "name" }, e.id),
       warned.has(e.id) ? h("span", { class: "warn", title: "overlap or outside title-safe" }, "⚠") : null,
-      h("button", { title: "draw earlier (further back)", onclick: () => zorder(i, -1) }, "↑"),
-      h("button", { title: "draw later (in front)", onclick: () => zorder(i, 1) }, "↓"));
+      h("button", { title: "draw earlier (further back)", onclick: () => zorder(list, i, -1) }, "↑"),
+      h("button", { title: "draw later (in front)", onclick: () => zorder(list, i, 1) }, "↓"),
+      list === "extras" ? h("button", { title: "remove this extra", onclick: () => edit("remove extra", (c) => { ensureView(c).extras.splice(i, 1); }) }, "✕") : null);
     ul.append(li);
+  });
+  const have = new Set((v.extras || []).map((x) => x.type));
+  const add = h("div", { class: "row" });
+  for (const [type, label] of [["event-title", "+ Event title"], ["player-intro", "+ Player intro"]]) {
+    if (!have.has(type)) add.append(h("button", { title: "add this broadcast extra to the preview's view", onclick: () => addExtra(type) }, label));
+  }
+  ul.append(h("li", {}, add));
+}
+
+function addExtra(type) {
+  const [w, hh] = S.schema.sizes[type];
+  edit(`add ${type}`, (c) => {
+    const v = ensureView(c);
+    v.extras = v.extras || [];
+    const ids = new Set(placed(v).map((e) => e.id));
+    let id = type;
+    for (let n = 2; ids.has(id); n++) id = `${type}-${n}`;
+    // centred on the lower third (intro) or the upper middle (title)
+    const y = type === "player-intro" ? v.height * 0.95 - hh - 40 : v.height * 0.05 + 100;
+    v.extras.push({ id, type, x: Math.round((v.width - w) / 2), y: Math.round(y), scale: 1, visible: true });
   });
 }
 
-function zorder(i, d) {
+function zorder(list, i, d) {
   edit("z-order", (c) => {
-    const els = ensureView(c).elements;
+    const els = ensureView(c)[list];
     const j = i + d;
     if (j < 0 || j >= els.length) return;
     [els[i], els[j]] = [els[j], els[i]];
@@ -299,7 +323,7 @@ function zorder(i, d) {
 function renderWarnings() {
   const w = clear($("#warnings"));
   if (!S.shown) return;
-  for (const x of editor.warnings().filter((x) => x.ids.some((id) => (previewView().elements.find((e) => e.id === id) || {}).visible))) w.append(h("div", {}, `⚠ ${x.text}`));
+  for (const x of editor.warnings()) w.append(h("div", {}, `⚠ ${x.text}`));
 }
 
 function renderViews() {
@@ -395,12 +419,17 @@ function renderPanel() {
       p.append(h("p", {}, ids.length ? `${ids.length} elements selected: drag or nudge them together.` : "Select an element on the preview or in the list."));
       return;
     }
-    const i = v.elements.findIndex((e) => e.id === ids[0]);
+    let list = "elements";
+    let i = v.elements.findIndex((e) => e.id === ids[0]);
+    if (i < 0) { list = "extras"; i = (v.extras || []).findIndex((e) => e.id === ids[0]); }
     if (i < 0) return;
-    p.append(h("h2", {}, `${v.elements[i].id} (${v.elements[i].type})`));
+    const el = v[list][i];
+    p.append(h("h2", {}, `${el.id} (${el.type})`));
     const f = h("div");
     p.append(f);
-    renderForm(f, sch.element, sch.element, v.elements[i], opts(["outputs", "preview", "view", "elements", i], { omit: ["id", "type"] }));
+    const schema = list === "elements" ? sch.element : { ...sch.view.$defs.Extra, $defs: sch.view.$defs };
+    renderForm(f, schema, schema, el, opts(["outputs", "preview", "view", list, i], { omit: ["id", "type"] }));
+    if (el.type === "player-intro") p.append(h("p", { class: "help" }, "Fire the intro from the Match tab."));
   } else if (S.tab === "view") {
     const f = h("div");
     p.append(h("h2", {}, "Preview view"), f);
@@ -415,8 +444,16 @@ function renderPanel() {
     renderForm(f, sch.timing, sch.timing, S.shown.timing, opts(["timing"], { easings: sch.easings }));
   } else if (S.tab === "match") {
     const f = h("div");
-    p.append(f);
-    renderForm(f, sch.match, sch.match, S.shown.match, opts(["match"], { upload }));
+    const fire = h("div", { class: "row" }, h("strong", {}, "Player intro:"));
+    const names = S.info && S.info.game ? S.info.game.players : [];
+    (S.shown.match.players || []).forEach((pl, seat) => {
+      if (seat >= Math.max(names.length, 4)) return;
+      const label = pl.name || names[seat] || `Seat ${seat + 1}`;
+      fire.append(h("button", { class: S.shown.match.intro === seat ? "on" : "", title: "show this player's lower third", onclick: () => edit("intro", (c) => { c.match.intro = seat; }) }, label));
+    });
+    fire.append(h("button", { onclick: () => edit("intro off", (c) => { c.match.intro = null; }) }, "Hide"));
+    p.append(fire, f);
+    renderForm(f, sch.match, sch.match, S.shown.match, opts(["match"], { upload, omit: ["intro"] }));
   } else if (S.tab === "outputs") {
     renderOutputs(p);
   } else if (S.tab === "look") {
