@@ -260,6 +260,7 @@ function renderAll({ keepForm = false } = {}) {
   if (S.fit) S.fit();
   renderElements();
   renderViews();
+  renderSwitches();
   editor.render();
   renderWarnings();
   if (!keepForm || !document.activeElement || !$("#panel").contains(document.activeElement)) renderPanel();
@@ -335,8 +336,29 @@ function renderViews() {
       h("span", { class: "name", title: "put on preview", onclick: () => switchView(i) }, v.name),
       h("button", { title: "rename", onclick: async () => { const n = await ask("View name:", v.name); if (n) edit("rename view", (c) => { c.views[i].name = n; }); } }, "✎"),
       h("button", { title: "duplicate", onclick: () => edit("duplicate view", (c) => { const copy = clone(v); copy.id = uniqueId(c.views, v.id); copy.name = `${v.name} copy`; c.views.splice(i + 1, 0, copy); }) }, "⧉"),
-      h("button", { title: "delete", onclick: async () => { if (await ask(`Delete view ${v.name}?`, "", { input: false })) edit("delete view", (c) => { c.views.splice(i, 1); }); } }, "✕")));
+      h("button", { title: "delete", onclick: async () => { if (await ask(`Delete view ${v.name}?`, "", { input: false })) edit("delete view", (c) => { c.views.splice(i, 1); dropDeadSwitches(c); }); } }, "✕")));
   });
+}
+
+function renderSwitches() {
+  const box = clear($("#switches"));
+  if (!S.shown) return;
+  const views = S.shown.views || [];
+  const name = (id) => (views.find((v) => v.id === id) || { name: id }).name;
+  (S.shown.viewSwitches || []).forEach((sw, i) => {
+    box.append(h("li", {}, h("span", { class: "name" }, `step ${sw.step + 1} → ${name(sw.view)}`),
+      h("button", { title: "remove", onclick: () => edit("remove switch", (c) => { c.viewSwitches.splice(i, 1); }) }, "✕")));
+  });
+  if (!views.length) return;
+  const pick = h("select", { "aria-label": "view to switch to" }, views.map((v) => h("option", { value: v.id }, v.name)));
+  box.append(h("li", {}, h("button", { title: "switch to this view at the current step", onclick: () => {
+    const step = (S.info && S.info.playhead && S.info.playhead.step) || 0;
+    edit("add switch", (c) => {
+      c.viewSwitches = (c.viewSwitches || []).filter((x) => x.step !== step);
+      c.viewSwitches.push({ step, view: pick.value });
+      c.viewSwitches.sort((a, b) => a.step - b.step);
+    });
+  } }, "Switch here to"), pick));
 }
 
 function uniqueId(views, base) {
@@ -375,8 +397,16 @@ async function importLegacy(file) {
     if (!r.views.length) { notice(`${file.name}: no views in this file`); return; }
     await edit("import views", (c) => {
       c.views = c.views || [];
-      for (const v of r.views) { v.id = uniqueId(c.views, v.id); c.views.push(clone(v)); }
+      const ids = [];
+      for (const v of r.views) { v.id = uniqueId(c.views, v.id); ids.push(v.id); c.views.push(clone(v)); }
       c.outputs.preview.view = clone(r.views[0]);
+      // the file's viewSwitches (step -> view index), kept where the view changes
+      const switches = Object.entries(r.viewSwitches || {}).map(([step, i]) => [Number(step), ids[i]])
+        .filter(([step, id]) => Number.isInteger(step) && step >= 0 && id).sort((a, b) => a[0] - b[0]);
+      let last = null;
+      const kept = [];
+      for (const [step, id] of switches) if (id !== last) { kept.push({ step, view: id }); last = id; }
+      if (kept.length > 1 || (kept.length === 1 && kept[0].step > 0)) c.viewSwitches = kept;
     });
   } catch (err) { notice(`${file.name}: ${err.message}`); }
 }
@@ -492,15 +522,33 @@ async function copy(text) {
 }
 
 function renderLook(p) {
+  const looks = S.shown.looks || {};
+  const list = h("ul", { class: "list" });
+  for (const name of Object.keys(looks).sort()) {
+    list.append(h("li", {}, h("span", { class: "name" }, name),
+      h("button", { title: "apply: replaces the views, theme and timing", onclick: () => edit(`apply look ${name}`, (c) => { Object.assign(c, clone(c.looks[name])); dropDeadSwitches(c); }) }, "Apply"),
+      h("button", { title: "delete", onclick: () => edit("delete look", (c) => { delete c.looks[name]; }) }, "✕")));
+  }
   p.append(
-    h("p", { class: "help" }, "A look is the views, theme and timing together, as one JSON file."),
+    h("p", { class: "help" }, "A look is the named views, the theme and the timing together: saved here by name, or as one JSON file."),
+    list,
     h("div", { class: "row" },
+      h("button", { onclick: async () => { const n = await ask("Save the current views, theme and timing as look:"); if (n) edit("save look", (c) => { c.looks = { ...(c.looks || {}), [n]: currentLook(c) }; }); } }, "Save look as…"),
       h("button", { onclick: exportLook }, "Export look…"),
       h("label", { class: "file" }, "Import look…", h("input", { type: "file", accept: ".json,application/json", onchange: (e) => e.target.files[0] && importLook(e.target.files[0]) }))));
 }
 
+function dropDeadSwitches(c) {
+  const ids = new Set((c.views || []).map((v) => v.id));
+  c.viewSwitches = (c.viewSwitches || []).filter((sw) => ids.has(sw.view));
+}
+
+function currentLook(c) {
+  return clone({ views: c.views || [], theme: c.theme, timing: c.timing });
+}
+
 function exportLook() {
-  const look = { kind: "euchre-overlay look", views: S.shown.views, theme: S.shown.theme, timing: S.shown.timing,
+  const look = { kind: "euchre-overlay look", ...currentLook(S.shown),
     outputs: Object.fromEntries(OUTPUTS.map((o) => [o, { view: S.shown.outputs[o].view }])) };
   const a = h("a", { href: URL.createObjectURL(new Blob([JSON.stringify(look, null, 1)], { type: "application/json" })), download: `${S.ch}-look.json` });
   document.body.append(a);
@@ -514,6 +562,7 @@ async function importLook(file) {
   edit("import look", (c) => {
     for (const k of ["views", "theme", "timing"]) if (look[k] !== undefined) c[k] = look[k];
     for (const o of OUTPUTS) if (look.outputs && look.outputs[o] && "view" in look.outputs[o]) c.outputs[o].view = look.outputs[o].view;
+    dropDeadSwitches(c);
   });
 }
 
