@@ -10,7 +10,7 @@ feed) is simply the same function evaluated at ``now - delay``.
 Timeline time: step ``i`` occupies ``[starts[i], starts[i] + durations[i])`` seconds.  A
 step's duration comes from the Timing settings for its kind (the caller passes the list).
 
-Every anchor also records the :class:`Track` in force when it was pushed: the step durations
+Every anchor also records the :class:`StepTimes` in force when it was pushed: the step durations
 and an opaque ``version`` tag (the channel's timeline revision).  A delayed output evaluated
 at ``now - delay`` therefore uses the durations *and* the version of the game that were live
 then, so a correction reaches a delayed output only when the delay has passed.  History
@@ -25,14 +25,14 @@ from collections.abc import Sequence
 from dataclasses import dataclass, replace
 from typing import Any
 
-__all__ = ["Track", "Anchor", "Position", "Playhead", "Director", "LOOP_HOLD"]
+__all__ = ["StepTimes", "Anchor", "Position", "Playhead", "Director", "LOOP_HOLD"]
 
 #: seconds the last step stays on screen before a looping channel starts again
 LOOP_HOLD = 4.0
 
 
 @dataclass(frozen=True, eq=False)
-class Track:
+class StepTimes:
     """Step durations (and their start times) of one timeline version."""
 
     durations: tuple[float, ...]
@@ -40,7 +40,7 @@ class Track:
     version: int = 0
 
     @classmethod
-    def of(cls, durations: Sequence[float], version: int = 0) -> Track:
+    def of(cls, durations: Sequence[float], version: int = 0) -> StepTimes:
         ds = tuple(d if d > 0.0 else 0.0 for d in map(float, durations))
         return cls(ds, (0.0, *itertools.accumulate(ds)), version)
 
@@ -58,7 +58,7 @@ class Anchor:
     hold: int | None  # manual mode: the last step the playhead may enter
     available: int  # steps known at ``clock``
     jump: bool = False  # this anchor began with a cut (correction, seek): no animation
-    track: Track = Track((), (0.0,))  # durations and timeline version in force from ``clock``
+    times: StepTimes = StepTimes((), (0.0,))  # durations and timeline version in force from ``clock``
 
 
 @dataclass(frozen=True)
@@ -139,7 +139,7 @@ class Director:
         self._ids = 0
         self.max_delay = max_delay
         self.loop_hold = loop_hold
-        self.track = Track.of(durations, version)
+        self.times = StepTimes.of(durations, version)
         p = playhead or Playhead()
         n = len(self.durations)
         step = min(p.step, max(n - 1, 0))
@@ -157,7 +157,7 @@ class Director:
                 hold=p.hold,
                 available=n,
                 jump=True,
-                track=self.track,
+                times=self.times,
             )
         ]
         self._clocks: list[float] = [now]
@@ -169,19 +169,19 @@ class Director:
         return self._ids
 
     def _set_durations(self, durations: Sequence[float], version: int | None = None) -> None:
-        self.track = Track.of(durations, self.track.version if version is None else version)
+        self.times = StepTimes.of(durations, self.times.version if version is None else version)
 
     @property
     def durations(self) -> tuple[float, ...]:
-        return self.track.durations
+        return self.times.durations
 
     @property
     def starts(self) -> tuple[float, ...]:
-        return self.track.starts
+        return self.times.starts
 
     @property
     def version(self) -> int:
-        return self.track.version
+        return self.times.version
 
     def _anchor_at(self, clock: float) -> tuple[Anchor, float | None]:
         """The anchor in force at ``clock`` and the clock of the one after it."""
@@ -196,16 +196,16 @@ class Director:
 
     @staticmethod
     def _end(a: Anchor, n: int) -> float:
-        starts = a.track.starts
+        starts = a.times.starts
         if a.auto or a.hold is None:
             return starts[n]
         return starts[min(max(a.hold, 0), n - 1) + 1]
 
     @staticmethod
-    def _locate(track: Track, tau: float, n: int) -> tuple[int, float]:
-        step = bisect.bisect_right(track.starts, tau, 0, n) - 1
+    def _locate(times: StepTimes, tau: float, n: int) -> tuple[int, float]:
+        step = bisect.bisect_right(times.starts, tau, 0, n) - 1
         step = min(max(step, 0), n - 1)
-        return step, min(tau - track.starts[step], track.durations[step])
+        return step, min(tau - times.starts[step], times.durations[step])
 
     # ------------------------------------------------------------------ queries
 
@@ -221,11 +221,11 @@ class Director:
         """The playhead at ``clock`` (any value: delayed outputs ask for the past), with the
         durations and timeline version that were in force at ``clock``."""
         a, next_anchor = self._anchor_at(clock)
-        tr = a.track
-        durations, starts = tr.durations, tr.starts
+        st = a.times
+        durations, starts = st.durations, st.starts
         n = min(a.available, len(durations))
         if n <= 0:
-            return Position(None, 0.0, 0.0, False, 0.0, (a.id, None, 0), next_anchor, a.jump, tr.version)
+            return Position(None, 0.0, 0.0, False, 0.0, (a.id, None, 0), next_anchor, a.jump, st.version)
         s0 = min(a.step, n - 1)
         off0 = min(a.offset, durations[s0])
         tau0 = starts[s0] + off0
@@ -244,7 +244,7 @@ class Director:
                 tau -= cycle * period
             if tau < end:
                 moving = True
-                step, offset = self._locate(tr, tau, n)
+                step, offset = self._locate(st, tau, n)
                 next_change = clock + (starts[step + 1] - tau) / a.speed
             elif tau0 < end or cycle:
                 step, offset = end_step, durations[end_step]
@@ -262,7 +262,7 @@ class Director:
             key=(a.id, step, cycle),
             next_change=next_change,
             jump=jump,
-            version=tr.version,
+            version=st.version,
         )
 
     def playhead(self, now: float) -> Playhead:
@@ -296,7 +296,7 @@ class Director:
             hold=prev.hold,
             available=len(self.durations),
             jump=False,
-            track=self.track,
+            times=self.times,
         )
         base.update(changes)
         anchor = Anchor(**base)
@@ -321,7 +321,7 @@ class Director:
     @property
     def oldest_version(self) -> int:
         """The oldest timeline version any kept anchor still shows (older ones may go)."""
-        return min(a.track.version for a in self.history)
+        return min(a.times.version for a in self.history)
 
     def _cut(self, now: float, step: int, **changes: Any) -> Anchor:
         """Show ``step`` complete at once (no animation)."""
