@@ -121,6 +121,7 @@ async function deleteChannel() {
   const ok = await ask(`Delete channel ${S.ch}, its game and its settings? This cannot be undone.`, "", { input: false });
   if (!ok) return;
   try {
+    await S.api.del(keyUrl()); // links made for this channel must not work for a new one of the same id
     await S.api.del(`/api/channels/${enc(S.ch)}`);
     S.ch = null;
     await loadChannels();
@@ -344,12 +345,12 @@ function renderSwitches() {
   const box = clear($("#switches"));
   if (!S.shown) return;
   const views = S.shown.views || [];
+  if (!views.length) { box.append(h("li", { class: "help" }, "Save a named view first.")); return; }
   const name = (id) => (views.find((v) => v.id === id) || { name: id }).name;
   (S.shown.viewSwitches || []).forEach((sw, i) => {
     box.append(h("li", {}, h("span", { class: "name" }, `step ${sw.step + 1} → ${name(sw.view)}`),
       h("button", { title: "remove", onclick: () => edit("remove switch", (c) => { c.viewSwitches.splice(i, 1); }) }, "✕")));
   });
-  if (!views.length) return;
   const pick = h("select", { "aria-label": "view to switch to" }, views.map((v) => h("option", { value: v.id }, v.name)));
   box.append(h("li", {}, h("button", { title: "switch to this view at the current step", onclick: () => {
     const step = (S.info && S.info.playhead && S.info.playhead.step) || 0;
@@ -575,7 +576,10 @@ async function renderLinks(p) {
     box.append(h("div", { class: "row" },
       h("button", { onclick: async () => show(await S.api.post(keyUrl())) }, "New key"),
       h("button", { class: "danger", onclick: async () => { await S.api.del(keyUrl()); show({ key: null }); } }, "Revoke")));
-    for (const [name, path] of Object.entries(r.links)) box.append(h("div", { class: "urls" }, h("strong", {}, name), " ", h("code", {}, location.origin + path)));
+    for (const [name, path] of Object.entries(r.links)) {
+      const url = location.origin + path;
+      box.append(h("div", { class: "urls row" }, h("strong", {}, name), h("code", {}, url), h("button", { onclick: () => copy(url) }, "Copy")));
+    }
   };
   try { show(await S.api.get(keyUrl())); } catch (err) { box.append(h("span", { class: "error" }, err.message)); }
 }
