@@ -156,6 +156,12 @@ class ChannelSettings(_Model):
         description="Named views put on the outputs at chosen steps.",
     )
 
+    cue_times: dict[Annotated[int, Field(ge=0)], Annotated[float, Field(ge=0, allow_inf_nan=False)]] = Field(
+        default_factory=dict,
+        max_length=20000,
+        title="Cue times",
+        description="A legacy file's timings (step index -> cue time in seconds), kept to sync a render to a video.",
+    )
     looks: dict[Annotated[str, Field(min_length=1, max_length=64)], Look] = Field(
         default_factory=dict,
         max_length=32,

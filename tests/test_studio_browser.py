@@ -232,13 +232,15 @@ async def test_two_studios_editing_at_once_the_stale_save_is_refused_and_shown(b
 
 async def test_a_legacy_view_from_an_egn_file_places_every_element_where_the_file_says(browser: Any, server: Server) -> None:
     path = shared_egn() / "examples" / "conversion_examples" / "test_timingsLayouts.egn"
-    legacy = json.loads(path.read_text())["views"][0]["layout"]["elements"]
+    raw = json.loads(path.read_text())
+    legacy = raw["views"][0]["layout"]["elements"]
     studio = await Studio.open(browser, server)
     await studio.page.set_input_files("#legacy-file", str(path))
     await studio.page.locator("#views li").first.wait_for()
     doc = await server.api("GET", "/api/channels/t1/settings")
     placed = {e["id"]: e for e in doc["outputs"]["preview"]["view"]["elements"]}
     assert len(placed) == len(legacy)
+    assert doc["cueTimes"] == {k: float(v) for k, v in raw["timings"].items()}  # kept as the file says
     k = await studio.scale()
     frame = await studio.page.locator("#frame").bounding_box()
     for e in legacy:

@@ -399,16 +399,23 @@ async function importLegacy(file) {
     await edit("import views", (c) => {
       c.views = c.views || [];
       const ids = [];
-      for (const v of r.views) { v.id = uniqueId(c.views, v.id); ids.push(v.id); c.views.push(clone(v)); }
+      const byOldId = {};
+      for (const v of r.views) { const old = v.id; v.id = uniqueId(c.views, v.id); ids.push(v.id); byOldId[old] = v.id; c.views.push(clone(v)); }
       c.outputs.preview.view = clone(r.views[0]);
-      // the file's viewSwitches (step -> view index), kept where the view changes
-      const switches = Object.entries(r.viewSwitches || {}).map(([step, i]) => [Number(step), ids[i]])
+      // the file's viewSwitches (step -> view id, or view index), kept where the view changes
+      const target = (x) => (typeof x === "number" ? ids[x] : byOldId[x]);
+      const switches = Object.entries(r.viewSwitches || {}).map(([step, x]) => [Number(step), target(x)])
         .filter(([step, id]) => Number.isInteger(step) && step >= 0 && id).sort((a, b) => a[0] - b[0]);
       let last = null;
       const kept = [];
       for (const [step, id] of switches) if (id !== last) { kept.push({ step, view: id }); last = id; }
       if (kept.length > 1 || (kept.length === 1 && kept[0].step > 0)) c.viewSwitches = kept;
+      // the file's timings (step -> cue time) are kept as they are, to sync a render to a video
+      if (r.timings && !Array.isArray(r.timings) && Object.keys(r.timings).length) c.cueTimes = r.timings;
     });
+    const cues = r.timings && !Array.isArray(r.timings) ? Object.keys(r.timings).length : 0;
+    if (cues && S.timeline.length && cues !== S.timeline.length)
+      notice(`${file.name}: its timings name ${cues} steps; this channel's game has ${S.timeline.length} (kept as they are).`);
   } catch (err) { notice(`${file.name}: ${err.message}`); }
 }
 
