@@ -471,7 +471,7 @@ function renderPanel() {
   } else if (S.tab === "view") {
     const f = h("div");
     p.append(h("h2", {}, "Preview view"), f);
-    renderForm(f, sch.view, sch.view, previewView(), opts(["outputs", "preview", "view"], { omit: ["elements"] }));
+    renderForm(f, sch.view, sch.view, previewView(), opts(["outputs", "preview", "view"], { omit: ["elements", "extras"] }));
   } else if (S.tab === "theme") {
     const f = h("div");
     p.append(f);
