@@ -139,11 +139,11 @@ async def test_drag_shows_on_preview_undo_moves_back_take_brings_it_to_program(b
     assert await alpha_at(program, *old) > 200, "program changed before Take"
     # undo (Ctrl+Z) moves it back on preview; redo again
     await studio.page.keyboard.press("Control+z")
-    await until(lambda: _moved(preview, new, old))
+    await until(lambda: _moved(preview, new, old), timeout=3.0)
     await studio.page.keyboard.press("Control+Shift+z")
-    await until(lambda: _moved(preview, old, new))
+    await until(lambda: _moved(preview, old, new), timeout=3.0)
     await studio.page.click("#take")
-    await until(lambda: _moved(program, old, new))
+    await until(lambda: _moved(program, old, new), timeout=3.0)
     # every studio tab renders without a console error
     for tab in ("View", "Theme", "Timing", "Match", "Outputs", "Look", "Links", "Element"):
         await studio.page.click(f"#tabs button:text-is('{tab}')")
