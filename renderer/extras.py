@@ -154,7 +154,7 @@ def _player_intro(ctx: Ctx, ex: Extra, match: MatchData | None) -> None:
     text = ex.style.text_colour or th.text
     ctx.label(th.font_title, ex.style.font_size or 44, 152, 62, ctx.name(seat).upper(), text, width=w - 176, ls=0.5)
     line = player.line if player is not None and player.line else ""
-    sub = _team_label(ctx, match, team).upper() + (f" \u00b7 {line}" if line else "")
+    sub = (_team_label(ctx, match, team) + (f" \u00b7 {line}" if line else "")).upper()
     ctx.label(th.font_body, 22, 152, 100, sub, th.muted, width=w - 176, ls=1.0)
     b.restore()
 
