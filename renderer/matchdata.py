@@ -35,7 +35,7 @@ class TeamData(BaseModel):
 
     model_config = ConfigDict(extra="forbid", frozen=True, title="Team")
 
-    name: str = Field("", max_length=48, title="Team name", description="Shown on the scorebug; empty = the players' surnames.")
+    name: str = Field("", max_length=48, title="Team name", description="Shown by the event title and the player intro; empty = the players' surnames.")
 
 
 def _players() -> tuple[PlayerData, ...]:

@@ -154,7 +154,7 @@ function edit(label, mutate) {
   const patch = diff(before, after);
   if (!patch) return Promise.resolve();
   S.shown = after;
-  const sent = send(patch, { inverse: diff(after, before), label, undoable: true, mutate });
+  const sent = send(patch, { inverse: diff(after, before), label, undoable: true, mutate, before, after });
   // draw after the request is on its way: the preview page is what the producer watches
   queueRender();
   return sent;
@@ -166,7 +166,7 @@ function queueRender() {
   requestAnimationFrame(() => { S.renderQueued = false; renderAll({ keepForm: true }); });
 }
 
-function send(patch, { inverse, label, undoable, redo = false, mutate }) {
+function send(patch, { inverse, label, undoable, redo = false, mutate, before, after }) {
   S.pending++;
   S.chain = S.chain.then(async () => {
     try {
@@ -177,7 +177,7 @@ function send(patch, { inverse, label, undoable, redo = false, mutate }) {
       if ($("#live-edits").checked && patch.outputs && patch.outputs.preview) await take();
     } catch (err) {
       if (err.status === 409 && err.body.current) {
-        showConflict(patch, err.body.current, { inverse, label, undoable, mutate });
+        showConflict(patch, err.body.current, { inverse, label, undoable, mutate, before, after });
       } else if (err.status === 400) {
         S.errors = err.body.errors || [{ loc: [], msg: err.message }];
       } else {
@@ -221,15 +221,35 @@ async function take() {
   renderAll();
 }
 
+/** Leaf-level changes from a to b (arrays compared item by item): [[path, old, new], ...]. */
+function changes(a, b, path = [], out = []) {
+  const both = (x, y) => x !== null && y !== null && typeof x === "object" && typeof y === "object" && Array.isArray(x) === Array.isArray(y);
+  if (both(a, b)) {
+    for (const k of new Set([...Object.keys(a), ...Object.keys(b)])) changes(a[k], b[k], [...path, k], out);
+  } else if (JSON.stringify(a) !== JSON.stringify(b)) {
+    out.push([path, a, b]);
+  }
+  return out;
+}
+
+function valueAt(obj, path) {
+  let o = obj;
+  for (const k of path) { if (o === null || typeof o !== "object") return undefined; o = o[k]; }
+  return o;
+}
+
 function showConflict(patch, current, again) {
+  hide("#notice");
   const box = clear($("#conflict"));
   box.hidden = false;
-  const theirs = {};
-  for (const k of Object.keys(patch)) theirs[k] = current[k];
+  const show = (v) => (v === undefined ? "(none)" : JSON.stringify(v));
+  const mine = again.before && again.after ? changes(again.before, again.after) : changes({}, patch);
+  const rows = mine.slice(0, 12).map(([path, , value]) =>
+    h("tr", {}, h("td", {}, path.join(".")), h("td", {}, show(value)), h("td", {}, show(valueAt(current, path)))));
   box.append(
     h("strong", {}, `Not saved: someone else saved revision ${current.revision} since you read ${S.doc.revision}.`),
-    h("div", {}, "Your change:"), h("pre", {}, JSON.stringify(patch, null, 1)),
-    h("div", {}, "Theirs (now stored):"), h("pre", {}, JSON.stringify(theirs, null, 1)),
+    h("table", { class: "diff" }, h("tr", {}, h("th", {}, "field"), h("th", {}, "yours"), h("th", {}, "theirs (stored)")), rows),
+    h("div", { class: "help" }, mine.length > 12 ? `… and ${mine.length - 12} more` : ""),
     h("div", { class: "row" },
       h("button", { onclick: () => {
         S.doc = current;
@@ -242,7 +262,6 @@ function showConflict(patch, current, again) {
       } }, "Keep mine"),
       h("button", { onclick: () => { S.doc = current; S.shown = content(current); hide("#conflict"); renderAll(); } }, "Take theirs")),
   );
-  S.doc = { ...S.doc }; // the stale revision stays until the producer chooses
 }
 
 function hide(sel) { const el = $(sel); el.hidden = true; clear(el); }
