@@ -26,7 +26,7 @@ class PlayerData(BaseModel):
     model_config = ConfigDict(extra="forbid", frozen=True, title="Player")
 
     name: str = Field("", max_length=64, title="Display name", description="Shown on the name plate; empty = the name in the game file.")
-    photo: str | None = Field(None, pattern=UPLOAD_ID, title="Photo or flag", description="An uploaded image (id), shown in the player intro.")
+    photo: str | None = Field(None, pattern=UPLOAD_ID, title="Photo or flag", description="An uploaded image (id), kept with the match. Not drawn yet: the scene has no image op.")
     line: str = Field("", max_length=120, title="Intro line", description="A line of text for the player-intro lower third (club, record, hometown).")
 
 
