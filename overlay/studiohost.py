@@ -54,6 +54,10 @@ class StudioBridge:
         base = default_view()
         return {o: (clean_view(base) if o == "clean" else base).model_dump(mode="json") for o in OUTPUTS}
 
+    def settings_problem(self, channel: str) -> str | None:
+        self.hub.get(channel)
+        return self.hub.store.settings_problems.get(channel)
+
     def timeline(self, channel: str) -> list[dict[str, Any]]:
         ch = self.hub.get(channel)
         return [{"deal": s.deal, "dealNumber": s.deal_number, "kind": s.kind.value} for s in ch.game_steps]

@@ -49,6 +49,10 @@ class StudioHost(Protocol):
         """Per output, the view (as JSON) the output shows while its settings name none."""
         ...
 
+    def settings_problem(self, channel: str) -> str | None:
+        """Why the channel's stored settings were refused (it runs on defaults), or None."""
+        ...
+
     def timeline(self, channel: str) -> list[dict[str, Any]]:
         """Per step of the channel's game: ``deal`` (index), ``dealNumber``, ``kind`` (for the scrubber)."""
         ...

@@ -141,6 +141,13 @@ async def test_a_stored_invalid_setting_loads_as_defaults(settings: ServerSettin
     assert r.status == 200 and doc["title"] == "Old" and doc["timing"]["card"]["ease"] == "out"
     r = await client.get("/overlay/old")
     assert r.status == 200
+    # the studio says why (until a save replaces the document)
+    body = await (await client.get("/studio/api/channels/old/timeline", headers=AUTH)).json()
+    assert "timing -> card -> ease" in body["settingsProblem"] and "bounce" in body["settingsProblem"]
+    r = await client.patch("/api/channels/old/settings", json={"revision": doc["revision"], "title": "Old"}, headers=AUTH)
+    assert r.status == 200
+    body = await (await client.get("/studio/api/channels/old/timeline", headers=AUTH)).json()
+    assert body["settingsProblem"] is None
 
 
 # --------------------------------------------------------------------------- studio routes

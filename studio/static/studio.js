@@ -79,6 +79,7 @@ async function openChannel(id) {
   S.shown = content(S.doc);
   const tl = await S.api.get(`/studio/api/channels/${enc(id)}/timeline`);
   S.timeline = tl.steps;
+  if (tl.settingsProblem) notice(`The stored settings were refused and this channel runs on defaults until you save: ${tl.settingsProblem}`);
   const q = (o) => `/overlay/${enc(id)}?output=${o}`;
   $("#preview").src = q("preview");
   $("#program").src = q("program");
