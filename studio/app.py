@@ -1,10 +1,10 @@
 """The studio's aiohttp routes, mounted on the overlay's app by :func:`mount`.
 
 Served without the token: the page shell ``GET /studio`` and its static modules (the page
-signs in with the token and keeps it in ``sessionStorage``), uploaded images (OBS pages show
-them), and Stream Deck control links ``GET /studio/link/{channel}/{op}?key=`` (the
-channel's revocable control key: transport and view switching only).  Everything under
-``/studio/api`` is behind the host's token check.  Settings themselves are read and written
+signs in with the token and keeps it in ``sessionStorage``), and Stream Deck control links
+``GET /studio/link/{channel}/{op}?key=`` (the channel's revocable control key: transport and
+view switching only).  Everything under ``/studio/api`` (uploads and their images too) is
+behind the host's token check.  Settings themselves are read and written
 through the service's ``/api/channels/{id}/settings`` (GET, PATCH, PUT): one API.
 """
 
@@ -142,7 +142,7 @@ class Studio:
             upload_id = store_image(self.host.uploads, data, filename=name)
         except UploadRefused as exc:
             return _refuse(413 if "cap" in str(exc) else 400, str(exc), "upload")
-        return web.json_response({"id": upload_id, "url": f"/studio/uploads/{upload_id}", "name": name}, status=201)
+        return web.json_response({"id": upload_id, "url": f"/studio/api/uploads/{upload_id}", "name": name}, status=201)
 
     async def uploaded(self, request: web.Request) -> web.StreamResponse:
         found = upload_path(self.host.uploads, request.match_info["name"])
@@ -221,12 +221,12 @@ def mount(app: web.Application, host: StudioHost) -> None:
     r = app.router
     r.add_get("/studio", page)
     r.add_static("/studio/static", STATIC)
-    r.add_get("/studio/uploads/{name}", st.uploaded)
     r.add_get("/studio/link/{channel}/{op}", st.link)
     r.add_get("/studio/api/schema", g(st.schema))
     r.add_get("/studio/api/channels", g(st.channels))
     r.add_post("/studio/api/legacy", g(st.legacy))
     r.add_post("/studio/api/uploads", g(st.upload))
+    r.add_get("/studio/api/uploads/{name}", g(st.uploaded))
     r.add_get("/studio/api/channels/{channel}/timeline", g(st.timeline))
     r.add_post("/studio/api/channels/{channel}/take", g(st.take))
     r.add_post("/studio/api/channels/{channel}/view/{n}", g(st.switch_view))

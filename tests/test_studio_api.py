@@ -160,6 +160,7 @@ async def test_a_stored_invalid_setting_loads_as_defaults(settings: ServerSettin
         ("GET", "/studio/api/channels"),
         ("POST", "/studio/api/legacy"),
         ("POST", "/studio/api/uploads"),
+        ("GET", "/studio/api/uploads/" + "0" * 32 + ".png"),
         ("POST", "/studio/api/channels/t1/take"),
         ("POST", "/studio/api/channels/t1/view/1"),
         ("GET", "/studio/api/channels/t1/timeline"),
@@ -214,7 +215,8 @@ async def test_uploads_are_checked_stored_under_the_data_folder_and_served(clien
     body = await r.json()
     stored = Path(settings.data_dir) / "uploads" / body["id"]
     assert stored.read_bytes() == data
-    got = await client.get(body["url"])
+    assert (await client.get(body["url"])).status == 401
+    got = await client.get(body["url"], headers=AUTH)
     assert got.status == 200 and got.headers["Content-Type"] == "image/png" and await got.read() == data
     # not an image, whatever it is called
     r = await client.post("/studio/api/uploads?name=evil.png", data=b"<svg onload=alert(1)>", headers=AUTH)
@@ -223,7 +225,7 @@ async def test_uploads_are_checked_stored_under_the_data_folder_and_served(clien
     assert r.status == 413
     # only stored ids are served, never another path
     for bad in ("..%2Foverlay.sqlite3", "overlay.sqlite3", "0" * 32 + ".png"):
-        assert (await client.get(f"/studio/uploads/{bad}")).status == 404
+        assert (await client.get(f"/studio/api/uploads/{bad}", headers=AUTH)).status == 404
 
 
 async def test_take_puts_the_preview_view_on_program_and_clean(client: Any) -> None:

@@ -36,6 +36,13 @@ export class Api {
   }
 
   get(path) { return this.req("GET", path); }
+
+  /** A guarded image as a blob: URL (an <img> cannot send the token itself). */
+  async blobUrl(path) {
+    const r = await fetch(path, { headers: { Authorization: `Bearer ${this.token}` }, cache: "no-store" });
+    if (!r.ok) throw new ApiError(r.status, null);
+    return URL.createObjectURL(await r.blob());
+  }
   post(path, body) { return this.req("POST", path, body === undefined ? {} : body); }
   patch(path, body) { return this.req("PATCH", path, body, { type: "application/merge-patch+json" }); }
   del(path) { return this.req("DELETE", path); }

@@ -119,7 +119,8 @@ function field(prop, root, value, path, opts, name) {
       onchange: (e) => change(e.target.value + (value && value.length === 9 ? value.slice(7) : "")) });
     ctl = h("span", { class: "ctl" }, pick, text);
   } else if (s.type === "string" && s.pattern && UPLOAD.test(s.pattern) && opts.upload) {
-    const img = value ? h("img", { class: "thumb", src: `/studio/uploads/${encodeURIComponent(value)}`, alt: "" }) : null;
+    const img = value ? h("img", { class: "thumb", alt: "" }) : null;
+    if (img && opts.image) opts.image(value).then((url) => { img.src = url; }, () => {});
     const file = h("input", { type: "file", accept: "image/png,image/jpeg,image/webp,image/gif", "aria-label": `${title} upload`,
       onchange: async (e) => { const f = e.target.files[0]; if (f) change(await opts.upload(f)); } });
     ctl = h("span", { class: "ctl" }, img, h("label", { class: "file" }, "Upload…", file),

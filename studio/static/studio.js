@@ -511,7 +511,8 @@ function renderPanel() {
     });
     fire.append(h("button", { onclick: () => edit("intro off", (c) => { c.match.intro = null; }) }, "Hide"));
     p.append(fire, f);
-    renderForm(f, sch.match, sch.match, S.shown.match, opts(["match"], { upload, omit: ["intro"] }));
+    const image = (id) => S.api.blobUrl(`/studio/api/uploads/${enc(id)}`);
+    renderForm(f, sch.match, sch.match, S.shown.match, opts(["match"], { upload, image, omit: ["intro"] }));
   } else if (S.tab === "outputs") {
     renderOutputs(p);
   } else if (S.tab === "look") {
