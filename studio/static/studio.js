@@ -1,33 +1,20 @@
-// The studio: channels, live preview with the layout editor, properties forms from the
-// models' schema, views, transport and hotkeys.  Edits are RFC 7396 merge patches sent with
-// the revision read; a stale one comes back 409 with the current document and is shown.
+// The studio page: sign-in, channels, the element and view lists, hotkeys; it puts the
+// session (edits), the editor (preview), the panel (forms) and the transport together.
 
-import { h, clear, $, clone, diff, mergePatch } from "./dom.js";
+import { h, clear, $, clone } from "./dom.js";
 import { Api } from "./api.js";
-import { renderForm, showErrors } from "./form.js";
+import { showErrors } from "./form.js";
 import { Editor, placed } from "./editor.js";
+import { S, enc, settingsUrl, content, previewView, ensureView, edit, undo, redo, take, adopt, notice, hide, ask } from "./session.js";
+import { renderTabs, renderPanel, dropDeadSwitches, keyUrl } from "./panel.js";
+import { control, poll } from "./transport.js";
 
-const OUTPUTS = ["program", "preview", "clean"];
-const TABS = [
-  ["element", "Element"], ["view", "View"], ["theme", "Theme"], ["timing", "Timing"],
-  ["match", "Match"], ["outputs", "Outputs"], ["look", "Look"], ["links", "Links"],
-];
 const HOTKEYS = [
   ["Space", "play / pause"], ["→", "next"], ["←", "back"], ["L", "go live"], ["1–9", "switch the preview to view 1–9"],
   ["Ctrl+Z", "undo"], ["Ctrl+Shift+Z", "redo"], ["arrows", "nudge the selection 1 px (Shift: 10 px) while the editor has focus"],
   ["Esc", "clear the selection"], ["?", "this list"],
 ];
 const TOKEN_KEY = "euchre-overlay.token";
-
-const S = {
-  api: null, schema: null, ch: null, doc: null, shown: null, info: null, timeline: [],
-  undo: [], redo: [], tab: "element", chain: Promise.resolve(), pending: 0, selection: [], errors: [],
-};
-
-const enc = encodeURIComponent;
-const settingsUrl = () => `/api/channels/${enc(S.ch)}/settings`;
-const content = (doc) => { const c = clone(doc); delete c.revision; return c; };
-
 // ------------------------------------------------------------------ sign-in
 
 async function start() {
@@ -87,19 +74,6 @@ async function openChannel(id) {
   renderAll();
 }
 
-async function ask(text, value = "", { input = true } = {}) {
-  const d = $("#ask");
-  $("#ask-text").textContent = text;
-  const inp = $("#ask-input");
-  inp.hidden = !input;
-  inp.value = value;
-  d.returnValue = "";
-  d.showModal();
-  if (input) inp.select();
-  await new Promise((r) => d.addEventListener("close", r, { once: true }));
-  return d.returnValue === "ok" ? (input ? inp.value.trim() : true) : null;
-}
-
 async function newChannel() {
   const id = await ask("New channel id (letters, digits, - and _):");
   if (!id) return;
@@ -127,150 +101,6 @@ async function deleteChannel() {
     S.ch = null;
     await loadChannels();
   } catch (err) { notice(err.message); }
-}
-
-// ------------------------------------------------------------------ edits
-
-function defaultView(output) {
-  return clone(S.schema.defaults.views[output] || S.schema.defaults.views.preview);
-}
-
-/** The preview output's view as shown (the default one when the output has none). */
-function previewView() {
-  if (!S.shown) return null;
-  return S.shown.outputs.preview.view || defaultView("preview");
-}
-
-function ensureView(c, output = "preview") {
-  if (!c.outputs[output].view) c.outputs[output].view = defaultView(output);
-  return c.outputs[output].view;
-}
-
-/** One undoable edit: mutate a copy of the shown settings, show it at once, send the patch. */
-function edit(label, mutate) {
-  if (!S.shown) return Promise.resolve();
-  const before = clone(S.shown);
-  const after = clone(S.shown);
-  mutate(after);
-  const patch = diff(before, after);
-  if (!patch) return Promise.resolve();
-  S.shown = after;
-  const sent = send(patch, { inverse: diff(after, before), label, undoable: true, mutate, before, after });
-  // draw after the request is on its way: the preview page is what the producer watches
-  queueRender();
-  return sent;
-}
-
-function queueRender() {
-  if (S.renderQueued) return;
-  S.renderQueued = true;
-  requestAnimationFrame(() => { S.renderQueued = false; renderAll({ keepForm: true }); });
-}
-
-function send(patch, { inverse, label, undoable, redo = false, mutate, before, after }) {
-  S.pending++;
-  S.chain = S.chain.then(async () => {
-    try {
-      const doc = await S.api.patch(settingsUrl(), { ...patch, revision: S.doc.revision });
-      adopt(doc);
-      if (undoable) { S.undo.push({ patch, inverse, label }); if (!redo) S.redo = []; }
-      S.errors = [];
-      if ($("#live-edits").checked && patch.outputs && patch.outputs.preview) await take();
-    } catch (err) {
-      if (err.status === 409 && err.body.current) {
-        showConflict(patch, err.body.current, { inverse, label, undoable, mutate, before, after });
-      } else if (err.status === 400) {
-        S.errors = err.body.errors || [{ loc: [], msg: err.message }];
-      } else {
-        notice(err.message);
-      }
-      S.shown = content(S.doc); // nothing was saved: show what is stored
-    } finally {
-      S.pending--;
-      renderAll();
-    }
-  });
-  return S.chain;
-}
-
-function adopt(doc) {
-  S.doc = doc;
-  if (!S.pending || S.pending === 1) S.shown = content(doc);
-  hide("#notice");
-}
-
-function undo() {
-  const u = S.undo.pop();
-  if (!u) return;
-  S.shown = mergePatch(S.shown, u.inverse);
-  renderAll({ keepForm: false });
-  send(u.inverse, { label: `undo ${u.label}`, undoable: false }).then(() => S.redo.push(u));
-}
-
-function redo() {
-  const u = S.redo.pop();
-  if (!u) return;
-  S.shown = mergePatch(S.shown, u.patch);
-  renderAll({ keepForm: false });
-  send(u.patch, { inverse: u.inverse, label: u.label, undoable: true, redo: true });
-}
-
-async function take() {
-  try {
-    adopt(await S.api.post(`/studio/api/channels/${enc(S.ch)}/take`));
-  } catch (err) { notice(err.message); }
-  renderAll();
-}
-
-/** Leaf-level changes from a to b (arrays compared item by item): [[path, old, new], ...]. */
-function changes(a, b, path = [], out = []) {
-  const both = (x, y) => x !== null && y !== null && typeof x === "object" && typeof y === "object" && Array.isArray(x) === Array.isArray(y);
-  if (both(a, b)) {
-    for (const k of new Set([...Object.keys(a), ...Object.keys(b)])) changes(a[k], b[k], [...path, k], out);
-  } else if (JSON.stringify(a) !== JSON.stringify(b)) {
-    out.push([path, a, b]);
-  }
-  return out;
-}
-
-function valueAt(obj, path) {
-  let o = obj;
-  for (const k of path) { if (o === null || typeof o !== "object") return undefined; o = o[k]; }
-  return o;
-}
-
-function showConflict(patch, current, again) {
-  hide("#notice");
-  const box = clear($("#conflict"));
-  box.hidden = false;
-  const show = (v) => (v === undefined ? "(none)" : JSON.stringify(v));
-  const mine = again.before && again.after ? changes(again.before, again.after) : changes({}, patch);
-  const rows = mine.slice(0, 12).map(([path, , value]) =>
-    h("tr", {}, h("td", {}, path.join(".")), h("td", {}, show(value)), h("td", {}, show(valueAt(current, path)))));
-  box.append(
-    h("strong", {}, `Not saved: someone else saved revision ${current.revision} since you read ${S.doc.revision}.`),
-    h("table", { class: "diff" }, h("tr", {}, h("th", {}, "field"), h("th", {}, "yours"), h("th", {}, "theirs (stored)")), rows),
-    h("div", { class: "help" }, mine.length > 12 ? `… and ${mine.length - 12} more` : ""),
-    h("div", { class: "row" },
-      h("button", { onclick: () => {
-        S.doc = current;
-        hide("#conflict");
-        S.shown = content(current);
-        // an edit is replayed on their document (a drag moves the element it moved, nothing
-        // else); an undo or redo re-sends its patch
-        if (again.mutate) edit(again.label, again.mutate);
-        else { S.shown = mergePatch(S.shown, patch); send(patch, again); }
-      } }, "Keep mine"),
-      h("button", { onclick: () => { S.doc = current; S.shown = content(current); hide("#conflict"); renderAll(); } }, "Take theirs")),
-  );
-}
-
-function hide(sel) { const el = $(sel); el.hidden = true; clear(el); }
-
-function notice(text, button) {
-  const n = clear($("#notice"));
-  n.hidden = false;
-  n.append(h("span", {}, text), " ", button || null);
 }
 
 // ------------------------------------------------------------------ rendering
@@ -439,238 +269,6 @@ async function importLegacy(file) {
   } catch (err) { notice(`${file.name}: ${err.message}`); }
 }
 
-// ------------------------------------------------------------------ properties panel
-
-function setIn(obj, path, v) {
-  let o = obj;
-  for (let i = 0; i < path.length - 1; i++) o = o[path[i]];
-  o[path[path.length - 1]] = v;
-}
-
-function onField(path, value) {
-  edit(`set ${path[path.length - 1]}`, (c) => {
-    if (path[0] === "outputs" && path[2] === "view") ensureView(c, path[1]);
-    setIn(c, path, value);
-  });
-}
-
-async function upload(file) {
-  const r = await S.api.req("POST", `/studio/api/uploads?name=${enc(file.name)}`, file, { raw: true, type: file.type || "application/octet-stream" });
-  return r.id;
-}
-
-function renderTabs() {
-  const nav = clear($("#tabs"));
-  for (const [id, label] of TABS)
-    nav.append(h("button", { role: "tab", "aria-selected": String(S.tab === id), onclick: () => { S.tab = id; renderTabs(); renderPanel(); } }, label));
-}
-
-function renderPanel() {
-  const p = clear($("#panel"));
-  if (!S.shown) { p.append(h("p", {}, "No channel yet: make one with New.")); return; }
-  const sch = S.schema;
-  const opts = (path, extra = {}) => ({ path, onChange: onField, ...extra });
-  if (S.tab === "element") {
-    const v = previewView();
-    const ids = [...editor.selection];
-    if (ids.length !== 1) {
-      p.append(h("p", {}, ids.length ? `${ids.length} elements selected: drag or nudge them together.` : "Select an element on the preview or in the list."));
-      return;
-    }
-    let list = "elements";
-    let i = v.elements.findIndex((e) => e.id === ids[0]);
-    if (i < 0) { list = "extras"; i = (v.extras || []).findIndex((e) => e.id === ids[0]); }
-    if (i < 0) return;
-    const el = v[list][i];
-    p.append(h("h2", {}, `${el.id} (${el.type})`));
-    const f = h("div");
-    p.append(f);
-    const schema = list === "elements" ? sch.element : { ...sch.view.$defs.Extra, $defs: sch.view.$defs };
-    renderForm(f, schema, schema, el, opts(["outputs", "preview", "view", list, i], { omit: ["id", "type"] }));
-    if (el.type === "player-intro") p.append(h("p", { class: "help" }, "Fire the intro from the Match tab."));
-  } else if (S.tab === "view") {
-    const f = h("div");
-    p.append(h("h2", {}, "Preview view"), f);
-    renderForm(f, sch.view, sch.view, previewView(), opts(["outputs", "preview", "view"], { omit: ["elements", "extras"] }));
-  } else if (S.tab === "theme") {
-    const f = h("div");
-    p.append(f);
-    renderForm(f, sch.theme, sch.theme, S.shown.theme, opts(["theme"]));
-  } else if (S.tab === "timing") {
-    const f = h("div");
-    p.append(f);
-    renderForm(f, sch.timing, sch.timing, S.shown.timing, opts(["timing"], { easings: sch.easings }));
-  } else if (S.tab === "match") {
-    const f = h("div");
-    const fire = h("div", { class: "row" }, h("strong", {}, "Player intro:"));
-    const names = S.info && S.info.game ? S.info.game.players : [];
-    (S.shown.match.players || []).forEach((pl, seat) => {
-      if (seat >= Math.max(names.length, 4)) return;
-      const label = pl.name || names[seat] || `Seat ${seat + 1}`;
-      fire.append(h("button", { class: S.shown.match.intro === seat ? "on" : "", title: "show this player's lower third", onclick: () => edit("intro", (c) => { c.match.intro = seat; }) }, label));
-    });
-    fire.append(h("button", { onclick: () => edit("intro off", (c) => { c.match.intro = null; }) }, "Hide"));
-    p.append(fire, f);
-    const image = (id) => S.api.blobUrl(`/studio/api/uploads/${enc(id)}`);
-    renderForm(f, sch.match, sch.match, S.shown.match, opts(["match"], { upload, image, omit: ["intro"] }));
-  } else if (S.tab === "outputs") {
-    renderOutputs(p);
-  } else if (S.tab === "look") {
-    renderLook(p);
-  } else if (S.tab === "links") {
-    renderLinks(p);
-  }
-}
-
-function renderOutputs(p) {
-  const root = S.schema.settings;
-  const outSchema = root.$defs.OutputSettings;
-  for (const o of OUTPUTS) {
-    const out = S.shown.outputs[o];
-    const url = `${location.origin}/overlay/${enc(S.ch)}?output=${o}`;
-    const f = h("div");
-    p.append(h("fieldset", {}, h("legend", {}, o),
-      h("div", { class: "urls row" }, h("code", {}, url),
-        h("button", { onclick: () => copy(url) }, "Copy")),
-      h("div", { class: "help" }, `OBS Browser Source: width ${out.width}, height ${out.height}.`),
-      h("div", { class: "row" }, "view ",
-        h("select", { onchange: (e) => { const i = Number(e.target.value); if (i >= 0) edit(`view on ${o}`, (c) => { c.outputs[o].view = clone(c.views[i]); }); } },
-          h("option", { value: "-1" }, out.view ? out.view.name : "(default)"),
-          (S.shown.views || []).map((v, i) => h("option", { value: String(i) }, v.name)))),
-      f));
-    renderForm(f, outSchema, root, out, { path: ["outputs", o], onChange: onField, omit: ["view"] });
-  }
-  const title = h("div");
-  p.append(title);
-  renderForm(title, { properties: { title: root.properties.title } }, root, S.shown, { path: [], onChange: onField });
-}
-
-async function copy(text) {
-  try { await navigator.clipboard.writeText(text); notice("Copied."); }
-  catch { notice(`Copy this: ${text}`); }
-}
-
-function renderLook(p) {
-  const looks = S.shown.looks || {};
-  const list = h("ul", { class: "list" });
-  for (const name of Object.keys(looks).sort()) {
-    list.append(h("li", {}, h("span", { class: "name" }, name),
-      h("button", { title: "apply: replaces the views, theme and timing", onclick: () => edit(`apply look ${name}`, (c) => { Object.assign(c, clone(c.looks[name])); dropDeadSwitches(c); }) }, "Apply"),
-      h("button", { title: "delete", onclick: () => edit("delete look", (c) => { delete c.looks[name]; }) }, "✕")));
-  }
-  p.append(
-    h("p", { class: "help" }, "A look is the named views, the theme and the timing together: saved here by name, or as one JSON file."),
-    list,
-    h("div", { class: "row" },
-      h("button", { onclick: async () => { const n = await ask("Save the current views, theme and timing as look:"); if (n) edit("save look", (c) => { c.looks = { ...(c.looks || {}), [n]: currentLook(c) }; }); } }, "Save look as…"),
-      h("button", { onclick: exportLook }, "Export look…"),
-      h("label", { class: "file" }, "Import look…", h("input", { type: "file", accept: ".json,application/json", onchange: (e) => e.target.files[0] && importLook(e.target.files[0]) }))));
-}
-
-function dropDeadSwitches(c) {
-  const ids = new Set((c.views || []).map((v) => v.id));
-  c.viewSwitches = (c.viewSwitches || []).filter((sw) => ids.has(sw.view));
-}
-
-function currentLook(c) {
-  return clone({ views: c.views || [], theme: c.theme, timing: c.timing });
-}
-
-function exportLook() {
-  const look = { kind: "euchre-overlay look", ...currentLook(S.shown),
-    outputs: Object.fromEntries(OUTPUTS.map((o) => [o, { view: S.shown.outputs[o].view }])) };
-  const a = h("a", { href: URL.createObjectURL(new Blob([JSON.stringify(look, null, 1)], { type: "application/json" })), download: `${S.ch}-look.json` });
-  document.body.append(a);
-  a.click();
-  a.remove();
-}
-
-async function importLook(file) {
-  let look;
-  try { look = JSON.parse(await file.text()); } catch (err) { notice(`${file.name}: not JSON (${err.message})`); return; }
-  edit("import look", (c) => {
-    for (const k of ["views", "theme", "timing"]) if (look[k] !== undefined) c[k] = look[k];
-    for (const o of OUTPUTS) if (look.outputs && look.outputs[o] && "view" in look.outputs[o]) c.outputs[o].view = look.outputs[o].view;
-    dropDeadSwitches(c);
-  });
-}
-
-async function renderLinks(p) {
-  const box = h("div");
-  p.append(h("p", { class: "help" }, "Stream Deck / Companion: plain GET links with this channel's control key. The key allows transport and view switching only; revoke it to stop every link."), box);
-  const show = (r) => {
-    clear(box);
-    if (!r.key) { box.append(h("button", { onclick: async () => show(await S.api.post(keyUrl())) }, "Make a control key")); return; }
-    box.append(h("div", { class: "row" },
-      h("button", { onclick: async () => show(await S.api.post(keyUrl())) }, "New key"),
-      h("button", { class: "danger", onclick: async () => { await S.api.del(keyUrl()); show({ key: null }); } }, "Revoke")));
-    for (const [name, path] of Object.entries(r.links)) {
-      const url = location.origin + path;
-      box.append(h("div", { class: "urls row" }, h("strong", {}, name), h("code", {}, url), h("button", { onclick: () => copy(url) }, "Copy")));
-    }
-  };
-  try { show(await S.api.get(keyUrl())); } catch (err) { box.append(h("span", { class: "error" }, err.message)); }
-}
-
-const keyUrl = () => `/studio/api/channels/${enc(S.ch)}/control-key`;
-
-// ------------------------------------------------------------------ transport
-
-async function control(op, body = {}) {
-  if (!S.ch) return;
-  try {
-    const ph = await S.api.post(`/api/channels/${enc(S.ch)}/control/${op}`, body);
-    S.info = { ...(S.info || {}), playhead: ph };
-    renderTransport();
-  } catch (err) { notice(err.message); }
-}
-
-async function poll() {
-  if (!S.ch) return;
-  try {
-    S.info = await S.api.get(`/api/channels/${enc(S.ch)}`);
-  } catch { return; }
-  if (S.doc && S.info.settingsRevision !== S.doc.revision && !S.pending && $("#conflict").hidden && $("#notice").hidden) {
-    notice(`Settings changed elsewhere (revision ${S.info.settingsRevision}).`,
-      h("button", { onclick: async () => { S.doc = await S.api.get(settingsUrl()); S.shown = content(S.doc); hide("#notice"); renderAll(); } }, "Reload"));
-  }
-  if (S.info.game && S.info.game.steps !== S.timeline.length) {
-    S.timeline = (await S.api.get(`/studio/api/channels/${enc(S.ch)}/timeline`)).steps;
-  }
-  renderTransport();
-}
-
-function renderTransport() {
-  const info = S.info;
-  const pages = clear($("#pages"));
-  if (!info) return;
-  for (const o of OUTPUTS) {
-    const n = (info.pages || {})[o] || 0;
-    const delay = ((info.playhead || {}).delays || {})[o] || 0;
-    pages.append(h("span", { title: `${n} page(s) showing ${o}` }, h("span", { class: `dot${n ? " on" : ""}` }), `${o} ${n}`, delay ? ` · ${delay} s` : ""));
-  }
-  const ph = info.playhead || {};
-  $("#play").textContent = ph.playing ? "❚❚" : "▶";
-  $("#loop").checked = Boolean(ph.loop);
-  $("#auto").checked = ph.auto !== false;
-  if (document.activeElement !== $("#speed")) $("#speed").value = String(ph.speed || 1);
-  const steps = S.timeline.length;
-  const scrub = $("#scrub");
-  scrub.max = String(Math.max(0, steps - 1));
-  if (document.activeElement !== scrub) scrub.value = String(ph.step || 0);
-  const st = S.timeline[ph.step || 0];
-  $("#where").textContent = st ? `deal ${st.deal + 1} · step ${(ph.step || 0) + 1}/${steps} · ${st.kind.replace(/_/g, " ")}${ph.playing ? "" : " · paused"}` : "no game";
-  const m = clear($("#markers"));
-  let last = null;
-  S.timeline.forEach((s, i) => {
-    if (s.deal === last) return;
-    last = s.deal;
-    const mark = h("span", { title: `deal ${s.deal + 1} (deal number ${s.dealNumber} in the file): step ${i + 1}` }, `D${s.deal + 1}`);
-    mark.style.left = `${(100 * i) / Math.max(1, steps - 1)}%`;
-    m.append(mark);
-  });
-}
-
 // ------------------------------------------------------------------ hotkeys and wiring
 
 function typing(e) {
@@ -702,6 +300,7 @@ function onKey(e) {
 }
 
 function setup() {
+  S.render = renderAll;
   editor = new Editor($("#overlay"), {
     sizes: S.schema.sizes,
     view: previewView,
