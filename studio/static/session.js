@@ -9,7 +9,7 @@ export const OUTPUTS = ["program", "preview", "clean"];
 export const S = {
   api: null, schema: null, ch: null, doc: null, shown: null, info: null, timeline: [],
   undo: [], redo: [], tab: "element", chain: Promise.resolve(), pending: 0, selection: [], errors: [],
-  editor: null, render: () => {},
+  render: () => {},
 };
 
 export const enc = encodeURIComponent;
