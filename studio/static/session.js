@@ -43,7 +43,12 @@ export function edit(label, mutate) {
   const patch = diff(before, after);
   if (!patch) return Promise.resolve();
   S.shown = after;
-  const sent = send(patch, { inverse: diff(after, before), label, undoable: true, mutate, before, after });
+  // on the undo stack at once (a quick Ctrl+Z undoes it even before the answer); taken off
+  // again if the server refuses the edit
+  const entry = { patch, inverse: diff(after, before), label };
+  S.undo.push(entry);
+  S.redo = [];
+  const sent = send(patch, { entry, stack: S.undo, label, mutate, before, after });
   // draw after the request is on its way: the preview page is what the producer watches
   queueRender();
   return sent;
@@ -55,18 +60,21 @@ export function queueRender() {
   requestAnimationFrame(() => { S.renderQueued = false; renderAll({ keepForm: true }); });
 }
 
-export function send(patch, { inverse, label, undoable, redo = false, mutate, before, after }) {
+/** Send one patch after those before it; ``entry`` leaves ``stack`` if the patch is refused. */
+export function send(patch, again) {
+  const { entry, stack } = again;
   S.pending++;
   S.chain = S.chain.then(async () => {
     try {
       const doc = await S.api.patch(settingsUrl(), { ...patch, revision: S.doc.revision });
       adopt(doc);
-      if (undoable) { S.undo.push({ patch, inverse, label }); if (!redo) S.redo = []; }
       S.errors = [];
-      if ($("#live-edits").checked && patch.outputs && patch.outputs.preview) await take();
+      if ($("#live-edits").checked && patch.outputs && patch.outputs.preview) await takeNow();
     } catch (err) {
+      const i = entry && stack ? stack.indexOf(entry) : -1;
+      if (i >= 0) stack.splice(i, 1);
       if (err.status === 409 && err.body.current) {
-        showConflict(patch, err.body.current, { inverse, label, undoable, mutate, before, after });
+        showConflict(patch, err.body.current, again);
       } else if (err.status === 400) {
         S.errors = err.body.errors || [{ loc: [], msg: err.message }];
       } else {
@@ -90,20 +98,28 @@ export function adopt(doc) {
 export function undo() {
   const u = S.undo.pop();
   if (!u) return;
+  S.redo.push(u);
   S.shown = mergePatch(S.shown, u.inverse);
   renderAll({ keepForm: false });
-  send(u.inverse, { label: `undo ${u.label}`, undoable: false }).then(() => S.redo.push(u));
+  send(u.inverse, { entry: u, stack: S.redo, label: `undo ${u.label}` });
 }
 
 export function redo() {
   const u = S.redo.pop();
   if (!u) return;
+  S.undo.push(u);
   S.shown = mergePatch(S.shown, u.patch);
   renderAll({ keepForm: false });
-  send(u.patch, { inverse: u.inverse, label: u.label, undoable: true, redo: true });
+  send(u.patch, { entry: u, stack: S.undo, label: u.label });
 }
 
-export async function take() {
+/** TAKE: the preview's layout goes on program and clean, after every edit sent before it. */
+export function take() {
+  S.chain = S.chain.then(takeNow);
+  return S.chain;
+}
+
+async function takeNow() {
   try {
     adopt(await S.api.post(`/studio/api/channels/${enc(S.ch)}/take`));
   } catch (err) { notice(err.message); }
@@ -147,7 +163,11 @@ export function showConflict(patch, current, again) {
         // an edit is replayed on their document (a drag moves the element it moved, nothing
         // else); an undo or redo re-sends its patch
         if (again.mutate) edit(again.label, again.mutate);
-        else { S.shown = mergePatch(S.shown, patch); send(patch, again); }
+        else {
+          if (again.entry && again.stack) again.stack.push(again.entry);
+          S.shown = mergePatch(S.shown, patch);
+          send(patch, again);
+        }
       } }, "Keep mine"),
       h("button", { onclick: () => { S.doc = current; S.shown = content(current); hide("#conflict"); renderAll(); } }, "Take theirs")),
   );

@@ -220,13 +220,17 @@ function uniqueId(views, base) {
   return id;
 }
 
+/** Put named view i on preview (after the edits sent before it; with live edits, on air too). */
 async function switchView(i) {
   if (!S.shown || !(S.shown.views || [])[i]) return;
-  try {
-    adopt(await S.api.post(`/studio/api/channels/${enc(S.ch)}/view/${i + 1}?output=preview`));
-    if ($("#live-edits").checked) await take();
-  } catch (err) { notice(err.message); }
-  renderAll();
+  S.chain = S.chain.then(async () => {
+    try {
+      adopt(await S.api.post(`/studio/api/channels/${enc(S.ch)}/view/${i + 1}?output=preview`));
+    } catch (err) { notice(err.message); }
+    renderAll();
+  });
+  await S.chain;
+  if ($("#live-edits").checked) await take();
 }
 
 async function saveView() {
