@@ -10,13 +10,14 @@ from __future__ import annotations
 import logging
 import weakref
 from collections.abc import AsyncIterator
+from pathlib import Path
 
 from aiohttp import WSCloseCode, web
 
 from engine.errors import EgnError
 from engine.load import MAX_INPUT
 
-from .auth import auth_middleware, ensure_token
+from .auth import auth_middleware, ensure_token, protected
 from .config import ServerSettings
 from .demo import install_demo
 from .hub import Hub
@@ -24,6 +25,7 @@ from .keys import HUB, SETTINGS, SOCKETS, STORE, TOKEN, TOKEN_CREATED
 from .refusals import error_middleware
 from .routes import TABLES
 from .store import Store
+from .studiohost import mount_studio
 
 __all__ = ["create_app"]
 
@@ -70,4 +72,5 @@ def create_app(settings: ServerSettings | None = None) -> web.Application:
     app.on_shutdown.append(_close_sockets)
     for table in TABLES:
         app.router.add_routes(table)
+    mount_studio(app, app[HUB], Path(settings.data_dir), protected)
     return app

@@ -7,10 +7,8 @@ compact scene text per (step, settings) so M pages of one output share one build
 
 from __future__ import annotations
 
-import inspect
 from collections import OrderedDict
 from collections.abc import Sequence
-from functools import lru_cache
 from typing import Any
 
 from engine.state import GameState, Timeline
@@ -28,21 +26,27 @@ class RenderSettings:
     """
 
     def __init__(self, settings: ChannelSettings) -> None:
-        from renderer.theme import Theme
-        from renderer.timing import DEFAULT_TIMING, Timing
-        from renderer.view import View, default_view
+        from renderer.view import default_view
 
         self.revision = settings.revision
-        self.timing = Timing.model_validate(settings.timing) if settings.timing else DEFAULT_TIMING
-        self.theme = Theme.model_validate(settings.theme) if settings.theme else Theme()
+        self.timing = settings.timing
+        self.theme = settings.theme
+        self.match = settings.match
         base = default_view()
         defaults = {"clean": clean_view(base)}
         self.views: dict[str, Any] = {}
         for name, out in settings.outputs.items():
-            self.views[name] = View.model_validate(out.view) if out.view else defaults.get(name, base)
+            self.views[name] = out.view if out.view is not None else defaults.get(name, base)
         self.default_view = base
+        self.settings = settings
 
-    def view(self, output: OutputName) -> Any:
+    def view(self, output: OutputName, step: int | None = None) -> Any:
+        """The view ``output`` shows at ``step``: a view switch's named view where the output
+        follows switches (the clean output gets its clean form), else the output's own."""
+        if self.settings.output(output).follow_switches:
+            switched = self.settings.switched_view(step)
+            if switched is not None:
+                return clean_view(switched) if output == "clean" else switched
         return self.views.get(output, self.default_view)
 
 
@@ -65,25 +69,14 @@ def durations_of(steps: Sequence[GameState] | Timeline | None, timing: Any) -> l
     return [float(timing.of(s.kind).total) for s in steps]
 
 
-@lru_cache(maxsize=1)
-def _build_scene() -> tuple[Any, frozenset[str]]:
-    from renderer import build_scene
-
-    params = frozenset(inspect.signature(build_scene).parameters)
-    return build_scene, params
-
-
 def render(
-    state: GameState, *, view: Any, theme: Any, timing: Any, title: str | None, size: tuple[int, int]
+    state: GameState, *, view: Any, theme: Any, timing: Any, title: str | None, size: tuple[int, int], match: Any = None
 ) -> str:
-    """Compact scene JSON for one state, drawn at ``size`` (the view is scaled to fit)."""
-    build, params = _build_scene()
-    kwargs: dict[str, Any] = {}
-    if "title" in params:
-        kwargs["title"] = title
-    if "size" in params:
-        kwargs["size"] = size
-    scene = build(state, view, theme, timing, **kwargs)
+    """Compact scene JSON for one state, drawn at ``size`` (the view is scaled to fit), with the
+    channel's match data and the view's broadcast extras."""
+    from renderer.extras import build_broadcast_scene
+
+    scene = build_broadcast_scene(state, view, theme, timing, match, title=title, size=size)
     text: str = scene.dumps()
     return text
 
@@ -114,11 +107,12 @@ class SceneCache:
         _, _, output, size, step = key
         text = render(
             steps[step],
-            view=render_settings.view(output),
+            view=render_settings.view(output, step),
             theme=render_settings.theme,
             timing=render_settings.timing,
             title=title,
             size=size,
+            match=render_settings.match,
         )
         self.builds += 1
         self._items[key] = text

@@ -21,14 +21,21 @@ from __future__ import annotations
 
 from typing import Annotated, Any, Literal, TypeVar
 
-from pydantic import BaseModel, ConfigDict, Field, TypeAdapter
+from pydantic import BaseModel, ConfigDict, Field, TypeAdapter, field_validator, model_validator
 from pydantic.alias_generators import to_camel
+
+from renderer.matchdata import MatchData
+from renderer.theme import Theme
+from renderer.timing import Timing
+from renderer.view import View
 
 __all__ = [
     "OUTPUTS",
     "OutputName",
     "OutputSettings",
     "ChannelSettings",
+    "ViewSwitch",
+    "Look",
     "ChannelCreate",
     "ControlOp",
     "ControlRequest",
@@ -84,13 +91,34 @@ class OutputSettings(_Model):
         title="Delay (s)",
         description="Seconds this output runs behind the live feed (anti-cheat hand delay).",
     )
-    view: dict[str, Any] | None = Field(
+    view: View | None = Field(
         None,
         title="View",
-        description="Renderer view (layout, perspective) as JSON; null = the renderer's default.",
+        description="Layout and perspective of this output; null = the output's default view.",
     )
     width: int = Field(1920, ge=1280, le=3840, title="Width", description="Page width in pixels.")
     height: int = Field(1080, ge=720, le=2160, title="Height", description="Page height in pixels.")
+    follow_switches: bool = Field(
+        True,
+        title="Follow view switches",
+        description="From each view switch's step on, show its named view instead of this output's own.",
+    )
+
+
+class ViewSwitch(_Model):
+    """From ``step`` on (until the next switch), outputs that follow switches show a named view
+    (the EGN Renderer's ``viewSwitches``)."""
+
+    step: int = Field(ge=0, title="Step", description="Timeline step (0-based) where the switch happens.")
+    view: str = Field(min_length=1, max_length=64, title="View", description="Id of one of the channel's named views.")
+
+
+class Look(_Model):
+    """A whole look, saved by name and exported as one file: the named views, theme and timing."""
+
+    views: tuple[View, ...] = Field((), max_length=32, title="Views", description="Named views of the look.")
+    theme: Theme = Field(default_factory=Theme, title="Theme", description="Colours, fonts and card style.")
+    timing: Timing = Field(default_factory=Timing, title="Timing", description="Step timing and the deal transition.")
 
 
 def _default_outputs() -> dict[str, OutputSettings]:
@@ -107,12 +135,65 @@ class ChannelSettings(_Model):
         title="Outputs",
         description="Program, preview and clean outputs, each with its own view and delay.",
     )
-    theme: dict[str, Any] | None = Field(
-        None, title="Theme", description="Renderer theme as JSON; null = default."
+    theme: Theme = Field(default_factory=Theme, title="Theme", description="Colours, fonts and card style.")
+    timing: Timing = Field(default_factory=Timing, title="Timing", description="Run time, hold and easing per step kind; the deal transition.")
+    match: MatchData = Field(
+        default_factory=MatchData,
+        title="Match data",
+        description="Team names, player display names and photos, event title: drawn by the renderer; the game file is never rewritten.",
     )
-    timing: dict[str, Any] | None = Field(
-        None, title="Timing", description="Renderer timing as JSON; null = default."
+    views: tuple[View, ...] = Field(
+        (),
+        max_length=32,
+        title="Views",
+        description="Named views of this channel; the studio and control links put one on an output.",
     )
+
+    view_switches: tuple[ViewSwitch, ...] = Field(
+        (),
+        max_length=512,
+        title="View switches",
+        description="Named views put on the outputs at chosen steps.",
+    )
+
+    cue_times: dict[Annotated[int, Field(ge=0)], Annotated[float, Field(ge=0, allow_inf_nan=False)]] = Field(
+        default_factory=dict,
+        max_length=20000,
+        title="Cue times",
+        description="A legacy file's timings (step index -> cue time in seconds), kept to sync a render to a video.",
+    )
+    looks: dict[Annotated[str, Field(min_length=1, max_length=64)], Look] = Field(
+        default_factory=dict,
+        max_length=32,
+        title="Looks",
+        description="Saved looks by name (views, theme, timing); applying one replaces those three.",
+    )
+
+    @model_validator(mode="after")
+    def _switches_name_views(self) -> ChannelSettings:
+        """A switch to a view that does not exist would silently show nothing new."""
+        ids = {v.id for v in self.views}
+        for i, sw in enumerate(self.view_switches):
+            if sw.view not in ids:
+                raise ValueError(f"view switch {i} (step {sw.step}) names view {sw.view!r}, which is not one of the channel's views")
+        return self
+
+    def switched_view(self, step: int | None) -> View | None:
+        """The named view the last switch at or before ``step`` puts on air (None: no switch)."""
+        if step is None or not self.view_switches:
+            return None
+        chosen: str | None = None
+        best = -1
+        for sw in self.view_switches:
+            if best < sw.step <= step:
+                best, chosen = sw.step, sw.view
+        return next((v for v in self.views if v.id == chosen), None)
+
+    @field_validator("theme", "timing", "match", mode="before")
+    @classmethod
+    def _null_is_default(cls, value: Any) -> Any:
+        """Documents stored before these were typed say null for "the default"."""
+        return {} if value is None else value
 
     def output(self, name: OutputName) -> OutputSettings:
         return self.outputs.get(name) or OutputSettings()

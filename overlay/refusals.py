@@ -19,7 +19,7 @@ from engine.load import MAX_INPUT
 from .auth import Handler
 from .errors import OverlayError
 
-__all__ = ["REFUSED", "pydantic_text", "error_body", "error_middleware"]
+__all__ = ["REFUSED", "pydantic_text", "pydantic_errors", "error_body", "error_middleware"]
 
 #: the exceptions a request or feed frame is refused with (anything else is a bug: 500)
 REFUSED = (OverlayError, EgnError, ValidationError, json.JSONDecodeError, UnicodeDecodeError)
@@ -34,6 +34,12 @@ def pydantic_text(exc: ValidationError) -> str:
     return "; ".join(parts)
 
 
+def pydantic_errors(exc: ValidationError) -> list[dict[str, Any]]:
+    """Each validation error's place (``loc``, a list) and message: the studio shows the
+    message next to the field at that place."""
+    return [{"loc": list(err.get("loc", ())), "msg": err.get("msg", "")} for err in exc.errors()]
+
+
 def error_body(exc: BaseException) -> tuple[int, dict[str, Any]]:
     """HTTP status and JSON body for an error the API refuses with (others re-raised)."""
     if isinstance(exc, OverlayError):
@@ -45,7 +51,7 @@ def error_body(exc: BaseException) -> tuple[int, dict[str, Any]]:
             "place": exc.problem().to_json(),
         }
     if isinstance(exc, ValidationError):
-        return 400, {"error": pydantic_text(exc), "kind": "validation"}
+        return 400, {"error": pydantic_text(exc), "kind": "validation", "errors": pydantic_errors(exc)}
     if isinstance(exc, json.JSONDecodeError):
         return 400, {"error": f"request body is not JSON: {exc.msg} at line {exc.lineno}, column {exc.colno}", "kind": "json"}
     if isinstance(exc, UnicodeDecodeError):

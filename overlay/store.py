@@ -9,6 +9,7 @@ revision: a write naming an old revision is refused with the stored document
 from __future__ import annotations
 
 import json
+import logging
 import os
 import sqlite3
 import sys
@@ -17,10 +18,14 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from pydantic import ValidationError
+
 from .errors import Conflict, NotFound, StaleRevision
 from .protocol import ChannelSettings, dump
 
-__all__ = ["Store", "StoredGame", "ChannelRecord", "default_data_dir"]
+__all__ = ["Store", "StoredGame", "ChannelRecord", "default_data_dir", "settings_from_text"]
+
+log = logging.getLogger("overlay.store")
 
 SCHEMA = """
 CREATE TABLE IF NOT EXISTS meta (
@@ -50,6 +55,24 @@ CREATE TABLE IF NOT EXISTS playheads (
     updated REAL NOT NULL
 );
 """
+
+
+def settings_from_text(text: str) -> tuple[ChannelSettings, str | None]:
+    """A stored settings document and, when the current models refuse it (written by an older
+    version), why: it then loads as the defaults with its revision and title kept, so no
+    stored setting can put a channel into a failing loop.  The refusal is logged."""
+    raw = json.loads(text)
+    try:
+        return ChannelSettings.model_validate(raw), None
+    except ValidationError as exc:
+        log.error("stored settings refused, using defaults: %s", exc)
+        revision = raw.get("revision", 0) if isinstance(raw, dict) else 0
+        title = raw.get("title", "") if isinstance(raw, dict) else ""
+        safe = ChannelSettings(
+            revision=revision if isinstance(revision, int) and revision >= 0 else 0,
+            title=title[:128] if isinstance(title, str) else "",
+        )
+        return safe, "; ".join(f"{' -> '.join(map(str, e['loc']))}: {e['msg']}" for e in exc.errors())
 
 
 def default_data_dir() -> Path:
@@ -92,6 +115,8 @@ class Store:
         self.db.execute("PRAGMA foreign_keys=ON")
         self.db.execute("PRAGMA busy_timeout=5000")
         self.db.executescript(SCHEMA)
+        #: channel -> why its stored settings were refused (it runs on defaults until saved)
+        self.settings_problems: dict[str, str] = {}
 
     def close(self) -> None:
         self.db.close()
@@ -149,7 +174,7 @@ class Store:
             out.append(
                 ChannelRecord(
                     id=cid,
-                    settings=ChannelSettings.model_validate(json.loads(settings)),
+                    settings=self._settings(cid, settings),
                     game=game,
                     follow=follow,
                     playhead=None if playhead is None else json.loads(playhead),
@@ -163,7 +188,13 @@ class Store:
         row = self.db.execute("SELECT settings FROM channels WHERE id = ?", (channel,)).fetchone()
         if row is None:
             raise NotFound(f"no channel {channel!r}", channel=channel)
-        return ChannelSettings.model_validate(json.loads(row[0]))
+        return self._settings(channel, row[0])
+
+    def _settings(self, channel: str, text: str) -> ChannelSettings:
+        doc, problem = settings_from_text(text)
+        if problem is not None:
+            self.settings_problems[channel] = problem
+        return doc
 
     def put_settings(self, channel: str, doc: ChannelSettings) -> ChannelSettings:
         """Store ``doc`` if it names the current revision; returns it with the next revision.
@@ -189,6 +220,7 @@ class Store:
             self.db.execute("ROLLBACK")
             raise
         self.db.execute("COMMIT")
+        self.settings_problems.pop(channel, None)
         return new
 
     # ------------------------------------------------------------------ games, follows, playheads

@@ -26,7 +26,7 @@ import cvttf_NotoSansCJK_Bold  # type: ignore[import-untyped]
 import fontpkg_barlow_condensed  # type: ignore[import-untyped]
 import uharfbuzz as hb  # type: ignore[import-untyped]
 
-__all__ = ["FALLBACK", "font_files", "shape", "measure", "Shaped", "fit_text", "uses_fallback"]
+__all__ = ["FONT_KEYS", "FALLBACK", "font_files", "shape", "measure", "Shaped", "fit_text", "uses_fallback"]
 
 _FILES: dict[str, str] = {
     "medium": "BarlowCondensed-Medium.ttf",
@@ -34,6 +34,8 @@ _FILES: dict[str, str] = {
     "bold": "BarlowCondensed-Bold.ttf",
     "extrabold": "BarlowCondensed-ExtraBold.ttf",
 }
+#: the keys scenes and themes name fonts by (the fallback is not one: it is used only per glyph)
+FONT_KEYS: tuple[str, ...] = tuple(_FILES)
 #: key of the fallback font for characters the Barlow cuts lack
 FALLBACK = "cjk"
 

@@ -2,16 +2,41 @@
 
 from __future__ import annotations
 
-from pydantic import BaseModel, ConfigDict, Field
+from typing import Annotated
 
-__all__ = ["Theme", "CardStyle", "DEFAULT_THEME", "Colour"]
+from pydantic import AfterValidator, BaseModel, ConfigDict, Field, WithJsonSchema, field_validator
+
+from .fonts import FONT_KEYS
+
+__all__ = ["Theme", "CardStyle", "DEFAULT_THEME", "Colour", "HEX_COLOUR", "FontKey"]
 
 Colour = str
-_HEX = r"^#[0-9a-fA-F]{6}([0-9a-fA-F]{2})?$"
+#: the colour form both executors read: ``#rrggbb`` or ``#rrggbbaa`` (straight alpha)
+HEX_COLOUR = r"^#[0-9a-fA-F]{6}([0-9a-fA-F]{2})?$"
+_HEX = HEX_COLOUR
+
+
+def _font_key(value: str) -> str:
+    """Refuse a font key the renderer has no file for (it would fail at draw time)."""
+    if value not in FONT_KEYS:
+        raise ValueError(f"font {value!r} is not one of the pinned fonts: {', '.join(FONT_KEYS)}")
+    return value
+
+
+#: a key of :data:`renderer.fonts.FONT_KEYS`; the schema lists them as an enum (one source: the font table)
+FontKey = Annotated[
+    str,
+    AfterValidator(_font_key),
+    WithJsonSchema({"type": "string", "enum": list(FONT_KEYS)}),
+]
 
 
 def _c(default: str, title: str, description: str) -> Colour:
     return Field(default, title=title, description=description, pattern=_HEX)
+
+
+#: the EGN quality tags an annotation can carry, best to worst
+QUALITY_TAGS: tuple[str, ...] = ("!!", "!", "!?", "?!", "?", "??")
 
 
 class CardStyle(BaseModel):
@@ -53,12 +78,12 @@ class Theme(BaseModel):
     bad: Colour = _c("#ef4444", "Negative", "Euchre callouts and mistake marks.")
     shadow: Colour = _c("#00000073", "Shadow", "Drop shadow under panels and cards.")
     felt: Colour = _c("#0b3d2e8c", "Play area", "Fill of the play area behind the trick.")
-    font_title: str = Field("extrabold", title="Title font", description="Font key for big numbers and banners.")
-    font_heading: str = Field("bold", title="Heading font", description="Font key for names and callouts.")
-    font_body: str = Field("semibold", title="Body font", description="Font key for labels and annotations.")
-    font_card: str = Field("bold", title="Card index font", description="Font key for the rank on cards.")
+    font_title: FontKey = Field("extrabold", title="Title font", description="Font key for big numbers and banners.")
+    font_heading: FontKey = Field("bold", title="Heading font", description="Font key for names and callouts.")
+    font_body: FontKey = Field("semibold", title="Body font", description="Font key for labels and annotations.")
+    font_card: FontKey = Field("bold", title="Card index font", description="Font key for the rank on cards.")
     cards: CardStyle = Field(default_factory=CardStyle, title="Cards", description="Card art style.")
-    quality_colours: dict[str, Colour] = Field(
+    quality_colours: dict[str, Annotated[str, Field(pattern=HEX_COLOUR)]] = Field(
         default_factory=lambda: {
             "!!": "#14b8a6",
             "!": "#22c55e",
@@ -70,6 +95,15 @@ class Theme(BaseModel):
         title="Annotation marks",
         description="Badge colour of each EGN quality tag ([!!] brilliant ... [??] blunder).",
     )
+
+    @field_validator("quality_colours")
+    @classmethod
+    def _quality_tags(cls, value: dict[str, str]) -> dict[str, str]:
+        """Only the EGN quality tags have badges; another key would never be drawn."""
+        bad = sorted(set(value) - set(QUALITY_TAGS))
+        if bad:
+            raise ValueError(f"unknown quality tag(s) {', '.join(map(repr, bad))}: use {', '.join(QUALITY_TAGS)}")
+        return value
 
 
 DEFAULT_THEME = Theme()

@@ -2,13 +2,26 @@
 
 from __future__ import annotations
 
-from pydantic import BaseModel, ConfigDict, Field
+from typing import Annotated, Literal
+
+from pydantic import AfterValidator, BaseModel, ConfigDict, Field, WithJsonSchema
 
 from engine.state import StepKind
 
 from .easing import EASINGS
 
-__all__ = ["StepTiming", "Timing", "DEFAULT_TIMING"]
+__all__ = ["StepTiming", "Transition", "Timing", "DEFAULT_TIMING", "EaseName"]
+
+
+def _ease_name(value: str) -> str:
+    """Refuse an easing the executors do not know (it would fail at draw time)."""
+    if value not in EASINGS:
+        raise ValueError(f"easing {value!r} is not one of {', '.join(EASINGS)}")
+    return value
+
+
+#: a key of :data:`renderer.easing.EASINGS`; the schema lists them as an enum (one source: the easing table)
+EaseName = Annotated[str, AfterValidator(_ease_name), WithJsonSchema({"type": "string", "enum": list(EASINGS)})]
 
 
 class StepTiming(BaseModel):
@@ -18,7 +31,7 @@ class StepTiming(BaseModel):
 
     run_time: float = Field(0.5, ge=0, le=30, title="Run time", description="Seconds the step's animation lasts.")
     hold: float = Field(1.0, ge=0, le=600, title="Hold", description="Seconds the finished step stays before the next one.")
-    ease: str = Field("out", title="Easing", description="Easing of the main motion: " + ", ".join(EASINGS) + ".")
+    ease: EaseName = Field("out", title="Easing", description="Easing of the main motion: " + ", ".join(EASINGS) + ".")
 
     @property
     def total(self) -> float:
@@ -27,6 +40,17 @@ class StepTiming(BaseModel):
 
 def _st(run: float, hold: float, ease: str, what: str) -> StepTiming:
     return Field(default_factory=lambda: StepTiming(run_time=run, hold=hold, ease=ease), title=what, description=f"Timing of {what.lower()} steps.")
+
+
+class Transition(BaseModel):
+    """How one deal gives way to the next: a cut, or a wipe across the canvas at the start of
+    the new deal (drawn by :mod:`renderer.extras`)."""
+
+    model_config = ConfigDict(extra="forbid", frozen=True)
+
+    style: Literal["cut", "wipe"] = Field("cut", title="Deal transition", description="cut: the new deal simply appears; wipe: a panel-coloured band sweeps across.")
+    run_time: float = Field(0.6, gt=0, le=5, title="Transition time", description="Seconds the wipe takes (from the start of the deal-start step).")
+    ease: EaseName = Field("inout", title="Transition easing", description="Easing of the wipe.")
 
 
 class Timing(BaseModel):
@@ -41,6 +65,7 @@ class Timing(BaseModel):
     trick_taken: StepTiming = _st(0.7, 0.6, "inout", "Trick taken")
     deal_scored: StepTiming = _st(1.0, 2.5, "out", "Deal scored")
     game_over: StepTiming = _st(1.0, 6.0, "back", "Game over")
+    transition: Transition = Field(default_factory=Transition, title="Deal transition", description="Between deals: a cut or a wipe.")
 
     def of(self, kind: StepKind) -> StepTiming:
         t: StepTiming = getattr(self, kind.value)

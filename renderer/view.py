@@ -9,9 +9,11 @@ from __future__ import annotations
 
 from enum import Enum
 
-from pydantic import BaseModel, ConfigDict, Field
+from pydantic import BaseModel, ConfigDict, Field, model_validator
 
-__all__ = ["ElementType", "ElementStyle", "Element", "Perspective", "View", "default_view"]
+from .theme import HEX_COLOUR
+
+__all__ = ["ElementType", "ElementStyle", "Element", "ExtraType", "Extra", "Perspective", "View", "default_view"]
 
 
 class ElementType(str, Enum):
@@ -41,8 +43,8 @@ class ElementStyle(BaseModel):
 
     model_config = ConfigDict(extra="forbid", frozen=True)
 
-    background: str | None = Field(None, title="Background", description="Panel fill, #rrggbbaa.")
-    text_colour: str | None = Field(None, title="Text colour", description="Main text colour, #rrggbbaa.")
+    background: str | None = Field(None, pattern=HEX_COLOUR, title="Background", description="Panel fill, #rrggbbaa.")
+    text_colour: str | None = Field(None, pattern=HEX_COLOUR, title="Text colour", description="Main text colour, #rrggbbaa.")
     font_size: float | None = Field(None, gt=0, le=200, title="Font size", description="Main text size in px (element units).")
     radius: float | None = Field(None, ge=0, le=200, title="Corner radius", description="Panel corner radius in px.")
     padding: float | None = Field(None, ge=0, le=200, title="Padding", description="Inner padding in px.")
@@ -55,12 +57,34 @@ class Element(BaseModel):
 
     model_config = ConfigDict(extra="forbid", frozen=True)
 
-    id: str = Field(title="Id", description="Unique id within the view.")
+    id: str = Field(min_length=1, max_length=64, title="Id", description="Unique id within the view.")
     type: ElementType = Field(title="Type", description="What the element shows.")
-    x: float = Field(0, title="X", description="Left edge in view pixels.")
-    y: float = Field(0, title="Y", description="Top edge in view pixels.")
+    x: float = Field(0, ge=-7680, le=7680, allow_inf_nan=False, title="X", description="Left edge in view pixels.")
+    y: float = Field(0, ge=-4320, le=4320, allow_inf_nan=False, title="Y", description="Top edge in view pixels.")
     scale: float = Field(1.0, gt=0, le=10, title="Scale", description="Size factor from the top-left corner.")
     visible: bool = Field(True, title="Visible", description="Hidden elements are not drawn.")
+    style: ElementStyle = Field(default_factory=ElementStyle, title="Style", description="Style overrides.")
+
+
+class ExtraType(str, Enum):
+    """Broadcast extras (drawn by :mod:`renderer.extras`, placed like elements)."""
+
+    EVENT_TITLE = "event-title"  # event title and subtitle, team names
+    PLAYER_INTRO = "player-intro"  # lower third for the player the operator introduces
+
+
+class Extra(BaseModel):
+    """One placed broadcast extra; kept apart from :class:`Element` so that every executor of
+    ``view.elements`` stays as it is."""
+
+    model_config = ConfigDict(extra="forbid", frozen=True)
+
+    id: str = Field(min_length=1, max_length=64, title="Id", description="Unique id within the view (elements and extras).")
+    type: ExtraType = Field(title="Type", description="What the extra shows.")
+    x: float = Field(0, ge=-7680, le=7680, allow_inf_nan=False, title="X", description="Left edge in view pixels.")
+    y: float = Field(0, ge=-4320, le=4320, allow_inf_nan=False, title="Y", description="Top edge in view pixels.")
+    scale: float = Field(1.0, gt=0, le=10, title="Scale", description="Size factor from the top-left corner.")
+    visible: bool = Field(True, title="Visible", description="Hidden extras are not drawn.")
     style: ElementStyle = Field(default_factory=ElementStyle, title="Style", description="Style overrides.")
 
 
@@ -80,10 +104,21 @@ class View(BaseModel):
     name: str = Field("Default", title="Name", description="Shown in the studio.")
     width: int = Field(1920, ge=320, le=7680, title="Width", description="Design width in px.")
     height: int = Field(1080, ge=180, le=4320, title="Height", description="Design height in px.")
-    background: str | None = Field(None, title="Background", description="#rrggbbaa, or none for a transparent canvas.")
+    background: str | None = Field(None, pattern=HEX_COLOUR, title="Background", description="#rrggbbaa, or none for a transparent canvas.")
     perspective: Perspective = Field(Perspective.ALL, title="Perspective", description="Which hands are face up.")
     focus_seat: int = Field(0, ge=0, le=3, title="Focus seat", description="Seat drawn at the bottom (south).")
-    elements: tuple[Element, ...] = Field((), title="Elements", description="Placed elements, drawn in order.")
+    elements: tuple[Element, ...] = Field((), max_length=256, title="Elements", description="Placed elements, drawn in order.")
+    extras: tuple[Extra, ...] = Field((), max_length=32, title="Extras", description="Broadcast extras (event title, player intro), drawn over the elements.")
+
+    @model_validator(mode="after")
+    def _unique_ids(self) -> View:
+        """Ids name an element in the studio's selection and patches: one each."""
+        seen: set[str] = set()
+        for eid in [e.id for e in self.elements] + [x.id for x in self.extras]:
+            if eid in seen:
+                raise ValueError(f"element id {eid!r} is used twice")
+            seen.add(eid)
+        return self
 
 
 def _e(t: ElementType, x: float, y: float, scale: float = 1.0) -> Element:

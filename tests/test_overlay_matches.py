@@ -57,7 +57,7 @@ async def test_match_plays_its_games_in_order(client: Any, clock: FakeClock) -> 
     from renderer.view import default_view
 
     view = default_view().model_dump(mode="json")
-    view["elements"].append({"id": "title", "type": "title", "x": 900.0, "y": 20.0})
+    view["elements"].append({"id": "title-2", "type": "title", "x": 900.0, "y": 20.0})
     current = await (await client.get("/api/channels/m/settings", headers=AUTH)).json()
     current["outputs"]["preview"]["view"] = view
     r = await client.put("/api/channels/m/settings", json=current, headers=AUTH)

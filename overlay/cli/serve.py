@@ -73,6 +73,7 @@ async def serve(settings: Any, *, ready: asyncio.Event | None = None, stop: asyn
             print(f"  {base}/overlay/{cid}", file=out)
     else:
         print(f"No channels yet: create one with POST {base}/api/channels", file=out)
+    print(f"Studio (sign in with the API token): {base}/studio", file=out)
     out.flush()
     if ready is not None:
         ready.set()

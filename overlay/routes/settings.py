@@ -1,14 +1,19 @@
-"""Channel settings (token): read, and write with the revision read (stale writes refused)."""
+"""Channel settings (token): read, replace (PUT, the whole document) or change part of them
+(PATCH, an RFC 7396 merge patch); both carry the revision read and a stale one is refused
+with the current document."""
 
 from __future__ import annotations
 
 from aiohttp import web
 
+from typing import Any
+
 from ..auth import protected
-from ..protocol import ChannelSettings, dump
+from ..errors import BadRequest
+from ..protocol import OUTPUTS, ChannelSettings, dump
 from .common import channel_of, read_json
 
-__all__ = ["routes"]
+__all__ = ["routes", "merge_patch"]
 
 routes = web.RouteTableDef()
 
@@ -22,6 +27,46 @@ async def get_settings(request: web.Request) -> web.Response:
 @routes.put("/api/channels/{channel}/settings")
 @protected
 async def put_settings(request: web.Request) -> web.Response:
+    """Replace the whole document.  One missing a top-level field or an output is refused (a
+    partial PUT used to reset what it left out): a partial change is a PATCH."""
     ch = channel_of(request)
-    doc = ChannelSettings.model_validate(await read_json(request))
+    body = await read_json(request)
+    doc = ChannelSettings.model_validate(body)
+    missing = [f.alias or name for name, f in ChannelSettings.model_fields.items() if (f.alias or name) not in body]
+    missing += [f"outputs.{o}" for o in OUTPUTS if "outputs" in body and o not in (body.get("outputs") or {})]
+    if missing:
+        raise BadRequest(
+            f"PUT replaces the whole settings document; missing {', '.join(missing)} "
+            "(send PATCH with a JSON merge patch to change part of it)"
+        )
     return web.json_response(dump(ch.put_settings(doc)))
+
+
+def merge_patch(target: Any, patch: Any) -> Any:
+    """RFC 7396: ``patch`` applied to ``target`` (objects merge, null removes, anything else replaces)."""
+    if not isinstance(patch, dict):
+        return patch
+    out = dict(target) if isinstance(target, dict) else {}
+    for key, value in patch.items():
+        if value is None:
+            out.pop(key, None)
+        else:
+            out[key] = merge_patch(out.get(key), value)
+    return out
+
+
+@routes.patch("/api/channels/{channel}/settings")
+@protected
+async def patch_settings(request: web.Request) -> web.Response:
+    """Change part of the settings: a JSON merge patch holding the ``revision`` read.  The
+    merged document is validated whole before it is stored."""
+    ch = channel_of(request)
+    body = await read_json(request)
+    if not isinstance(body, dict):
+        raise BadRequest("a settings PATCH is a JSON object (RFC 7396 merge patch)")
+    revision = body.pop("revision", None)
+    if not isinstance(revision, int) or isinstance(revision, bool):
+        raise BadRequest("a settings PATCH needs the 'revision' you read (a whole number)")
+    merged = merge_patch(dump(ch.settings), body)
+    merged["revision"] = revision
+    return web.json_response(dump(ch.put_settings(ChannelSettings.model_validate(merged))))

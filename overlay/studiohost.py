@@ -1,0 +1,124 @@
+"""The overlay's side of the studio: an object implementing :class:`studio.host.StudioHost`
+over the Hub and the Store, handed to :func:`studio.app.mount` (the studio never imports
+overlay, so this adapter lives here)."""
+
+from __future__ import annotations
+
+import hmac
+import secrets
+from pathlib import Path
+from typing import Any
+
+from aiohttp import web
+
+from studio.host import TRANSPORT_OPS, Handler
+
+from .errors import BadRequest, NotFound
+from .hub import Hub
+from .outputs import clean_view
+from .protocol import OUTPUTS, ChannelSettings, ControlRequest, OutputName, dump
+
+__all__ = ["StudioBridge"]
+
+
+class StudioBridge:
+    """What the studio may do: read schemas, run transport, switch views, take, keep control keys."""
+
+    def __init__(self, hub: Hub, *, uploads: Path, guard: Any) -> None:
+        self.hub = hub
+        self._uploads = uploads
+        self._guard = guard
+
+    @property
+    def uploads(self) -> Path:
+        return self._uploads
+
+    def guard(self, handler: Handler) -> Handler:
+        """``handler`` marked for the app's token check (a plain function: bound methods take no marks)."""
+
+        async def guarded(request: web.Request) -> web.StreamResponse:
+            return await handler(request)
+
+        wrapped: Handler = self._guard(guarded)
+        return wrapped
+
+    def channel_ids(self) -> list[str]:
+        return list(self.hub.channels)
+
+    def settings_schema(self) -> dict[str, Any]:
+        return ChannelSettings.model_json_schema(by_alias=True)
+
+    def default_views(self) -> dict[str, Any]:
+        from renderer.view import default_view
+
+        base = default_view()
+        return {o: (clean_view(base) if o == "clean" else base).model_dump(mode="json") for o in OUTPUTS}
+
+    def settings_problem(self, channel: str) -> str | None:
+        self.hub.get(channel)
+        return self.hub.store.settings_problems.get(channel)
+
+    def timeline(self, channel: str) -> list[dict[str, Any]]:
+        ch = self.hub.get(channel)
+        return [{"deal": s.deal, "dealNumber": s.deal_number, "kind": s.kind.value} for s in ch.game_steps]
+
+    def control(self, channel: str, op: str, params: dict[str, Any]) -> dict[str, Any]:
+        if op not in TRANSPORT_OPS:
+            raise BadRequest(f"control op {op!r} is not one of {', '.join(TRANSPORT_OPS)}")
+        return self.hub.get(channel).control(ControlRequest.model_validate({**params, "op": op}))
+
+    def _output(self, output: str) -> OutputName:
+        for o in OUTPUTS:
+            if o == output:
+                return o
+        raise BadRequest(f"output {output!r} is not one of {', '.join(OUTPUTS)}")
+
+    def switch_view(self, channel: str, index: int, output: str) -> dict[str, Any]:
+        ch = self.hub.get(channel)
+        out = self._output(output)
+        cur = ch.settings
+        if not 0 <= index < len(cur.views):
+            raise NotFound(f"channel {channel!r} has {len(cur.views)} named view(s), not a view {index + 1}", channel=channel)
+        outputs = dict(cur.outputs)
+        outputs[out] = cur.output(out).model_copy(update={"view": cur.views[index]})
+        return dump(ch.put_settings(cur.model_copy(update={"outputs": outputs})))
+
+    def take(self, channel: str) -> dict[str, Any]:
+        from renderer.view import default_view
+
+        ch = self.hub.get(channel)
+        cur = ch.settings
+        view = cur.output("preview").view
+        outputs = dict(cur.outputs)
+        outputs["program"] = cur.output("program").model_copy(update={"view": view})
+        outputs["clean"] = cur.output("clean").model_copy(update={"view": None if view is None else clean_view(view or default_view())})
+        return dump(ch.put_settings(cur.model_copy(update={"outputs": outputs})))
+
+    def _key_name(self, channel: str) -> str:
+        return f"control-key:{channel}"
+
+    def control_key(self, channel: str, *, renew: bool = False) -> str | None:
+        self.hub.get(channel)
+        store = self.hub.store
+        if renew:
+            key = secrets.token_urlsafe(18)
+            store.set_meta(self._key_name(channel), key)
+            return key
+        return store.meta(self._key_name(channel)) or None
+
+    def revoke_control_key(self, channel: str) -> None:
+        self.hub.get(channel)
+        self.hub.store.set_meta(self._key_name(channel), "")
+
+    def check_control_key(self, channel: str, key: str) -> bool:
+        if channel not in self.hub.channels or not key:
+            return False
+        stored = self.hub.store.meta(self._key_name(channel)) or ""
+        return bool(stored) and hmac.compare_digest(stored.encode(), key.encode())
+
+
+def mount_studio(app: web.Application, hub: Hub, data_dir: Path, guard: Any) -> None:
+    """Mount the studio on ``app`` (the one place the overlay does so)."""
+    from studio.app import mount
+
+    mount(app, StudioBridge(hub, uploads=Path(data_dir) / "uploads", guard=guard))

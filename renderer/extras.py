@@ -1,0 +1,173 @@
+"""Broadcast extras drawn over the game elements: the event title, the player-intro lower
+third and the deal transition; and :func:`build_broadcast_scene`, the scene of a channel
+output with its match data applied.
+
+Extras are placed like elements (``View.extras``: x, y, scale, style) but live apart from
+``View.elements``, so :func:`renderer.build.build_scene` and every other caller of it draw
+views with extras unchanged.  The extras' ops are appended after the scene's own with the
+same fit-to-output transform; they use only the existing op set, so both executors draw them.
+"""
+
+from __future__ import annotations
+
+from engine.state import GameState, StepKind, team_of
+
+from .build import build_scene
+from .context import Ctx
+from .matchdata import MatchData, apply_match
+from .scene import Builder, Scene
+from .theme import DEFAULT_THEME, Theme
+from .timing import DEFAULT_TIMING, Timing
+from .view import Extra, ExtraType, View, default_view
+
+__all__ = ["EXTRA_SIZES", "extra_size", "build_broadcast_scene", "draw_extras"]
+
+EXTRA_SIZES: dict[ExtraType, tuple[float, float]] = {
+    ExtraType.EVENT_TITLE: (560.0, 100.0),
+    ExtraType.PLAYER_INTRO: (760.0, 132.0),
+}
+
+
+def extra_size(t: ExtraType) -> tuple[float, float]:
+    """Unscaled box of an extra, in view pixels."""
+    return EXTRA_SIZES[t]
+
+
+def build_broadcast_scene(
+    state: GameState,
+    view: View | None = None,
+    theme: Theme | None = None,
+    timing: Timing | None = None,
+    match: MatchData | None = None,
+    *,
+    title: str | None = None,
+    size: tuple[int, int] | None = None,
+) -> Scene:
+    """The scene of one output: ``build_scene`` with the match's display names and event
+    title, then the view's extras and the deal transition on top."""
+    view = view or default_view()
+    theme = theme or DEFAULT_THEME
+    timing = timing or DEFAULT_TIMING
+    shown = apply_match(state, match)
+    title = match.title_for(title) if match is not None else title
+    scene = build_scene(shown, view, theme, timing, title=title, size=size)
+    return draw_extras(scene, shown, view, theme, timing, match, title=title)
+
+
+def draw_extras(
+    scene: Scene, state: GameState, view: View, theme: Theme, timing: Timing, match: MatchData | None, *, title: str | None
+) -> Scene:
+    """``scene`` with the extras of ``view`` and the deal transition appended (pure)."""
+    wipe = timing.transition.style == "wipe" and state.kind is StepKind.DEAL_START and state.deal > 0
+    extras = [e for e in view.extras if e.visible]
+    if not extras and not wipe:
+        return scene
+    b = Builder()
+    b.tracks = list(scene.tracks)
+    b.defs = dict(scene.defs)
+    b.fonts = set(scene.fonts)
+    ctx = Ctx(state, view, theme, timing, title, b)
+    s = min(scene.width / view.width, scene.height / view.height)
+    ox, oy = (scene.width - view.width * s) / 2, (scene.height - view.height * s) / 2
+    ctx.out_scale = s
+    boxes = list(scene.elements)
+    b.save()
+    b.translate(ox, oy)
+    b.scale(s)
+    for ex in extras:
+        w, h = extra_size(ex.type)
+        boxes.append({"id": ex.id, "type": ex.type.value, "x": round(ox + ex.x * s, 2), "y": round(oy + ex.y * s, 2),
+                      "w": round(w * ex.scale * s, 2), "h": round(h * ex.scale * s, 2), "scale": ex.scale})
+        b.save()
+        b.translate(ex.x, ex.y)
+        b.scale(ex.scale)
+        if ex.type is ExtraType.EVENT_TITLE:
+            _event_title(ctx, ex, match, title)
+        elif ex.type is ExtraType.PLAYER_INTRO:
+            _player_intro(ctx, ex, match)
+        b.restore()
+    if wipe:
+        _wipe(ctx, view)
+    b.restore()
+    return Scene(
+        width=scene.width,
+        height=scene.height,
+        background=scene.background,
+        duration=round(max(scene.duration, b.duration), 4),
+        fonts=sorted(b.fonts),
+        tracks=b.tracks,
+        defs=b.defs,
+        ops=scene.ops + b.ops,
+        elements=boxes,
+    )
+
+
+def _panel(ctx: Ctx, ex: Extra, w: float, h: float) -> None:
+    th, b = ctx.theme, ctx.b
+    r = ex.style.radius if ex.style.radius is not None else 10.0
+    b.save()
+    s = ex.scale * ctx.out_scale
+    b.shadow(th.shadow, 14 * s, 0, 4 * s)
+    b.rrect(0, 0, w, h, r, ex.style.background or th.panel, th.panel_edge, 1.0)
+    b.restore()
+
+
+def _team_label(ctx: Ctx, match: MatchData | None, team: int) -> str:
+    name = match.teams[team].name if match is not None and team < len(match.teams) else ""
+    return name or ctx.team_short(team)
+
+
+def _event_title(ctx: Ctx, ex: Extra, match: MatchData | None, title: str | None) -> None:
+    th = ctx.theme
+    w, h = extra_size(ex.type)
+    _panel(ctx, ex, w, h)
+    ctx.b.rrect(0, 0, 8, h, 4, th.accent, None, 0)
+    text = ctx.text_colour(None) if ex.style.text_colour is None else ex.style.text_colour
+    head = (match.event_title if match is not None and match.event_title else title or "Euchre").upper()
+    ctx.label(th.font_title, ex.style.font_size or 34, 28, 44, head, text, width=w - 48, ls=1.0)
+    sub = match.event_subtitle if match is not None else ""
+    teams = f"{_team_label(ctx, match, 0)}  vs  {_team_label(ctx, match, 1)}"
+    ctx.label(th.font_body, 20, 28, 80, (f"{sub} \u00b7 {teams}" if sub else teams).upper(), th.muted, width=w - 48, ls=1.5)
+    ctx.b.rrect(w - 20, 14, 6, 32, 3, th.team_ns, None, 0)
+    ctx.b.rrect(w - 20, 54, 6, 32, 3, th.team_ew, None, 0)
+
+
+def _player_intro(ctx: Ctx, ex: Extra, match: MatchData | None) -> None:
+    """The lower third of ``match.intro``'s player: slides up and fades in over the step's run."""
+    if match is None or match.intro is None or match.intro >= ctx.players:
+        return
+    seat = match.intro
+    th, b = ctx.theme, ctx.b
+    w, h = extra_size(ex.type)
+    team = team_of(seat)
+    colour = ctx.team_colour(team)
+    player = match.players[seat] if seat < len(match.players) else None
+    b.save()
+    b.alpha(b.tween(0.0, 0.35, 0.0, 1.0, "out"))
+    b.translate(0, b.tween(0.0, 0.45, 24.0, 0.0, "out"))
+    _panel(ctx, ex, w, h)
+    b.rrect(0, 0, 14, h, 6, colour, None, 0)
+    # the seat badge: initials in the team colour (a photo needs an image op the scene lacks)
+    b.rrect(34, 18, 96, 96, 48, colour, None, 0)
+    initials = "".join(p[0] for p in ctx.name(seat).split()[:2]).upper() or str(seat + 1)
+    ctx.label(th.font_title, 40, 82, 81, initials, "#ffffff", align="center", width=84)
+    text = ex.style.text_colour or th.text
+    ctx.label(th.font_title, ex.style.font_size or 44, 152, 62, ctx.name(seat).upper(), text, width=w - 176, ls=0.5)
+    line = player.line if player is not None and player.line else ""
+    sub = (_team_label(ctx, match, team) + (f" \u00b7 {line}" if line else "")).upper()
+    ctx.label(th.font_body, 22, 152, 100, sub, th.muted, width=w - 176, ls=1.0)
+    b.restore()
+
+
+def _wipe(ctx: Ctx, view: View) -> None:
+    """A band in the panel colour sweeping left to right over the transition's run time."""
+    tr = ctx.timing.transition
+    b = ctx.b
+    band = view.width * 0.35
+    x = b.tween(0.0, tr.run_time, -band, float(view.width), tr.ease)
+    b.save()
+    b.alpha(b.track([(0.0, 1.0), (tr.run_time * 0.9, 1.0), (tr.run_time, 0.0, "linear")]))
+    b.translate(x, 0)
+    b.rrect(0, 0, band, view.height, 0, ctx.theme.panel, None, 0)
+    b.rrect(band - 10, 0, 10, view.height, 0, ctx.theme.accent, None, 0)
+    b.restore()

@@ -1,0 +1,235 @@
+"""The studio's aiohttp routes, mounted on the overlay's app by :func:`mount`.
+
+Served without the token: the page shell ``GET /studio`` and its static modules (the page
+signs in with the token and keeps it in ``sessionStorage``), and Stream Deck control links
+``GET /studio/link/{channel}/{op}?key=`` (the channel's revocable control key: transport and
+view switching only).  Everything under ``/studio/api`` (uploads and their images too) is
+behind the host's token check.  Settings themselves are read and written
+through the service's ``/api/channels/{id}/settings`` (GET, PATCH, PUT): one API.
+"""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Any
+
+from aiohttp import web
+from pydantic import ValidationError
+
+from renderer.easing import EASINGS, ease
+from renderer.legacy import views_from_legacy
+from renderer.matchdata import MatchData
+from renderer.theme import Theme
+from renderer.timing import Timing
+from renderer.view import Element, ElementType, View
+
+from .host import TRANSPORT_OPS, StudioHost
+from .uploads import MAX_UPLOAD, UploadRefused, store_image, upload_path
+
+__all__ = ["mount", "STATIC", "CSP", "Studio"]
+
+STATIC = Path(__file__).parent / "static"
+
+#: no inline script, no eval, nothing from elsewhere; the preview frames are same-origin pages
+CSP = (
+    "default-src 'self'; script-src 'self'; style-src 'self'; img-src 'self' data: blob:; "
+    "font-src 'self'; connect-src 'self'; frame-src 'self'; object-src 'none'; base-uri 'none'; "
+    "form-action 'self'; frame-ancestors 'none'"
+)
+_HEADERS = {"Content-Security-Policy": CSP, "X-Content-Type-Options": "nosniff", "Cache-Control": "no-store", "Referrer-Policy": "no-referrer"}
+_LEGACY_CAP = 16 * 1024 * 1024
+
+
+def _refuse(status: int, message: str, kind: str = "studio") -> web.Response:
+    return web.json_response({"error": message, "kind": kind}, status=status)
+
+
+async def page(request: web.Request) -> web.Response:
+    """The studio page shell; everything else is loaded as ES modules from /studio/static."""
+    html = (STATIC / "index.html").read_text(encoding="utf-8")
+    return web.Response(text=html, content_type="text/html", headers=_HEADERS)
+
+
+def _element_sizes() -> dict[str, list[float]]:
+    from renderer.build import element_size
+
+    from renderer.extras import EXTRA_SIZES
+
+    out: dict[str, list[float]] = {t.value: [w, h] for t, (w, h) in EXTRA_SIZES.items()}
+    for t in ElementType:
+        try:
+            w, h = element_size(t)
+        except KeyError:  # a type the renderer has no box for yet draws nothing
+            continue
+        out[t.value] = [w, h]
+    return out
+
+
+def _easing_curves(samples: int = 48) -> dict[str, list[float]]:
+    """Each easing sampled on 0..1, so the studio draws the real curve (no second copy in JS)."""
+    return {name: [round(ease(name, i / samples), 4) for i in range(samples + 1)] for name in EASINGS}
+
+
+class Studio:
+    """The studio's handlers over one host (bound methods: no state on the app)."""
+
+    def __init__(self, host: StudioHost) -> None:
+        self.host = host
+
+    async def schema(self, request: web.Request) -> web.Response:
+        """JSON schemas of every settings model (the only field list the studio has), the element
+        boxes in view pixels, and the easing curves."""
+        host = self.host
+        body = {
+            "settings": host.settings_schema(),
+            "view": View.model_json_schema(),
+            "element": Element.model_json_schema(),
+            "theme": Theme.model_json_schema(),
+            "timing": Timing.model_json_schema(),
+            "match": MatchData.model_json_schema(),
+            "defaults": {"views": host.default_views()},
+            "sizes": _element_sizes(),
+            "easings": _easing_curves(),
+            "transportOps": list(TRANSPORT_OPS),
+        }
+        return web.json_response(body, headers={"Cache-Control": "no-store"})
+
+    async def channels(self, request: web.Request) -> web.Response:
+        return web.json_response({"channels": self.host.channel_ids()})
+
+    async def legacy(self, request: web.Request) -> web.Response:
+        """Read an old EGN file's ``views``/``timings``/``viewSwitches`` (the file is not kept)."""
+        data = await request.read()
+        if len(data) > _LEGACY_CAP:
+            return _refuse(413, f"EGN file over the {_LEGACY_CAP} byte cap", "too_large")
+        try:
+            doc = json.loads(data.decode("utf-8-sig"))
+        except (UnicodeDecodeError, json.JSONDecodeError) as exc:
+            return _refuse(400, f"not an EGN JSON file: {exc}", "json")
+        if not isinstance(doc, dict):
+            return _refuse(400, "not an EGN JSON file: the top level is not an object", "json")
+        try:
+            views = views_from_legacy(doc.get("views", []))
+        except (ValueError, ValidationError) as exc:
+            return _refuse(400, f"legacy views: {exc}", "legacy")
+        switches = doc.get("viewSwitches")
+        timings = doc.get("timings")
+        return web.json_response(
+            {
+                "views": [v.model_dump(mode="json") for v in views],
+                "viewSwitches": switches if isinstance(switches, (dict, list)) else None,
+                "timings": timings if isinstance(timings, (dict, list)) else None,
+            }
+        )
+
+    async def upload(self, request: web.Request) -> web.Response:
+        """Store an image (raw body, or the first file of a multipart form); returns its id and URL."""
+        name = request.query.get("name", "upload")[:120]
+        if request.content_length is not None and request.content_length > MAX_UPLOAD + 64 * 1024:
+            return _refuse(413, f"upload over the {MAX_UPLOAD} byte cap", "too_large")
+        if request.content_type.startswith("multipart/"):
+            reader = await request.multipart()
+            data = b""
+            async for part in reader:
+                if getattr(part, "filename", None):
+                    name = (part.filename or name)[:120]  # type: ignore[union-attr]
+                    data = await part.read()  # type: ignore[union-attr]
+                    break
+        else:
+            data = await request.read()
+        try:
+            upload_id = store_image(self.host.uploads, data, filename=name)
+        except UploadRefused as exc:
+            return _refuse(413 if "cap" in str(exc) else 400, str(exc), "upload")
+        return web.json_response({"id": upload_id, "url": f"/studio/api/uploads/{upload_id}", "name": name}, status=201)
+
+    async def uploaded(self, request: web.Request) -> web.StreamResponse:
+        found = upload_path(self.host.uploads, request.match_info["name"])
+        if found is None:
+            return _refuse(404, "no such upload", "not_found")
+        path, ctype = found
+        return web.FileResponse(path, headers={"Content-Type": ctype, "X-Content-Type-Options": "nosniff", "Cache-Control": "max-age=86400"})
+
+    async def timeline(self, request: web.Request) -> web.Response:
+        """The scrubber's data (deal and kind per step), and why stored settings were refused."""
+        channel = request.match_info["channel"]
+        return web.json_response({"steps": self.host.timeline(channel), "settingsProblem": self.host.settings_problem(channel)})
+
+    async def take(self, request: web.Request) -> web.Response:
+        return web.json_response(self.host.take(request.match_info["channel"]))
+
+    @staticmethod
+    def _index(raw: str) -> int | None:
+        try:
+            n = int(raw)
+        except ValueError:
+            return None
+        return n - 1 if 1 <= n <= 99 else None
+
+    async def switch_view(self, request: web.Request) -> web.Response:
+        n = self._index(request.match_info["n"])
+        if n is None:
+            return _refuse(400, f"view number {request.match_info['n']!r} is not 1..99")
+        output = request.query.get("output", "preview")
+        return web.json_response(self.host.switch_view(request.match_info["channel"], n, output))
+
+    async def control_key(self, request: web.Request) -> web.Response:
+        host = self.host
+        channel = request.match_info["channel"]
+        if request.method == "DELETE":
+            host.revoke_control_key(channel)
+            return web.json_response({"key": None})
+        key = host.control_key(channel, renew=request.method == "POST")
+        return web.json_response({"key": key, "links": {} if key is None else self._links(channel, key)})
+
+    @staticmethod
+    def _links(channel: str, key: str) -> dict[str, str]:
+        base = f"/studio/link/{channel}"
+        out = {op: f"{base}/{op}?key={key}" for op in ("toggle", "next", "back", "step", "live", "play", "pause")}
+        for n in range(1, 10):
+            out[f"view{n}"] = f"{base}/view?n={n}&key={key}"
+        return out
+
+    async def link(self, request: web.Request) -> web.Response:
+        """A Stream Deck link: plain GET, the control key instead of the token.
+
+        Transport ops and ``view`` (``n``, optional ``output``) only; nothing else is reachable
+        with the key.
+        """
+        host = self.host
+        channel = request.match_info["channel"]
+        op = request.match_info["op"]
+        if not host.check_control_key(channel, request.query.get("key", "")):
+            return _refuse(401, "missing or wrong control key", "unauthorized")
+        if op == "view":
+            n = self._index(request.query.get("n", ""))
+            if n is None:
+                return _refuse(400, "view link needs n=1..99")
+            host.switch_view(channel, n, request.query.get("output", "program"))
+            return web.json_response({"ok": True, "view": n + 1})
+        if op not in TRANSPORT_OPS:
+            return _refuse(403, f"a control key allows {', '.join(TRANSPORT_OPS)} and view only, not {op!r}", "forbidden")
+        params: dict[str, Any] = {k: v for k, v in request.query.items() if k in ("step", "deal", "game", "speed", "value")}
+        return web.json_response(host.control(channel, op, params))
+
+
+def mount(app: web.Application, host: StudioHost) -> None:
+    """Add the studio's routes to ``app``; ``host`` provides auth, channels, control and storage."""
+    st = Studio(host)
+    g = host.guard
+    r = app.router
+    r.add_get("/studio", page)
+    r.add_static("/studio/static", STATIC)
+    r.add_get("/studio/link/{channel}/{op}", st.link)
+    r.add_get("/studio/api/schema", g(st.schema))
+    r.add_get("/studio/api/channels", g(st.channels))
+    r.add_post("/studio/api/legacy", g(st.legacy))
+    r.add_post("/studio/api/uploads", g(st.upload))
+    r.add_get("/studio/api/uploads/{name}", g(st.uploaded))
+    r.add_get("/studio/api/channels/{channel}/timeline", g(st.timeline))
+    r.add_post("/studio/api/channels/{channel}/take", g(st.take))
+    r.add_post("/studio/api/channels/{channel}/view/{n}", g(st.switch_view))
+    r.add_get("/studio/api/channels/{channel}/control-key", g(st.control_key))
+    r.add_post("/studio/api/channels/{channel}/control-key", g(st.control_key))
+    r.add_delete("/studio/api/channels/{channel}/control-key", g(st.control_key))

@@ -1,0 +1,83 @@
+"""What the studio needs from the service that mounts it, as a :class:`typing.Protocol`.
+
+The studio sits beside ``overlay/`` (both import ``engine`` and ``renderer``), so it cannot
+import the overlay's store, channels or auth without a cycle.  The overlay hands an object
+with these methods to :func:`studio.app.mount`; tests can hand their own.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Awaitable, Callable
+from pathlib import Path
+from typing import Any, Protocol
+
+from aiohttp import web
+
+__all__ = ["Handler", "StudioHost", "TRANSPORT_OPS"]
+
+Handler = Callable[[web.Request], Awaitable[web.StreamResponse]]
+
+#: what a control key may do: transport only (view switching has its own link)
+TRANSPORT_OPS: tuple[str, ...] = ("play", "pause", "toggle", "next", "step", "back", "live", "auto", "loop", "speed", "seek")
+
+
+class StudioHost(Protocol):
+    """The service side of the studio: auth, channels, control, settings documents, uploads.
+
+    Methods raise the host's own typed errors (the host's error middleware maps them to
+    HTTP statuses); the studio never catches them.
+    """
+
+    @property
+    def uploads(self) -> Path:
+        """Folder (under the data folder) where uploaded images are stored and served from."""
+        ...
+
+    def guard(self, handler: Handler) -> Handler:
+        """``handler`` behind the service's API token check."""
+        ...
+
+    def channel_ids(self) -> list[str]:
+        """Ids of the existing channels."""
+        ...
+
+    def settings_schema(self) -> dict[str, Any]:
+        """JSON schema of a channel's settings document (the form fields come from it)."""
+        ...
+
+    def default_views(self) -> dict[str, Any]:
+        """Per output, the view (as JSON) the output shows while its settings name none."""
+        ...
+
+    def settings_problem(self, channel: str) -> str | None:
+        """Why the channel's stored settings were refused (it runs on defaults), or None."""
+        ...
+
+    def timeline(self, channel: str) -> list[dict[str, Any]]:
+        """Per step of the channel's game: ``deal`` (index), ``dealNumber``, ``kind`` (for the scrubber)."""
+        ...
+
+    def control(self, channel: str, op: str, params: dict[str, Any]) -> dict[str, Any]:
+        """Run a transport command (``op`` one of :data:`TRANSPORT_OPS`) and return the playhead."""
+        ...
+
+    def switch_view(self, channel: str, index: int, output: str) -> dict[str, Any]:
+        """Put the channel's named view number ``index`` (0-based) on ``output``; returns the settings."""
+        ...
+
+    def take(self, channel: str) -> dict[str, Any]:
+        """Put the preview output's view on program and clean; returns the settings."""
+        ...
+
+    def control_key(self, channel: str, *, renew: bool = False) -> str | None:
+        """The channel's control key for Stream Deck links (None if it has none); ``renew``
+        makes a new one, which ends every link made with the old one."""
+        ...
+
+    def revoke_control_key(self, channel: str) -> None:
+        """Forget the channel's control key: every link made with it stops working."""
+        ...
+
+    def check_control_key(self, channel: str, key: str) -> bool:
+        """True if ``key`` is the channel's current control key (constant-time compare)."""
+        ...

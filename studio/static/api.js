@@ -1,0 +1,49 @@
+// The service's JSON API with the token in a header (never in a URL: URLs end up in logs).
+
+export class ApiError extends Error {
+  constructor(status, body) {
+    super(body && body.error ? body.error : `HTTP ${status}`);
+    this.status = status;
+    this.body = body || {};
+  }
+}
+
+export class Api {
+  constructor(token) {
+    this.token = token;
+  }
+
+  async req(method, path, body, { raw = false, type } = {}) {
+    const headers = { Authorization: `Bearer ${this.token}` };
+    let payload;
+    if (body !== undefined) {
+      if (raw) {
+        payload = body;
+        if (type) headers["Content-Type"] = type;
+      } else {
+        payload = JSON.stringify(body);
+        headers["Content-Type"] = type || "application/json";
+      }
+    }
+    const r = await fetch(path, { method, headers, body: payload, cache: "no-store" });
+    let data = null;
+    const text = await r.text();
+    if (text) {
+      try { data = JSON.parse(text); } catch { data = { error: text }; }
+    }
+    if (!r.ok) throw new ApiError(r.status, data);
+    return data;
+  }
+
+  get(path) { return this.req("GET", path); }
+
+  /** A guarded image as a blob: URL (an <img> cannot send the token itself). */
+  async blobUrl(path) {
+    const r = await fetch(path, { headers: { Authorization: `Bearer ${this.token}` }, cache: "no-store" });
+    if (!r.ok) throw new ApiError(r.status, null);
+    return URL.createObjectURL(await r.blob());
+  }
+  post(path, body) { return this.req("POST", path, body === undefined ? {} : body); }
+  patch(path, body) { return this.req("PATCH", path, body, { type: "application/merge-patch+json" }); }
+  del(path) { return this.req("DELETE", path); }
+}

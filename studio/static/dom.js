@@ -1,0 +1,70 @@
+// Small DOM helpers.  Every user-supplied string goes in as a text node or a property, never
+// as markup: h() has no innerHTML path at all.
+
+/** Build an element: h("button", {class: "x", onclick: f}, "text", child, ...). */
+export function h(tag, attrs = {}, ...children) {
+  const el = document.createElement(tag);
+  for (const [k, v] of Object.entries(attrs || {})) {
+    if (v === undefined || v === null || v === false) continue;
+    if (k.startsWith("on") && typeof v === "function") el.addEventListener(k.slice(2), v);
+    else if (k === "class") el.className = v;
+    else if (k === "dataset") Object.assign(el.dataset, v);
+    else if (k in el && typeof v !== "string") el[k] = v;
+    else el.setAttribute(k, v === true ? "" : String(v));
+  }
+  append(el, children);
+  return el;
+}
+
+function append(el, children) {
+  for (const c of children) {
+    if (c === undefined || c === null || c === false) continue;
+    if (Array.isArray(c)) append(el, c);
+    else el.append(c instanceof Node ? c : document.createTextNode(String(c)));
+  }
+}
+
+/** Remove every child of el. */
+export function clear(el) {
+  while (el.firstChild) el.firstChild.remove();
+  return el;
+}
+
+export const $ = (sel, root = document) => root.querySelector(sel);
+
+/** Deep copy of JSON data. */
+export const clone = (v) => (v === undefined ? undefined : JSON.parse(JSON.stringify(v)));
+
+export function isObj(v) {
+  return v !== null && typeof v === "object" && !Array.isArray(v);
+}
+
+export function equal(a, b) {
+  return JSON.stringify(a) === JSON.stringify(b);
+}
+
+/** RFC 7396 merge patch that turns a into b (undefined when equal).  Arrays are replaced whole. */
+export function diff(a, b) {
+  if (isObj(a) && isObj(b)) {
+    const p = {};
+    let any = false;
+    for (const k of Object.keys(a)) if (!(k in b)) { p[k] = null; any = true; }
+    for (const k of Object.keys(b)) {
+      const d = diff(a[k], b[k]);
+      if (d !== undefined) { p[k] = d; any = true; }
+    }
+    return any ? p : undefined;
+  }
+  return equal(a, b) ? undefined : clone(b);
+}
+
+/** Apply an RFC 7396 merge patch (the same rule the server applies). */
+export function mergePatch(target, patch) {
+  if (!isObj(patch)) return clone(patch);
+  const out = isObj(target) ? clone(target) : {};
+  for (const [k, v] of Object.entries(patch)) {
+    if (v === null) delete out[k];
+    else out[k] = mergePatch(out[k], v);
+  }
+  return out;
+}

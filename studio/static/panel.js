@@ -1,0 +1,184 @@
+// The properties panel: one tab per settings model, each form generated from the model's
+// JSON schema (form.js), plus outputs, looks and control links.
+
+import { h, clear, $, clone } from "./dom.js";
+import { renderForm } from "./form.js";
+import { S, OUTPUTS, enc, edit, ensureView, previewView, notice, ask } from "./session.js";
+
+const TABS = [
+  ["element", "Element"], ["view", "View"], ["theme", "Theme"], ["timing", "Timing"],
+  ["match", "Match"], ["outputs", "Outputs"], ["look", "Look"], ["links", "Links"],
+];
+
+function setIn(obj, path, v) {
+  let o = obj;
+  for (let i = 0; i < path.length - 1; i++) o = o[path[i]];
+  o[path[path.length - 1]] = v;
+}
+
+function onField(path, value) {
+  edit(`set ${path[path.length - 1]}`, (c) => {
+    if (path[0] === "outputs" && path[2] === "view") ensureView(c, path[1]);
+    setIn(c, path, value);
+  });
+}
+
+async function upload(file) {
+  const r = await S.api.req("POST", `/studio/api/uploads?name=${enc(file.name)}`, file, { raw: true, type: file.type || "application/octet-stream" });
+  return r.id;
+}
+
+export function renderTabs() {
+  const nav = clear($("#tabs"));
+  for (const [id, label] of TABS)
+    nav.append(h("button", { role: "tab", "aria-selected": String(S.tab === id), onclick: () => { S.tab = id; renderTabs(); renderPanel(); } }, label));
+}
+
+export function renderPanel() {
+  const p = clear($("#panel"));
+  if (!S.shown) { p.append(h("p", {}, "No channel yet: make one with New.")); return; }
+  const sch = S.schema;
+  const opts = (path, extra = {}) => ({ path, onChange: onField, ...extra });
+  if (S.tab === "element") {
+    const v = previewView();
+    const ids = S.selection;
+    if (ids.length !== 1) {
+      p.append(h("p", {}, ids.length ? `${ids.length} elements selected: drag or nudge them together.` : "Select an element on the preview or in the list."));
+      return;
+    }
+    let list = "elements";
+    let i = v.elements.findIndex((e) => e.id === ids[0]);
+    if (i < 0) { list = "extras"; i = (v.extras || []).findIndex((e) => e.id === ids[0]); }
+    if (i < 0) return;
+    const el = v[list][i];
+    p.append(h("h2", {}, `${el.id} (${el.type})`));
+    const f = h("div");
+    p.append(f);
+    const schema = list === "elements" ? sch.element : { ...sch.view.$defs.Extra, $defs: sch.view.$defs };
+    renderForm(f, schema, schema, el, opts(["outputs", "preview", "view", list, i], { omit: ["id", "type"] }));
+    if (el.type === "player-intro") p.append(h("p", { class: "help" }, "Fire the intro from the Match tab."));
+  } else if (S.tab === "view") {
+    const f = h("div");
+    p.append(h("h2", {}, "Preview view"), f);
+    renderForm(f, sch.view, sch.view, previewView(), opts(["outputs", "preview", "view"], { omit: ["elements", "extras"] }));
+  } else if (S.tab === "theme") {
+    const f = h("div");
+    p.append(f);
+    renderForm(f, sch.theme, sch.theme, S.shown.theme, opts(["theme"]));
+  } else if (S.tab === "timing") {
+    const f = h("div");
+    p.append(f);
+    renderForm(f, sch.timing, sch.timing, S.shown.timing, opts(["timing"], { easings: sch.easings }));
+  } else if (S.tab === "match") {
+    const f = h("div");
+    const fire = h("div", { class: "row" }, h("strong", {}, "Player intro:"));
+    const names = S.info && S.info.game ? S.info.game.players : [];
+    (S.shown.match.players || []).forEach((pl, seat) => {
+      if (seat >= Math.max(names.length, 4)) return;
+      const label = pl.name || names[seat] || `Seat ${seat + 1}`;
+      fire.append(h("button", { class: S.shown.match.intro === seat ? "on" : "", title: "show this player's lower third", onclick: () => edit("intro", (c) => { c.match.intro = seat; }) }, label));
+    });
+    fire.append(h("button", { onclick: () => edit("intro off", (c) => { c.match.intro = null; }) }, "Hide"));
+    p.append(fire, f);
+    const image = (id) => S.api.blobUrl(`/studio/api/uploads/${enc(id)}`);
+    renderForm(f, sch.match, sch.match, S.shown.match, opts(["match"], { upload, image, omit: ["intro"] }));
+  } else if (S.tab === "outputs") {
+    renderOutputs(p);
+  } else if (S.tab === "look") {
+    renderLook(p);
+  } else if (S.tab === "links") {
+    renderLinks(p);
+  }
+}
+
+function renderOutputs(p) {
+  const root = S.schema.settings;
+  const outSchema = root.$defs.OutputSettings;
+  for (const o of OUTPUTS) {
+    const out = S.shown.outputs[o];
+    const url = `${location.origin}/overlay/${enc(S.ch)}?output=${o}`;
+    const f = h("div");
+    p.append(h("fieldset", {}, h("legend", {}, o),
+      h("div", { class: "urls row" }, h("code", {}, url),
+        h("button", { onclick: () => copy(url) }, "Copy")),
+      h("div", { class: "help" }, `OBS Browser Source: width ${out.width}, height ${out.height}.`),
+      h("div", { class: "row" }, "view ",
+        h("select", { onchange: (e) => { const i = Number(e.target.value); if (i >= 0) edit(`view on ${o}`, (c) => { c.outputs[o].view = clone(c.views[i]); }); } },
+          h("option", { value: "-1" }, out.view ? out.view.name : "(default)"),
+          (S.shown.views || []).map((v, i) => h("option", { value: String(i) }, v.name)))),
+      f));
+    renderForm(f, outSchema, root, out, { path: ["outputs", o], onChange: onField, omit: ["view"] });
+  }
+  const title = h("div");
+  p.append(title);
+  renderForm(title, { properties: { title: root.properties.title } }, root, S.shown, { path: [], onChange: onField });
+}
+
+export async function copy(text) {
+  try { await navigator.clipboard.writeText(text); notice("Copied."); }
+  catch { notice(`Copy this: ${text}`); }
+}
+
+function renderLook(p) {
+  const looks = S.shown.looks || {};
+  const list = h("ul", { class: "list" });
+  for (const name of Object.keys(looks).sort()) {
+    list.append(h("li", {}, h("span", { class: "name" }, name),
+      h("button", { title: "apply: replaces the views, theme and timing", onclick: () => edit(`apply look ${name}`, (c) => { Object.assign(c, clone(c.looks[name])); dropDeadSwitches(c); }) }, "Apply"),
+      h("button", { title: "delete", onclick: () => edit("delete look", (c) => { delete c.looks[name]; }) }, "✕")));
+  }
+  p.append(
+    h("p", { class: "help" }, "A look is the named views, the theme and the timing together: saved here by name, or as one JSON file."),
+    list,
+    h("div", { class: "row" },
+      h("button", { onclick: async () => { const n = await ask("Save the current views, theme and timing as look:"); if (n) edit("save look", (c) => { c.looks = { ...(c.looks || {}), [n]: currentLook(c) }; }); } }, "Save look as…"),
+      h("button", { onclick: exportLook }, "Export look…"),
+      h("label", { class: "file" }, "Import look…", h("input", { type: "file", accept: ".json,application/json", onchange: (e) => e.target.files[0] && importLook(e.target.files[0]) }))));
+}
+
+export function dropDeadSwitches(c) {
+  const ids = new Set((c.views || []).map((v) => v.id));
+  c.viewSwitches = (c.viewSwitches || []).filter((sw) => ids.has(sw.view));
+}
+
+function currentLook(c) {
+  return clone({ views: c.views || [], theme: c.theme, timing: c.timing });
+}
+
+function exportLook() {
+  const look = { kind: "euchre-overlay look", ...currentLook(S.shown),
+    outputs: Object.fromEntries(OUTPUTS.map((o) => [o, { view: S.shown.outputs[o].view }])) };
+  const a = h("a", { href: URL.createObjectURL(new Blob([JSON.stringify(look, null, 1)], { type: "application/json" })), download: `${S.ch}-look.json` });
+  document.body.append(a);
+  a.click();
+  a.remove();
+}
+
+async function importLook(file) {
+  let look;
+  try { look = JSON.parse(await file.text()); } catch (err) { notice(`${file.name}: not JSON (${err.message})`); return; }
+  edit("import look", (c) => {
+    for (const k of ["views", "theme", "timing"]) if (look[k] !== undefined) c[k] = look[k];
+    for (const o of OUTPUTS) if (look.outputs && look.outputs[o] && "view" in look.outputs[o]) c.outputs[o].view = look.outputs[o].view;
+    dropDeadSwitches(c);
+  });
+}
+
+async function renderLinks(p) {
+  const box = h("div");
+  p.append(h("p", { class: "help" }, "Stream Deck / Companion: plain GET links with this channel's control key. The key allows transport and view switching only; revoke it to stop every link."), box);
+  const show = (r) => {
+    clear(box);
+    if (!r.key) { box.append(h("button", { onclick: async () => show(await S.api.post(keyUrl())) }, "Make a control key")); return; }
+    box.append(h("div", { class: "row" },
+      h("button", { onclick: async () => show(await S.api.post(keyUrl())) }, "New key"),
+      h("button", { class: "danger", onclick: async () => { await S.api.del(keyUrl()); show({ key: null }); } }, "Revoke")));
+    for (const [name, path] of Object.entries(r.links)) {
+      const url = location.origin + path;
+      box.append(h("div", { class: "urls row" }, h("strong", {}, name), h("code", {}, url), h("button", { onclick: () => copy(url) }, "Copy")));
+    }
+  };
+  try { show(await S.api.get(keyUrl())); } catch (err) { box.append(h("span", { class: "error" }, err.message)); }
+}
+
+export const keyUrl = () => `/studio/api/channels/${enc(S.ch)}/control-key`;
