@@ -38,7 +38,9 @@ class Timing(BaseModel):
     call: StepTiming = _st(0.35, 1.0, "back", "Call")
     discard: StepTiming = _st(0.5, 0.6, "inout", "Discard")
     card: StepTiming = _st(0.45, 0.8, "out", "Card")
-    trick_taken: StepTiming = _st(0.7, 0.6, "inout", "Trick taken")
+    # tuned for a viewer (issue 10): the winning card is marked, then the trick is gathered
+    # under it and leaves, each flight about 0.45 s (it was 0.2 s, too quick for television)
+    trick_taken: StepTiming = _st(1.4, 0.8, "inout", "Trick taken")
     deal_scored: StepTiming = _st(1.0, 2.5, "out", "Deal scored")
     game_over: StepTiming = _st(1.0, 6.0, "back", "Game over")
 
