@@ -43,6 +43,21 @@ class Timing(BaseModel):
     trick_taken: StepTiming = _st(1.4, 0.8, "inout", "Trick taken")
     deal_scored: StepTiming = _st(1.0, 2.5, "out", "Deal scored")
     game_over: StepTiming = _st(1.0, 6.0, "back", "Game over")
+    # live catch-up (issue 10): a live output stays within ``live_lag`` of a fast feed
+    live_lag: float = Field(
+        1.0,
+        ge=0,
+        le=60,
+        title="Live lag bound",
+        description="Live playback never trails the newest step by more than this many seconds: when behind, holds and runs are shortened (0 turns catch-up off).",
+    )
+    live_skip: float = Field(
+        6.0,
+        ge=0,
+        le=600,
+        title="Live skip threshold",
+        description="Further behind than this many seconds, live playback cuts ahead to the newest step (never over a deal-scored banner).",
+    )
 
     def of(self, kind: StepKind) -> StepTiming:
         t: StepTiming = getattr(self, kind.value)
