@@ -9,11 +9,9 @@ from pathlib import Path
 
 from .store import default_data_dir
 
-__all__ = ["ServerSettings", "DEFAULT_PORT", "MAX_BODY"]
+__all__ = ["ServerSettings", "DEFAULT_PORT"]
 
 DEFAULT_PORT = 8765
-#: request body cap: the engine's 8 MiB input cap
-MAX_BODY = 8 * 1024 * 1024
 
 
 @dataclass(frozen=True)

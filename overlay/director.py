@@ -10,7 +10,7 @@ feed) is simply the same function evaluated at ``now - delay``.
 Timeline time: step ``i`` occupies ``[starts[i], starts[i] + durations[i])`` seconds.  A
 step's duration comes from the Timing settings for its kind (the caller passes the list).
 
-Every anchor also records the :class:`Track` in force when it was pushed: the step durations
+Every anchor also records the :class:`StepTimes` in force when it was pushed: the step durations
 and an opaque ``version`` tag (the channel's timeline revision).  A delayed output evaluated
 at ``now - delay`` therefore uses the durations *and* the version of the game that were live
 then, so a correction reaches a delayed output only when the delay has passed.  History
@@ -22,7 +22,7 @@ table.  When new steps arrive and the newest one would start more than ``max_lag
 from now, the anchor gets a ``boost``: playback runs ``boost`` times faster (holds and runs
 alike) until the newest step starts, exactly ``max_lag`` from now, and plays that one at the
 normal speed.  Past ``skip_lag`` the playhead cuts ahead to the newest step instead, but never
-over a step the track marks (a deal-scored banner): it cuts to the latest marked step and
+over a step its StepTimes mark (a deal-scored banner): it cuts to the latest marked step and
 catches up from there.  Deciding this here, where step times are decided, keeps the page,
 video export and headless capture in agreement: they all play the positions they are sent.
 
@@ -40,7 +40,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass, replace
 from typing import Any
 
-__all__ = ["Track", "Anchor", "Position", "Playhead", "Director", "LOOP_HOLD", "LIVE_LAG", "LIVE_SKIP", "MAX_BOOST"]
+__all__ = ["StepTimes", "Anchor", "Position", "Playhead", "Director", "LOOP_HOLD", "LIVE_LAG", "LIVE_SKIP", "MAX_BOOST"]
 
 #: seconds the last step stays on screen before a looping channel starts again
 LOOP_HOLD = 4.0
@@ -53,7 +53,7 @@ MAX_BOOST = 8.0
 
 
 @dataclass(frozen=True, eq=False)
-class Track:
+class StepTimes:
     """Step durations (and their start times) of one timeline version."""
 
     durations: tuple[float, ...]
@@ -63,7 +63,7 @@ class Track:
     marks: frozenset[int] = frozenset()
 
     @classmethod
-    def of(cls, durations: Sequence[float], version: int = 0, marks: frozenset[int] | Sequence[int] = frozenset()) -> Track:
+    def of(cls, durations: Sequence[float], version: int = 0, marks: frozenset[int] | Sequence[int] = frozenset()) -> StepTimes:
         ds = tuple(d if d > 0.0 else 0.0 for d in map(float, durations))
         return cls(ds, (0.0, *itertools.accumulate(ds)), version, frozenset(marks))
 
@@ -81,7 +81,7 @@ class Anchor:
     hold: int | None  # manual mode: the last step the playhead may enter
     available: int  # steps known at ``clock``
     jump: bool = False  # this anchor began with a cut (correction, seek): no animation
-    track: Track = Track((), (0.0,))  # durations and timeline version in force from ``clock``
+    times: StepTimes = StepTimes((), (0.0,))  # durations and timeline version in force from ``clock``
     follow: bool = True  # the live position: catch-up keeps it near the newest step
     boost: float = 1.0  # catch-up: playback runs ``boost`` x faster ...
     boost_until: float = 0.0  # ... until this timeline time (the newest step's start)
@@ -175,7 +175,7 @@ class Director:
         self.loop_hold = loop_hold
         self.max_lag = max_lag
         self.skip_lag = skip_lag
-        self.track = Track.of(durations, version, frozenset(marks))
+        self.times = StepTimes.of(durations, version, frozenset(marks))
         p = playhead or Playhead()
         n = len(self.durations)
         step = min(p.step, max(n - 1, 0))
@@ -193,7 +193,7 @@ class Director:
                 hold=p.hold,
                 available=n,
                 jump=True,
-                track=self.track,
+                times=self.times,
                 follow=p.follow,
             )
         ]
@@ -206,23 +206,23 @@ class Director:
         return self._ids
 
     def _set_durations(self, durations: Sequence[float], version: int | None = None, marks: Sequence[int] | None = None) -> None:
-        self.track = Track.of(
+        self.times = StepTimes.of(
             durations,
-            self.track.version if version is None else version,
-            self.track.marks if marks is None else frozenset(marks),
+            self.times.version if version is None else version,
+            self.times.marks if marks is None else frozenset(marks),
         )
 
     @property
     def durations(self) -> tuple[float, ...]:
-        return self.track.durations
+        return self.times.durations
 
     @property
     def starts(self) -> tuple[float, ...]:
-        return self.track.starts
+        return self.times.starts
 
     @property
     def version(self) -> int:
-        return self.track.version
+        return self.times.version
 
     def _anchor_at(self, clock: float) -> tuple[Anchor, float | None]:
         """The anchor in force at ``clock`` and the clock of the one after it."""
@@ -237,16 +237,16 @@ class Director:
 
     @staticmethod
     def _end(a: Anchor, n: int) -> float:
-        starts = a.track.starts
+        starts = a.times.starts
         if a.auto or a.hold is None:
             return starts[n]
         return starts[min(max(a.hold, 0), n - 1) + 1]
 
     @staticmethod
-    def _locate(track: Track, tau: float, n: int) -> tuple[int, float]:
-        step = bisect.bisect_right(track.starts, tau, 0, n) - 1
+    def _locate(times: StepTimes, tau: float, n: int) -> tuple[int, float]:
+        step = bisect.bisect_right(times.starts, tau, 0, n) - 1
         step = min(max(step, 0), n - 1)
-        return step, min(tau - track.starts[step], track.durations[step])
+        return step, min(tau - times.starts[step], times.durations[step])
 
     # ------------------------------------------------------------------ queries
 
@@ -262,11 +262,11 @@ class Director:
         """The playhead at ``clock`` (any value: delayed outputs ask for the past), with the
         durations and timeline version that were in force at ``clock``."""
         a, next_anchor = self._anchor_at(clock)
-        tr = a.track
-        durations, starts = tr.durations, tr.starts
+        st = a.times
+        durations, starts = st.durations, st.starts
         n = min(a.available, len(durations))
         if n <= 0:
-            return Position(None, 0.0, 0.0, False, 0.0, (a.id, None, 0), next_anchor, a.jump, tr.version)
+            return Position(None, 0.0, 0.0, False, 0.0, (a.id, None, 0), next_anchor, a.jump, st.version)
         s0 = min(a.step, n - 1)
         off0 = min(a.offset, durations[s0])
         tau0 = starts[s0] + off0
@@ -286,7 +286,7 @@ class Director:
                 tau -= cycle * period
             if tau < end:
                 moving = True
-                step, offset = self._locate(tr, tau, n)
+                step, offset = self._locate(st, tau, n)
                 rate = a.speed * (a.boost if tau < a.boost_until else 1.0)
                 next_change = a.clock + _elapsed(a, tau0, starts[step + 1]) if not cycle else clock + (starts[step + 1] - tau) / a.speed
             elif tau0 < end or cycle:
@@ -305,7 +305,7 @@ class Director:
             key=(a.id, step, cycle),
             next_change=next_change,
             jump=jump,
-            version=tr.version,
+            version=st.version,
         )
 
     def playhead(self, now: float) -> Playhead:
@@ -350,7 +350,7 @@ class Director:
             hold=prev.hold,
             available=len(self.durations),
             jump=False,
-            track=self.track,
+            times=self.times,
             follow=prev.follow,
             # a boost lasts until the step it aims at (commands that move the playhead drop it)
             boost=prev.boost,
@@ -379,7 +379,7 @@ class Director:
     @property
     def oldest_version(self) -> int:
         """The oldest timeline version any kept anchor still shows (older ones may go)."""
-        return min(a.track.version for a in self.history)
+        return min(a.times.version for a in self.history)
 
     def _cut(self, now: float, step: int, **changes: Any) -> Anchor:
         """Show ``step`` complete at once (no animation)."""
@@ -473,7 +473,7 @@ class Director:
             # the latest such step instead and show it for ``max_lag`` seconds: the next
             # call (the channel calls this on every wake, and one comes when the step ends)
             # cuts on from there
-            skipped = [m for m in self.track.marks if pos.step < m < newest]
+            skipped = [m for m in self.times.marks if pos.step < m < newest]
             if not skipped:
                 return self._push(now, step=newest, offset=0.0, jump=True, boost=1.0, boost_until=0.0)
             target = max(skipped)

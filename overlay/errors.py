@@ -1,7 +1,7 @@
 """Typed errors of the overlay service, each with the HTTP status it maps to.
 
 The engine's own errors (:class:`engine.errors.EgnError`, all ``ValueError``) map to 400 in
-the one error middleware of :mod:`overlay.app`; these cover what only the service knows
+the one error middleware of :mod:`overlay.refusals`; these cover what only the service knows
 (missing channels, stale revisions, sequence gaps, auth).
 """
 

@@ -22,13 +22,13 @@ from dataclasses import dataclass, field, replace
 from typing import Any
 
 from engine.errors import Place, Problem, SchemaError
+from engine.load import MAX_INPUT
 from engine.state import GameState, StepKind, Timeline
 
 from .errors import BadRequest, TooLarge
 from .protocol import ActionIn
 
 __all__ = [
-    "MAX_INPUT",
     "Part",
     "Loaded",
     "load_bytes",
@@ -38,10 +38,9 @@ __all__ = [
     "document_bytes",
     "refuse_new_problems",
     "digest",
+    "actions_of",
 ]
 
-#: input cap (bytes) for uploads, feed messages and followed files (the codec's own cap)
-MAX_INPUT = 8 * 1024 * 1024
 
 
 @dataclass(frozen=True)
@@ -409,3 +408,28 @@ def refuse_new_problems(old: Loaded | None, new: Loaded) -> None:
     fresh = new_problems(old, new)
     if fresh:
         raise fresh[0].error()
+
+
+def actions_of(doc: dict[str, Any], *, deals: int | None = None) -> list[dict[str, Any]]:
+    """The logger actions that write ``doc`` deal by deal (seq from 1; the first ``deals``
+    deals only, if given): the inverse of :func:`apply_action`, for benchmarks and tests."""
+    out: list[dict[str, Any]] = []
+    for deal in doc["deals"][:deals]:
+        init = deal["initialState"]
+        out.append({"kind": "new_deal", "dealer": init["dealer"], "upCard": init["upCard"], "playerCards": init.get("playerCards")})
+        for phase in deal["phases"]:
+            if phase["type"] == "EUCHRE_BIDDING":
+                calls = phase["calls"]
+                for i, call in enumerate(calls):
+                    a: dict[str, Any] = {"kind": "call", "call": call}
+                    if i == len(calls) - 1 and phase.get("isAlone") is not None:
+                        a["alone"] = phase["isAlone"]
+                    out.append(a)
+                if "discard" in phase:
+                    out.append({"kind": "discard", "card": phase["discard"]})
+            else:
+                for trick in phase["tricks"]:
+                    out.extend({"kind": "card", "card": c} for c in trick)
+    for i, a in enumerate(out, 1):
+        a["seq"] = i
+    return out

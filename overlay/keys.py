@@ -6,7 +6,7 @@ import weakref
 
 from aiohttp import web
 
-from .channels import Hub
+from .hub import Hub
 from .config import ServerSettings
 from .store import Store
 

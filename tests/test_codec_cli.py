@@ -9,7 +9,7 @@ from pathlib import Path
 import pytest
 
 from overlay.cli import main
-from tests.fixtures_path import shared
+from tests.support import shared_egn as shared
 
 
 def test_convert_both_ways_gives_reference_files(tmp_path: Path) -> None:

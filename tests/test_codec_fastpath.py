@@ -18,7 +18,7 @@ from engine.codec.common import annotation_keys_numeric
 from engine.errors import EgnError
 from engine.model import accepts_document, check_document, validate_document
 from overlay.bench.fuzz import mutate_json
-from tests.fixtures_path import SHARED, shared
+from tests.support import SHARED_EGN as SHARED, shared_egn as shared
 
 
 def _full_verdict(doc: Any, reference: bool = True) -> str | None:

@@ -21,7 +21,7 @@ from engine.codec.condensed import condensed_deals
 from engine.codec.deal_bits import choose_version
 from engine.errors import CodecError, EgnError
 from engine.upgrade import upgrade_document
-from tests.fixtures_path import files, shared, tsv_rows
+from tests.support import shared_egn as shared, shared_names as files, tsv_rows
 
 #: Reading must never return garbage silently.  The reference decodes these files through
 #: its legacy V0 fallback into a schema-valid but wrong game; we refuse them.

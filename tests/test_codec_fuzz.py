@@ -17,7 +17,7 @@ from hypothesis import strategies as st
 from engine import codec
 from engine.errors import CodecError
 from overlay.bench.fuzz import fuzz_one, fuzz_seeds, mutate, mutate_json
-from tests.fixtures_path import SHARED, shared
+from tests.support import SHARED_EGN as SHARED, shared_egn as shared
 
 SEEDS = fuzz_seeds(SHARED) if SHARED.is_dir() else []
 

@@ -17,7 +17,7 @@ import pytest
 from engine.errors import EgnError, SchemaError
 from engine.load import load_game
 from engine.model import validate_document
-from tests.conftest import SHARED_EGN, shared_egn, shared_files
+from tests.support import SHARED_EGN, shared_egn, shared_files
 
 GOLDEN = Path(__file__).parent / "golden" / "engine"
 
@@ -100,7 +100,8 @@ def test_synthetic_final_scores_agree_with_their_generator() -> None:
     """The synthetic games carry the final score their (independent) generator computed.
 
     That generator scores a lone defence like any euchred loner and ignores ``fast_break``;
-    the issue asks for 4 points and the fast-break rule, so games using those are left out.
+    this project scores a successful lone defence 4 and applies the fast-break rule (README,
+    "Rules"), so games using those are left out.
     """
     shared_egn()
     checked = 0

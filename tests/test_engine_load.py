@@ -16,7 +16,7 @@ from engine.generate import generate_game
 from engine.load import MAX_INPUT, load_game
 from engine.model import validate_document
 from overlay.cli import main
-from tests.conftest import shared_egn
+from tests.support import shared_egn
 
 ROOT = Path(__file__).resolve().parents[1]
 

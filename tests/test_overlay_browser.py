@@ -8,103 +8,29 @@ from __future__ import annotations
 import asyncio
 import io
 import json
-import socket
 import time
-from collections.abc import AsyncIterator
-from pathlib import Path
 from typing import Any
 
 import numpy as np
 import pytest
-from aiohttp import web
 from PIL import Image
 
 from engine.generate import generate_game
-from overlay.app import create_app
-from overlay.config import ServerSettings
+from tests.support import Server
 
 pytestmark = pytest.mark.browser
 
-CHROMIUM = "/usr/bin/chromium"
-ARGS = [
-    "--no-sandbox",
-    "--disable-gpu",
-    "--disable-background-networking",
-    "--disable-component-update",
-    "--disable-sync",
-    "--no-first-run",
-]
-TOKEN = "browser-token"
-AUTH = {"Authorization": f"Bearer {TOKEN}"}
 #: OBS's default custom CSS for a browser source
 OBS_CSS = "body { background-color: rgba(0, 0, 0, 0); margin: 0px auto; overflow: hidden; }"
 
 
-def free_port() -> int:
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return int(s.getsockname()[1])
-
-
-class Server:
-    """The real service on a fixed port, restartable on the same data."""
-
-    def __init__(self, data: Path) -> None:
-        self.settings = ServerSettings(data_dir=data, token=TOKEN, demo=False, port=free_port())
-        self.runner: web.AppRunner | None = None
-
-    @property
-    def base(self) -> str:
-        return f"http://127.0.0.1:{self.settings.port}"
-
-    async def start(self) -> None:
-        self.runner = web.AppRunner(create_app(self.settings))
-        await self.runner.setup()
-        await web.TCPSite(self.runner, "127.0.0.1", self.settings.port, reuse_address=True).start()
-
-    async def stop(self) -> None:
-        if self.runner is not None:
-            await self.runner.cleanup()
-            self.runner = None
-
-
-@pytest.fixture
-async def server(tmp_path: Path) -> AsyncIterator[Server]:
-    srv = Server(tmp_path)
-    await srv.start()
-    yield srv
-    await srv.stop()
-
-
-@pytest.fixture
-async def browser() -> AsyncIterator[Any]:
-    if not Path(CHROMIUM).exists():
-        pytest.skip(f"system Chromium not found at {CHROMIUM}")
-    from playwright.async_api import async_playwright
-
-    async with async_playwright() as pw:
-        b = await pw.chromium.launch(executable_path=CHROMIUM, args=ARGS, headless=True)
-        yield b
-        await b.close()
-
-
-async def api(srv: Server, method: str, path: str, **kw: Any) -> Any:
-    import aiohttp
-
-    async with aiohttp.ClientSession() as s:
-        async with s.request(method, srv.base + path, headers=AUTH, **kw) as r:
-            body = await r.json()
-            assert r.status < 300, body
-            return body
-
-
 async def channel_with_game(srv: Server, *, step: int | None, seed: int = 5) -> dict[str, Any]:
     doc = generate_game(seed, deals=1)
-    await api(srv, "POST", "/api/channels", json={"id": "t1"})
-    await api(srv, "PUT", "/api/channels/t1/game", data=json.dumps(doc))
+    await srv.api("POST", "/api/channels", json={"id": "t1"})
+    await srv.api("PUT", "/api/channels/t1/game", data=json.dumps(doc))
     if step is not None:
-        await api(srv, "POST", "/api/channels/t1/control", json={"op": "pause"})
-        await api(srv, "POST", "/api/channels/t1/control", json={"op": "seek", "step": step})
+        await srv.api("POST", "/api/channels/t1/control", json={"op": "pause"})
+        await srv.api("POST", "/api/channels/t1/control", json={"op": "seek", "step": step})
     return doc
 
 
@@ -130,12 +56,35 @@ async def wait_drawn_step(page: Any, step: int, timeout: float = 5.0) -> None:
     await page.wait_for_function(f"window.euchreOverlay.state.drawnStep === {step}", timeout=timeout * 1000)
 
 
+async def painted(page: Any) -> None:
+    """Wait until the browser has presented what the page drew (two animation frames)."""
+    await page.evaluate("new Promise(r => requestAnimationFrame(() => requestAnimationFrame(r)))")
+
+
+async def settled(page: Any) -> None:
+    """Draw the current scene at its end, the page's clock set by hand (``window.renderAt``):
+    the picture once every animation has finished, without waiting for it."""
+    await page.evaluate("window.renderAt(window.euchreOverlay.current().dur)")
+    await painted(page)
+
+
+async def wait_sent_step(server: Server, step: int, timeout: float = 5.0) -> None:
+    """Wait until the server has sent ``step`` to the channel's program page."""
+    deadline = time.monotonic() + timeout
+    while True:
+        status = await server.api("GET", "/api/channels/t1/status")
+        if [p["sentStep"] for p in status["outputs"]["program"]["pages"]] == [step]:
+            return
+        assert time.monotonic() < deadline, status
+        await asyncio.sleep(0.02)  # polling the server, not waiting out a duration
+
+
 @pytest.mark.parametrize("css", [None, OBS_CSS], ids=["no-css", "obs-default-css"])
 async def test_page_draws_cards_and_leaves_background_transparent(server: Server, browser: Any, css: str | None) -> None:
     await channel_with_game(server, step=12)
     page, errors = await open_page(browser, f"{server.base}/overlay/t1?output=program&width=1280&height=720", css=css)
     await wait_drawn_step(page, 12)
-    await asyncio.sleep(0.1)
+    await painted(page)
     img = await pixels(page)
     assert img.shape == (720, 1280, 4)
     alpha = img[..., 3]
@@ -163,17 +112,18 @@ async def test_page_draws_cards_and_leaves_background_transparent(server: Server
 
 async def test_put_from_a_logger_changes_the_page(server: Server, browser: Any) -> None:
     doc = generate_game(5, deals=1)
-    await api(server, "POST", "/api/channels", json={"id": "t1"})
+    await server.api("POST", "/api/channels", json={"id": "t1"})
     first = {**doc, "deals": [{**doc["deals"][0], "phases": []}]}
-    await api(server, "PUT", "/api/channels/t1/game", data=json.dumps(first))
+    await server.api("PUT", "/api/channels/t1/game", data=json.dumps(first))
     page, errors = await open_page(browser, f"{server.base}/overlay/t1?output=preview&width=1280&height=720")
     await wait_drawn_step(page, 0)
-    await asyncio.sleep(1.2)  # the deal-start animation has settled
+    await settled(page)
     before = await pixels(page)
-    ack = await api(server, "PUT", "/api/channels/t1/game", data=json.dumps(doc))
+    await page.evaluate("window.euchreOverlay.resume()")
+    ack = await server.api("PUT", "/api/channels/t1/game", data=json.dumps(doc))
     assert ack["changed"]
     await page.wait_for_function("window.euchreOverlay.state.drawnStep >= 1", timeout=5000)
-    await asyncio.sleep(0.3)
+    await settled(page)
     after = await pixels(page)
     changed = np.abs(after.astype(int) - before.astype(int)).max(axis=2) > 16
     assert changed.sum() > 200
@@ -187,10 +137,10 @@ async def test_page_recovers_after_a_server_restart(server: Server, browser: Any
     assert await page.evaluate("window.euchreOverlay.state.connects") == 1
     await server.stop()
     await page.wait_for_function("!window.euchreOverlay.state.connected", timeout=5000)
-    await asyncio.sleep(0.5)
+    await page.wait_for_event("websocket", timeout=5000)  # a reconnect attempt, refused
     await server.start()
     t0 = time.monotonic()
-    await api(server, "POST", "/api/channels/t1/control", json={"op": "seek", "step": 9})
+    await server.api("POST", "/api/channels/t1/control", json={"op": "seek", "step": 9})
     await page.wait_for_function(
         "window.euchreOverlay.state.connects === 2 && window.euchreOverlay.state.drawnStep === 9", timeout=5000
     )
@@ -207,8 +157,8 @@ async def test_hidden_then_visible_page_shows_the_current_state(server: Server, 
     # what OBS does to a hidden source: the page stops running (no frames, no tasks)
     await page.evaluate("window.dispatchEvent(new CustomEvent('obsSourceVisibleChanged', {detail: {visible: false}}))")
     await cdp.send("Page.setWebLifecycleState", {"state": "frozen"})
-    await api(server, "POST", "/api/channels/t1/control", json={"op": "seek", "step": 20})
-    await asyncio.sleep(0.3)
+    await server.api("POST", "/api/channels/t1/control", json={"op": "seek", "step": 20})
+    await wait_sent_step(server, 20)
     await cdp.send("Page.setWebLifecycleState", {"state": "active"})
     snapshots = await page.evaluate("window.euchreOverlay.state.snapshots")
     t0 = time.monotonic()

@@ -12,6 +12,7 @@ from pathlib import Path
 import pytest
 
 from overlay.cli import build_parser
+from tests.support import chromium_or_skip
 
 
 def test_serve_defaults_bind_localhost() -> None:
@@ -54,8 +55,7 @@ def test_fresh_install_prints_the_obs_url_and_token_once(tmp_path: Path) -> None
 
 @pytest.mark.browser
 def test_bench_live_prints_one_json_object() -> None:
-    if not Path("/usr/bin/chromium").exists():
-        pytest.skip("no system Chromium")
+    chromium_or_skip()
     out = subprocess.run(
         [sys.executable, "-c", "import sys; from overlay.cli import main; sys.exit(main())", "bench", "live", "--json", "--samples", "4", "--cpu-channels", "1",
          "--channels", "2", "--pages", "2", "--seconds", "1"],

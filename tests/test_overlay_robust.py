@@ -15,30 +15,12 @@ import pytest
 from aiohttp import WSCloseCode, WSMsgType
 
 from engine.generate import generate_game
-from overlay.app import STATIC, create_app
+from overlay.app import create_app
 from overlay.config import ServerSettings
+from overlay.feed import actions_of
 from overlay.keys import HUB
-
-TOKEN = "robust-token"
-AUTH = {"Authorization": f"Bearer {TOKEN}"}
-
-
-@pytest.fixture
-def settings(tmp_path: Path) -> ServerSettings:
-    return ServerSettings(data_dir=tmp_path, token=TOKEN, demo=False)
-
-
-@pytest.fixture
-async def client(aiohttp_client: Any, settings: ServerSettings) -> Any:
-    return await aiohttp_client(create_app(settings))
-
-
-async def channel_with(client: Any, doc: dict[str, Any], cid: str = "c") -> None:
-    r = await client.post("/api/channels", json={"id": cid}, headers=AUTH)
-    assert r.status == 201
-    r = await client.put(f"/api/channels/{cid}/game", data=json.dumps(doc), headers=AUTH)
-    assert r.status == 200, await r.text()
-
+from overlay.routes.pages import STATIC
+from tests.support import AUTH, empty_game, make_channel
 
 async def snapshot(client: Any, cid: str = "c") -> tuple[Any, ...]:
     info = await (await client.get(f"/api/channels/{cid}", headers=AUTH)).json()
@@ -56,7 +38,7 @@ async def snapshot(client: Any, cid: str = "c") -> tuple[Any, ...]:
     ],
 )
 async def test_lenient_loads_never_blank_a_channel(client: Any, how: str, body: bytes, needles: list[str]) -> None:
-    await channel_with(client, generate_game(3, deals=1))
+    await make_channel(client, "c", generate_game(3, deals=1))
     before = await snapshot(client)
     if how == "PUT":
         r = await client.put("/api/channels/c/game?strict=0", data=body, headers=AUTH)
@@ -91,7 +73,7 @@ FINISHED = generate_game(21)  # played to the end of the game
 async def test_feed_socket_refuses_bad_frames_and_keeps_going(
     client: Any, frame: str | bytes, status: int, kind: str, needle: str
 ) -> None:
-    await channel_with(client, FINISHED)
+    await make_channel(client, "c", FINISHED)
     before = await snapshot(client)
     ws = await client.ws_connect("/api/channels/c/feed", headers=AUTH)
     if isinstance(frame, bytes):
@@ -110,7 +92,7 @@ async def test_feed_socket_refuses_bad_frames_and_keeps_going(
 
 
 async def test_huge_feed_frame_closes_with_1009_and_the_channel_keeps_its_game(client: Any) -> None:
-    await channel_with(client, generate_game(3, deals=1))
+    await make_channel(client, "c", generate_game(3, deals=1))
     before = await snapshot(client)
     ws = await client.ws_connect("/api/channels/c/feed", headers=AUTH)
     with pytest.raises((ConnectionError, aiohttp.ClientError)):
@@ -134,7 +116,7 @@ def _channel_tasks(cid: str) -> list[asyncio.Task[Any]]:
 
 async def test_delete_closes_feeds_and_stops_the_watcher(client: Any, tmp_path: Path) -> None:
     doc = generate_game(5, deals=1)
-    await channel_with(client, doc)
+    await make_channel(client, "c", doc)
     path = tmp_path / "followed.egn"
     path.write_text(json.dumps(doc))
     r = await client.post("/api/channels/c/follow", json={"path": str(path)}, headers=AUTH)
@@ -167,7 +149,7 @@ async def test_shutdown_leaves_no_channel_tasks(aiohttp_client: Any, settings: S
     path = tmp_path / "followed.egn"
     path.write_text(json.dumps(doc))
     for cid in ("a", "b"):
-        await channel_with(client, doc, cid)
+        await make_channel(client, cid, doc)
         r = await client.post(f"/api/channels/{cid}/follow", json={"path": str(path)}, headers=AUTH)
         assert r.status == 200
     feed = await client.ws_connect("/api/channels/a/feed", headers=AUTH)
@@ -183,10 +165,7 @@ async def test_concurrent_writes_all_land_in_sqlite(aiohttp_client: Any, setting
     client = await aiohttp_client(create_app(settings))
     docs = {cid: generate_game(seed, deals=2) for cid, seed in (("x", 1), ("y", 2), ("z", 3))}
     for cid, doc in docs.items():
-        empty = {**doc, "deals": [], "metadata": {k: v for k, v in doc["metadata"].items() if k != "finalScore"}}
-        await channel_with(client, empty, cid)
-
-    from tests.test_overlay_app import actions_of
+        await make_channel(client, cid, empty_game(doc))
 
     async def logger(cid: str) -> int:
         acked = 0

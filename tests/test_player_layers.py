@@ -19,19 +19,11 @@ from engine.load import load_game
 from engine.state import StepKind
 from renderer.build import build_scene
 from renderer.fonts import font_files
+from tests.support import launch_options, serve_fonts
 
 pytestmark = pytest.mark.browser
 
 PLAYER = Path(__file__).resolve().parents[1] / "overlay" / "static" / "player.js"
-CHROMIUM = Path("/usr/bin/chromium")
-ARGS = [
-    "--no-sandbox",
-    "--disable-gpu",
-    "--disable-background-networking",
-    "--disable-component-update",
-    "--disable-sync",
-    "--no-first-run",
-]
 
 #: in the page: draw scene `text` at each t with both players; premultiplied differences
 COMPARE = """async ([text, ts]) => {
@@ -84,19 +76,12 @@ def _scenes(size: tuple[int, int]) -> list[str]:
 @pytest.fixture(scope="module")
 def page() -> Any:
     playwright = pytest.importorskip("playwright.sync_api")
-    if not CHROMIUM.exists():
-        pytest.skip("system Chromium not installed at /usr/bin/chromium")
-    urls = {k: f"https://fonts.test/{k}.ttf" for k in font_files()}
+    options = launch_options()
     with playwright.sync_playwright() as p:
-        browser = p.chromium.launch(executable_path=str(CHROMIUM), args=ARGS, headless=True)
+        browser = p.chromium.launch(**options)
         try:
             pg = browser.new_page(viewport={"width": 1300, "height": 740})
-
-            def serve(route: Any) -> None:
-                key = route.request.url.rsplit("/", 1)[1][:-4]
-                route.fulfill(body=font_files()[key].read_bytes(), content_type="font/ttf")
-
-            pg.route("https://fonts.test/*", serve)
+            urls = serve_fonts(pg, font_files())
             pg.set_content("<html><body style='margin:0'><canvas id=a></canvas><canvas id=b></canvas></body></html>")
             pg.add_script_tag(path=str(PLAYER))
             pg.evaluate(

@@ -20,7 +20,7 @@ from renderer.raster import raster, to_rgba
 from renderer.scene import Scene, sample
 from renderer.view import ElementType, Perspective, View, default_view
 
-from .conftest import SHARED_EGN
+from .support import SHARED_EGN
 
 LEGACY = SHARED_EGN / "examples" / "conversion_examples" / "test_timingsLayouts.egn"
 

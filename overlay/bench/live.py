@@ -32,6 +32,9 @@ import time
 from pathlib import Path
 from typing import Any
 
+from ..browser import CHROMIUM_ARGS, chromium_path
+from ..feed import actions_of
+
 
 __all__ = ["HELP", "add_arguments", "run"]
 
@@ -39,14 +42,6 @@ HELP = "logger action -> pixels on the page; server CPU per channel; N channels 
 
 TOKEN = "bench-token"
 AUTH = {"Authorization": f"Bearer {TOKEN}"}
-CHROMIUM_ARGS = [
-    "--no-sandbox",
-    "--disable-gpu",
-    "--disable-background-networking",
-    "--disable-component-update",
-    "--disable-sync",
-    "--no-first-run",
-]
 FAST = {"run_time": 0.08, "hold": 0.05, "ease": "out"}
 KINDS = ("deal_start", "call", "discard", "card", "trick_taken", "deal_scored", "game_over")
 
@@ -77,7 +72,7 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
     p.add_argument("--seconds", type=float, default=10.0, help="measuring time of the cpu and scale runs")
     p.add_argument("--fast-actions", type=int, default=90, help="logger actions of the fast table (catch-up run; 0: skip)")
     p.add_argument("--fast-interval", type=float, default=0.3, help="seconds between the fast table's actions")
-    p.add_argument("--chromium", default="/usr/bin/chromium", help="the system Chromium")
+    p.add_argument("--chromium", default=None, help="the Chromium binary (default: the system Chromium, as overlay.browser finds it)")
 
 
 def _pct(values: list[float], q: float) -> float:
@@ -104,26 +99,6 @@ class _Proc:
             if line.startswith("VmRSS:"):
                 return int(line.split()[1]) / 1024
         return float("nan")
-
-
-def _actions(doc: dict[str, Any]) -> list[dict[str, Any]]:
-    out: list[dict[str, Any]] = []
-    for deal in doc["deals"]:
-        init = deal["initialState"]
-        out.append({"kind": "new_deal", "dealer": init["dealer"], "upCard": init["upCard"], "playerCards": init.get("playerCards")})
-        for phase in deal["phases"]:
-            if phase["type"] == "EUCHRE_BIDDING":
-                for i, call in enumerate(phase["calls"]):
-                    a: dict[str, Any] = {"kind": "call", "call": call}
-                    if i == len(phase["calls"]) - 1 and phase.get("isAlone") is not None:
-                        a["alone"] = phase["isAlone"]
-                    out.append(a)
-                if "discard" in phase:
-                    out.append({"kind": "discard", "card": phase["discard"]})
-            else:
-                for trick in phase["tricks"]:
-                    out.extend({"kind": "card", "card": c} for c in trick)
-    return out
 
 
 async def _start_server(data: str) -> tuple[Any, str]:
@@ -162,7 +137,7 @@ async def _latency(session: Any, base: str, args: argparse.Namespace) -> dict[st
         assert r.status == 201, await r.text()
     async with session.put(f"{base}/api/channels/lat/game", data=json.dumps(empty)) as r:
         assert r.status == 200, await r.text()
-    actions = _actions(doc)[: args.samples]
+    actions = actions_of(doc)[: args.samples]
     sent: dict[int, float] = {}
     async with async_playwright() as pw:
         browser = await pw.chromium.launch(executable_path=args.chromium, args=CHROMIUM_ARGS, headless=True)
@@ -230,7 +205,7 @@ async def _catch_up(session: Any, base: str, args: argparse.Namespace) -> dict[s
         assert r.status == 201, await r.text()
     async with session.put(f"{base}/api/channels/fast/game", data=json.dumps(empty)) as r:
         assert r.status == 200, await r.text()
-    actions = _actions(doc)[: args.fast_actions]
+    actions = actions_of(doc)[: args.fast_actions]
     made: dict[int, float] = {}  # step -> wall ms its action was sent
     async with async_playwright() as pw:
         browser = await pw.chromium.launch(executable_path=args.chromium, args=CHROMIUM_ARGS, headless=True)
@@ -373,7 +348,7 @@ async def _load_run(session: Any, base: str, proc: _Proc, ids: list[str], pages:
 async def _run(args: argparse.Namespace) -> dict[str, Any]:
     import aiohttp
 
-    from ..app import demo_game_bytes
+    from ..demo import demo_game_bytes
 
     figures: dict[str, Any] = {"cores": os.cpu_count()}
     with tempfile.TemporaryDirectory() as data:
@@ -392,8 +367,10 @@ async def _run(args: argparse.Namespace) -> dict[str, Any]:
                     await load.start()
                 try:
                     if args.samples > 0 or args.fast_actions > 0:
-                        if not Path(args.chromium).exists():
-                            raise OSError(f"{args.chromium}: no system Chromium for the latency run")
+                        if not args.chromium:
+                            args.chromium = chromium_path()  # ChromiumMissing (an OSError) when there is none
+                        elif not Path(args.chromium).exists():
+                            raise OSError(f"{args.chromium}: no Chromium there for the latency run")
                     figures["latency_load_channels"] = args.channels
                     figures["latency_load_pages"] = args.channels * args.pages
                     if args.samples > 0:

@@ -1,4 +1,4 @@
-"""Adapter from the channel's settings documents to the renderer: models, durations, scenes.
+"""Per-output rendering of a channel: its settings documents as renderer models, step durations, cached scenes.
 
 The renderer owns :func:`renderer.scene.build_scene` and the View/Theme/Timing models; this
 module only validates the JSON kept in channel settings into those models and caches the

@@ -1,0 +1,49 @@
+"""A channel: one table (a game, a playhead, settings), its pages and its scene pump.
+
+:class:`Channel` puts the channel's parts together (output fan-out, feed ingestion, file
+following, director wiring, all over :class:`~overlay.core.ChannelCore`) and owns its
+lifetime: the pump and the file watcher start with the hub and are awaited on close, so no
+task outlives the channel.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import json
+
+from aiohttp import WSCloseCode
+
+from .clients import send_text
+from .fanout import FanOut
+from .follow import Following
+from .playback import Playback
+
+__all__ = ["Channel"]
+
+
+class Channel(FanOut, Following, Playback):
+    """One table: settings, the last good game, the Director, connected pages."""
+
+    def start(self) -> None:
+        loop = asyncio.get_running_loop()
+        self.pump_task = loop.create_task(self.pump(), name=f"pump:{self.id}")
+        if self.follow_path:
+            self.start_follow(self.follow_path)
+
+    async def close(self, *, reason: str) -> None:
+        """Stop the pump and the file watcher (awaited: no task outlives the channel) and
+        close every socket of the channel (pages, state clients, logger feeds)."""
+        self.closed = True
+        self.stop_follow()
+        tasks = [t for t in (self.pump_task, *self.stopped_follows) if t is not None]
+        self.pump_task = None
+        for task in tasks:
+            task.cancel()
+        for task in tasks:
+            with contextlib.suppress(asyncio.CancelledError, Exception):
+                await task
+        bye = json.dumps({"type": "bye", "reason": reason})
+        for ws in [p.ws for p in self.pages] + [s.ws for s in self.subs] + list(self.feeds):
+            await send_text(ws, bye)
+            await ws.close(code=WSCloseCode.GOING_AWAY, message=reason.encode()[:120])

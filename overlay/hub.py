@@ -1,0 +1,88 @@
+"""The hub: every channel of the process, restored from and written to the store."""
+
+from __future__ import annotations
+
+import time
+
+from engine.errors import EgnError
+
+from . import feed
+from .channel import Channel
+from .core import Clock
+from .director import Playhead
+from .errors import BadRequest, NotFound, TooLarge
+from .protocol import ChannelSettings
+from .outputs import RenderSettings
+from .store import Store
+
+__all__ = ["Hub"]
+
+
+class Hub:
+    """Every channel of the process, restored from and written to the store."""
+
+    def __init__(self, store: Store, *, clock: Clock = time.monotonic, max_delay: float = 600.0) -> None:
+        self.store = store
+        self.clock = clock
+        self.max_delay = max_delay
+        self.channels: dict[str, Channel] = {}
+        self.started = False
+
+    def get(self, channel_id: str) -> Channel:
+        try:
+            return self.channels[channel_id]
+        except KeyError:
+            raise NotFound(f"no channel {channel_id!r}", channel=channel_id) from None
+
+    def restore(self) -> None:
+        """Rebuild every stored channel (games are re-replayed leniently: nothing is dropped)."""
+        for rec in self.store.channels():
+            game = None
+            error = None
+            if rec.game is not None:
+                try:
+                    game = feed.load_bytes(rec.game.data, source=rec.game.source, strict=False)
+                except (EgnError, BadRequest, TooLarge) as exc:
+                    error = str(exc)
+            playhead = Playhead.from_json(rec.playhead) if rec.playhead else None
+            self.channels[rec.id] = Channel(
+                self,
+                rec.id,
+                rec.settings,
+                game=game,
+                seq=rec.game.seq if rec.game else 0,
+                playhead=playhead,
+                follow=rec.follow,
+                load_error=error,
+            )
+
+    def create(self, channel_id: str, settings: ChannelSettings | None = None, *, playhead: Playhead | None = None) -> Channel:
+        if settings is not None:
+            RenderSettings(settings)
+        stored = self.store.create_channel(channel_id, settings)
+        ch = Channel(self, channel_id, stored, playhead=playhead)
+        self.channels[channel_id] = ch
+        if playhead is not None:
+            self.store.save_playhead(channel_id, playhead.to_json())
+        if self.started:
+            ch.start()
+        return ch
+
+    async def delete(self, channel_id: str) -> None:
+        ch = self.get(channel_id)
+        self.store.delete_channel(channel_id)
+        del self.channels[channel_id]
+        await ch.close(reason="channel deleted")
+
+    def start(self) -> None:
+        self.started = True
+        for ch in self.channels.values():
+            ch.start()
+
+    async def stop(self) -> None:
+        """Save where every playhead is (a restart resumes there) and close the channels."""
+        self.started = False
+        now = self.clock()
+        for ch in list(self.channels.values()):
+            ch.save_playhead(now)
+            await ch.close(reason="server shutting down")

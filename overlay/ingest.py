@@ -1,0 +1,110 @@
+"""Feed ingestion: a logger's whole games and single actions become the channel's game.
+
+Every accepted game is a new revision; steps before the first change keep their durations,
+so new actions animate and corrections to past actions jump without animation.  A refused
+document or action leaves the channel's last good state untouched.
+"""
+
+from __future__ import annotations
+
+import time
+
+from . import feed
+from .core import ChannelCore
+from .errors import SequenceGap
+from .protocol import ActionIn, FeedAck
+from .outputs import durations_of
+
+__all__ = ["Ingest"]
+
+
+class Ingest(ChannelCore):
+    """Whole games (PUT, upload, file) and logger actions of a channel."""
+
+    def _commit(self, loaded: feed.Loaded, *, seq: int, reset: bool = False) -> FeedAck:
+        now = self.hub.clock()
+        first = None if reset else feed.first_difference(self.game, loaded)
+        old_steps = self.steps
+        correction = first is not None and first < old_steps
+        self.record.save_game(loaded.data, source=loaded.source, seq=seq)
+        self.game = loaded
+        self.seq = seq
+        self.load_error = None
+        self.revision += 1
+        self.versions[self.revision] = loaded.slim()
+        if reset or first is None:
+            durations = durations_of(loaded.steps, self.render.timing)
+        else:
+            # steps before the first change are the same steps: keep their durations
+            keep = list(self.director.durations[:first])
+            durations = keep + durations_of(loaded.steps[first:], self.render.timing)
+        if reset:
+            self.director.reset(now, durations, version=self.revision)
+        else:
+            self.director.timeline_changed(
+                now, durations, first_changed=first if first is not None else len(durations), version=self.revision
+            )
+        self._prune_versions()
+        self.save_playhead(now)
+        self.updated = now
+        self.poke()
+        return FeedAck(seq=None, changed=True, correction=correction, steps=self.steps, expected=self.seq + 1)
+
+    def _prune_versions(self) -> None:
+        """Forget versions no kept anchor shows (older than the largest delay)."""
+        oldest = min(self.director.oldest_version, self.revision)
+        for rev in [r for r in self.versions if r < oldest]:
+            del self.versions[rev]
+
+    def _unchanged(self, seq: int | None = None, *, duplicate: bool = False) -> FeedAck:
+        return FeedAck(seq=seq, duplicate=duplicate, changed=False, steps=self.steps, expected=self.seq + 1)
+
+    def put_game(self, data: bytes, *, source: str, strict: bool = True) -> FeedAck:
+        """A whole game from the logger (idempotent).
+
+        Raises:
+            EgnError: the engine refused it (the channel keeps its last good state).
+        """
+        self._alive()
+        if self.game is not None and feed.digest(data) == self.game.digest:
+            return self._unchanged()
+        loaded = feed.load_bytes(data, source=source, strict=strict, previous=self.game)
+        if self.game is not None and loaded.document == self.game.document:
+            # same game in another encoding: keep the new bytes, nothing to show
+            self.record.save_game(loaded.data, source=loaded.source, seq=self.seq)
+            self.game = loaded
+            self.versions[self.revision] = loaded.slim()
+            return self._unchanged()
+        return self._commit(loaded, seq=self.seq)
+
+    def load_game(self, data: bytes, *, source: str) -> FeedAck:
+        """Load a (different) game: lenient, starts from its first step."""
+        self._alive()
+        loaded = feed.load_bytes(data, source=source, strict=False)
+        return self._commit(loaded, seq=0, reset=True)
+
+    def apply_action(self, action: ActionIn) -> FeedAck:
+        """One logger action with its sequence number.
+
+        Raises:
+            SequenceGap: ``seq`` skips numbers (``expected`` says which one is next).
+            EgnError: the engine found the action illegal or malformed.
+            BadRequest: the action does not fit the document (no deal yet...).
+        """
+        self._alive()
+        received = time.time() * 1000
+        expected = self.seq + 1
+        if action.seq < expected:
+            return self._unchanged(action.seq, duplicate=True)
+        if action.seq > expected:
+            raise SequenceGap(
+                f"channel {self.id!r}: action {action.seq} skips ahead; expected {expected}", expected=expected
+            )
+        source = self.game.source if self.game else f"{self.id}.egn"
+        document = feed.apply_action(self.game, action, source=source)
+        loaded = feed.load_bytes(feed.document_bytes(document), source=source, strict=True, previous=self.game)
+        feed.refuse_new_problems(self.game, loaded)
+        replayed = time.time() * 1000
+        ack = self._commit(loaded, seq=action.seq)
+        self.feed_trace = {"received": received, "replayed": replayed, "committed": time.time() * 1000}
+        return ack.model_copy(update={"seq": action.seq})

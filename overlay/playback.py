@@ -1,0 +1,116 @@
+"""Director wiring: control commands and settings changes reach a channel's Director.
+
+The :class:`~overlay.director.Director` is a pure function of commands and time; this part
+turns HTTP control requests into its calls (resolving seek targets inside a match), retimes
+it when the timing settings change, and stores the playhead after each command.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import Any
+
+from .core import ChannelCore
+from .errors import BadRequest
+from .protocol import ChannelSettings, ControlRequest
+from .outputs import RenderSettings, durations_of
+
+__all__ = ["Playback"]
+
+
+class Playback(ChannelCore):
+    """Control commands and settings of a channel."""
+
+    def control(self, req: ControlRequest) -> dict[str, Any]:
+        """Apply a Director command; returns the new playhead.
+
+        Raises:
+            BadRequest: a command without its argument, or a deal/step that does not exist.
+        """
+        self._alive()
+        now = self.hub.clock()
+        d = self.director
+        op = req.op
+        # the commands that take nothing but the time
+        plain: dict[str, Callable[[float], object]] = {
+            "play": d.play,
+            "pause": d.pause,
+            "toggle": d.toggle,
+            "next": d.next,
+            "step": d.step_forward,
+            "back": d.step_back,
+            "live": d.live,
+        }
+        if op in plain:
+            plain[op](now)
+        elif op == "seek":
+            d.seek(now, self._seek_target(req, now))
+        elif op == "speed":
+            if req.speed is None:
+                raise BadRequest("speed needs 'speed'")
+            d.set_speed(now, req.speed)
+        elif op in ("loop", "auto"):
+            if req.value is None:
+                raise BadRequest(f"{op} needs 'value' (true or false)")
+            (d.set_loop if op == "loop" else d.set_auto)(now, req.value)
+        self.save_playhead(now)
+        self.poke()
+        return self.playhead_json(now)
+
+    def _seek_target(self, req: ControlRequest, now: float) -> int:
+        """The global step a seek names.  With ``game`` (a match), ``deal`` and ``step`` count
+        inside that game; without it, ``step`` is global and ``deal`` is in the game on screen.
+
+        Raises:
+            BadRequest: no such game, deal or step, or nothing to seek to.
+        """
+        g = self.game
+        if req.game is not None:
+            if g is None or not any(p.index == req.game for p in g.parts):
+                have = "no game" if g is None else ", ".join(str(p.index) for p in g.parts)
+                raise BadRequest(f"channel {self.id!r}: no game {req.game} in the match (games: {have})")
+            part = next(p for p in g.parts if p.index == req.game)
+        elif req.deal is not None and g is not None:
+            part = g.part_of(self.director.position(now).step or 0)
+        else:
+            part = None
+        if req.deal is not None:
+            if part is None:
+                raise BadRequest(f"channel {self.id!r}: no deal {req.deal} (no game loaded)")
+            tl = part.timeline
+            if req.deal >= len(tl.deals):
+                where = f"game {part.index} of the match" if g is not None and g.match else "the game"
+                raise BadRequest(f"channel {self.id!r}: no deal {req.deal} ({where} has {len(tl.deals)})")
+            return part.first_step + tl.deal_start(req.deal)
+        if req.step is not None:
+            if part is not None:
+                n = len(part.timeline.steps)
+                if req.step >= n:
+                    raise BadRequest(f"channel {self.id!r}: no step {req.step} in game {part.index} (it has {n})")
+                return part.first_step + req.step
+            if req.step >= max(self.steps, 1):
+                raise BadRequest(f"channel {self.id!r}: no step {req.step} (the game has {self.steps})")
+            return req.step
+        if part is not None:
+            return part.first_step
+        raise BadRequest("seek needs 'step', 'deal' or 'game'")
+
+    def put_settings(self, doc: ChannelSettings) -> ChannelSettings:
+        """Validate with the renderer's models, store (revision-checked), apply.
+
+        Raises:
+            pydantic.ValidationError: a view/theme/timing the renderer refuses.
+            StaleRevision: ``doc.revision`` is not the current one.
+        """
+        self._alive()
+        RenderSettings(doc)  # validate before storing
+        stored = self.record.save_settings(doc)
+        old_timing = self.render.timing
+        self.settings = stored
+        self.render = RenderSettings(stored)
+        self.director.max_delay = self.window
+        if self.render.timing != old_timing:
+            now = self.hub.clock()
+            self.director.retime(now, durations_of(self.game_steps, self.render.timing))
+        self.poke()
+        return stored

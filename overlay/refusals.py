@@ -1,0 +1,70 @@
+"""Errors as HTTP answers: one middleware maps every refusal to a status and a JSON body.
+
+The engine's typed errors and bad input map to 400 (413 for the size cap); the service's
+own errors (:mod:`overlay.errors`) carry their status.  The feed socket sends the same
+bodies as typed refusals, through :func:`error_body`.
+"""
+
+from __future__ import annotations
+
+import json
+from typing import Any
+
+from aiohttp import web
+from pydantic import ValidationError
+
+from engine.errors import EgnError
+from engine.load import MAX_INPUT
+
+from .auth import Handler
+from .errors import OverlayError
+
+__all__ = ["REFUSED", "pydantic_text", "error_body", "error_middleware"]
+
+#: the exceptions a request or feed frame is refused with (anything else is a bug: 500)
+REFUSED = (OverlayError, EgnError, ValidationError, json.JSONDecodeError, UnicodeDecodeError)
+
+
+def pydantic_text(exc: ValidationError) -> str:
+    """Every validation error as ``loc -> path: message``, joined by ``; ``."""
+    parts = []
+    for err in exc.errors():
+        loc = " -> ".join(str(x) for x in err.get("loc", ())) or "body"
+        parts.append(f"{loc}: {err.get('msg')}")
+    return "; ".join(parts)
+
+
+def error_body(exc: BaseException) -> tuple[int, dict[str, Any]]:
+    """HTTP status and JSON body for an error the API refuses with (others re-raised)."""
+    if isinstance(exc, OverlayError):
+        return exc.status, exc.to_json()
+    if isinstance(exc, EgnError):
+        return 400 if exc.kind != "size" else 413, {
+            "error": str(exc),
+            "kind": exc.kind,
+            "place": exc.problem().to_json(),
+        }
+    if isinstance(exc, ValidationError):
+        return 400, {"error": pydantic_text(exc), "kind": "validation"}
+    if isinstance(exc, json.JSONDecodeError):
+        return 400, {"error": f"request body is not JSON: {exc.msg} at line {exc.lineno}, column {exc.colno}", "kind": "json"}
+    if isinstance(exc, UnicodeDecodeError):
+        return 400, {"error": "request body is not UTF-8", "kind": "encoding"}
+    raise exc
+
+
+@web.middleware
+async def error_middleware(request: web.Request, handler: Handler) -> web.StreamResponse:
+    """Refusals become JSON answers; under ``/api/`` aiohttp's own HTTP errors do too."""
+    try:
+        return await handler(request)
+    except web.HTTPRequestEntityTooLarge as exc:
+        body = {"error": f"request body over the {MAX_INPUT} byte cap", "kind": "too_large"}
+        return web.json_response(body, status=exc.status)
+    except web.HTTPException as exc:
+        if request.path.startswith("/api/") and exc.status >= 400:
+            return web.json_response({"error": exc.reason, "kind": "http"}, status=exc.status)
+        raise
+    except REFUSED as exc:
+        status, body = error_body(exc)
+        return web.json_response(body, status=status)

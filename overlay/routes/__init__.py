@@ -1,0 +1,24 @@
+"""The service's routes, one ``RouteTableDef`` per area, registered by ``create_app``.
+
+Read-only (no token): ``GET /``, ``GET /overlay/{channel}``, ``/static/*``, ``/fonts/*``,
+``WS /ws/overlay/{channel}``, ``GET /api/channels/{id}/state`` and its socket.  Everything
+else under ``/api`` is marked :func:`overlay.auth.protected`.
+"""
+
+from __future__ import annotations
+
+from aiohttp import web
+
+from . import channels, control, feed, pages, settings, state
+
+__all__ = ["TABLES"]
+
+#: every area's table, in registration order
+TABLES: tuple[web.RouteTableDef, ...] = (
+    pages.routes,
+    channels.routes,
+    feed.routes,
+    control.routes,
+    settings.routes,
+    state.routes,
+)

@@ -1,0 +1,197 @@
+"""The logger feed and game loading (token): whole games, single actions, the feed socket,
+files loaded or followed."""
+
+from __future__ import annotations
+
+import asyncio
+import base64
+import binascii
+import json
+import logging
+from pathlib import Path
+
+from aiohttp import WSMessage, WSMsgType, web
+
+from engine.load import MAX_INPUT
+
+from ..auth import protected
+from ..channel import Channel
+from ..errors import BadRequest, NotFound, TooLarge
+from ..keys import SOCKETS
+from ..protocol import ActionIn, FeedGame, FeedRefused, FollowRequest, LoadPath, dump, parse_feed_message
+from ..refusals import REFUSED, error_body
+from .common import ack_response, channel_of, read_json
+
+__all__ = ["routes"]
+
+log = logging.getLogger("overlay.routes.feed")
+
+routes = web.RouteTableDef()
+
+
+def _source(request: web.Request, fallback: str) -> str:
+    name = request.query.get("source") or fallback
+    return name[:200]
+
+
+async def _read_path(path: str) -> bytes:
+    """A game file named by the client, read off the event loop.
+
+    Raises:
+        TooLarge: over the engine's input cap.  NotFound: no such file.
+        BadRequest: a folder, or not readable.
+    """
+    p = Path(path).expanduser()
+
+    def read() -> bytes:
+        try:
+            size = p.stat().st_size
+            if size > MAX_INPUT:
+                raise TooLarge(f"{p}: {size} bytes is over the {MAX_INPUT} byte cap")
+            return p.read_bytes()
+        except FileNotFoundError:
+            raise NotFound(f"{p}: no such file") from None
+        except IsADirectoryError:
+            raise BadRequest(f"{p}: is a directory") from None
+        except PermissionError:
+            raise BadRequest(f"{p}: permission denied") from None
+
+    return await asyncio.to_thread(read)
+
+
+@routes.put("/api/channels/{channel}/game")
+@protected
+async def put_game(request: web.Request) -> web.Response:
+    """The logger's whole game (idempotent); strict: schema problems are refused."""
+    ch = channel_of(request)
+    data = await request.read()
+    strict = request.query.get("strict", "1") not in ("0", "false", "no")
+    ack = ch.put_game(data, source=_source(request, f"{ch.id}.egn"), strict=strict)
+    return ack_response(ack)
+
+
+@routes.post("/api/channels/{channel}/game")
+@protected
+async def upload_game(request: web.Request) -> web.Response:
+    """Load a different game (raw body or multipart file field); lenient; starts at step 0."""
+    ch = channel_of(request)
+    source = _source(request, "upload")
+    if request.content_type.startswith("multipart/"):
+        reader = await request.multipart()
+        data = b""
+        async for part in reader:
+            if getattr(part, "filename", None):
+                source = part.filename or source  # type: ignore[union-attr]
+                data = await part.read()  # type: ignore[union-attr]
+                break
+        if not data:
+            raise BadRequest("multipart upload without a file")
+    else:
+        data = await request.read()
+    ack = ch.load_game(data, source=source)
+    return ack_response(ack)
+
+
+@routes.post("/api/channels/{channel}/load")
+@protected
+async def load_path(request: web.Request) -> web.Response:
+    ch = channel_of(request)
+    body = LoadPath.model_validate(await read_json(request))
+    data = await _read_path(body.path)
+    return ack_response(ch.load_game(data, source=Path(body.path).name))
+
+
+@routes.post("/api/channels/{channel}/actions")
+@protected
+async def post_action(request: web.Request) -> web.Response:
+    ch = channel_of(request)
+    action = ActionIn.model_validate(await read_json(request))
+    return ack_response(ch.apply_action(action))
+
+
+@routes.post("/api/channels/{channel}/follow")
+@protected
+async def follow_file(request: web.Request) -> web.Response:
+    ch = channel_of(request)
+    body = FollowRequest.model_validate(await read_json(request))
+    path = Path(body.path).expanduser()
+    if not path.parent.is_dir():
+        raise NotFound(f"{path.parent}: no such folder")
+    ch.start_follow(str(path))
+    return web.json_response({"follow": str(path)})
+
+
+@routes.delete("/api/channels/{channel}/follow")
+@protected
+async def unfollow_file(request: web.Request) -> web.Response:
+    ch = channel_of(request)
+    ch.stop_follow(forget=True)
+    return web.json_response({"follow": None})
+
+
+def _refused(exc: BaseException, seq: int | None) -> str:
+    status, body = error_body(exc)
+    msg = FeedRefused(seq=seq, status=status, error=body["error"], kind=body.get("kind", "error"), expected=body.get("expected"))
+    return json.dumps(dump(msg))
+
+
+def _feed_game_bytes(m: FeedGame) -> bytes:
+    if m.document is not None:
+        return json.dumps(m.document, ensure_ascii=False).encode()
+    if m.data is None:
+        raise BadRequest("game message needs 'document' or 'data'")
+    if m.base64:
+        try:
+            return base64.b64decode(m.data, validate=True)
+        except (binascii.Error, ValueError):
+            raise BadRequest("game 'data' is not valid base64") from None
+    return m.data.encode()
+
+
+def _feed_frame(ch: Channel, msg: WSMessage) -> str | None:
+    """The answer to one feed frame: an ack or a typed refusal (None: not a data frame)."""
+    seq: int | None = None
+    try:
+        if msg.type == WSMsgType.BINARY:
+            ack = ch.put_game(msg.data, source=f"{ch.id}.egnb", strict=True)
+        elif msg.type == WSMsgType.TEXT:
+            m = parse_feed_message(msg.data)
+            if isinstance(m, FeedGame):
+                ack = ch.put_game(_feed_game_bytes(m), source=f"{ch.id}.egn", strict=True)
+            else:
+                seq = m.action.seq
+                ack = ch.apply_action(m.action)
+        else:
+            return None
+        return json.dumps(dump(ack))
+    except REFUSED as exc:
+        return _refused(exc, seq)
+    except Exception:  # a bug must not cost the logger its socket
+        log.exception("channel %s: feed frame failed", ch.id)
+        out = FeedRefused(seq=seq, status=500, error="internal error (logged on the server)", kind="internal")
+        return json.dumps(dump(out))
+
+
+@routes.get("/api/channels/{channel}/feed")
+@protected
+async def feed_socket(request: web.Request) -> web.WebSocketResponse:
+    """The logger's socket.  Every frame gets an ack or a typed refusal; no frame can close
+    the socket or touch the channel's last good state (a frame over the cap closes it with
+    1009 MESSAGE_TOO_BIG, as WebSocket says, and the channel keeps its game)."""
+    ch = channel_of(request)
+    # base64 text of a game at the cap, plus room for the JSON around it
+    ws = web.WebSocketResponse(compress=False, heartbeat=15.0, max_msg_size=MAX_INPUT * 4 // 3 + 4096)
+    await ws.prepare(request)
+    request.app[SOCKETS].add(ws)
+    ch.feeds.add(ws)
+    try:
+        async for msg in ws:
+            text = _feed_frame(ch, msg)
+            if text is None:
+                continue
+            if ws.closed:
+                break
+            await ws.send_str(text)
+    finally:
+        ch.feeds.discard(ws)
+    return ws

@@ -1,0 +1,243 @@
+"""What the test files share: fixture paths, Chromium, game builders, the test server.
+
+Registered as a pytest plugin by ``tests/conftest.py``, so its fixtures (``settings``,
+``client``, ``clock``, ``server``, ``browser``) reach every test file; the helpers are
+imported by name.
+
+- **Reference fixtures** were made with other people's code; CI has them beside the clone
+  (``../shared/fixtures/egn``, found where the benchmarks find them), a user's clone does
+  not, and they are never copied into the repository: tests skip, naming the missing folder.
+- **Chromium** is the system one, launched as :mod:`overlay.browser` says (path and flags).
+- **Games** come from the project's seeded generator (the logger actions that write one
+  come from the service's own :func:`overlay.feed.actions_of`).
+- **The service** runs in process (``client``: pytest-aiohttp) or on a real port for a
+  browser (``server``), with a fixed token and no demo channel.
+"""
+
+from __future__ import annotations
+
+import csv
+import json
+import socket
+from collections.abc import AsyncIterator
+from pathlib import Path
+from typing import Any
+
+import pytest
+from aiohttp import WSMsgType, web
+
+from engine.generate import generate_game
+from overlay.app import create_app
+from overlay.bench.corpus import SHARED_FIXTURES
+from overlay.browser import CHROMIUM_ARGS, ChromiumMissing, chromium_path
+from overlay.config import ServerSettings
+
+ROOT = Path(__file__).resolve().parents[1]
+
+# --------------------------------------------------------------------------- reference fixtures
+
+#: the shared EGN fixture folder (absent in a user's own clone)
+SHARED_EGN = SHARED_FIXTURES
+MISSING_FIXTURES = f"reference fixtures not present at {SHARED_EGN} (they sit beside the clone in CI only)"
+
+
+def shared_egn() -> Path:
+    """The shared EGN fixture folder, or skip the calling test naming the missing folder."""
+    if not SHARED_EGN.is_dir():
+        pytest.skip(MISSING_FIXTURES)
+    return SHARED_EGN
+
+
+def shared_files(pattern: str) -> list[Path]:
+    """Fixture files matching ``pattern``, for parametrisation (empty when absent: the
+    collection hook in conftest then says why the test skips)."""
+    return sorted(SHARED_EGN.glob(pattern)) if SHARED_EGN.is_dir() else []
+
+
+def shared_names(pattern: str) -> list[str]:
+    """Like :func:`shared_files`, as paths relative to :data:`SHARED_EGN` (readable test ids)."""
+    return [str(p.relative_to(SHARED_EGN)) for p in shared_files(pattern)]
+
+
+def tsv_rows(name: str) -> list[tuple[str, ...]]:
+    """Rows of every ``name`` TSV (header dropped); the first column is made relative to SHARED_EGN."""
+    rows = []
+    for table in shared_files(f"**/{name}"):
+        folder = table.parent.relative_to(SHARED_EGN)
+        with table.open(encoding="utf-8", newline="") as fh:
+            for row in list(csv.reader(fh, delimiter="\t"))[1:]:
+                if row:
+                    rows.append((str(folder / row[0]), *row[1:]))
+    return rows
+
+
+# --------------------------------------------------------------------------- Chromium
+
+
+def chromium_or_skip() -> str:
+    """The system Chromium (as :func:`overlay.browser.chromium_path` finds it), or skip."""
+    try:
+        return chromium_path()
+    except ChromiumMissing as exc:
+        pytest.skip(str(exc))
+
+
+def launch_options() -> dict[str, Any]:
+    """Keyword arguments of playwright's ``chromium.launch`` (sync or async), or skip."""
+    return {"executable_path": chromium_or_skip(), "args": CHROMIUM_ARGS, "headless": True}
+
+
+def serve_fonts(page: Any, font_files: dict[str, Path]) -> dict[str, str]:
+    """Route ``https://fonts.test/KEY.ttf`` on a playwright page (sync or async) to the
+    renderer's pinned font files; returns the URLs for the player's ``fontUrls``."""
+
+    def serve(route: Any) -> Any:
+        key = route.request.url.rsplit("/", 1)[1][:-4]
+        return route.fulfill(body=font_files[key].read_bytes(), content_type="font/ttf")
+
+    page.route("https://fonts.test/*", serve)
+    return {k: f"https://fonts.test/{k}.ttf" for k in font_files}
+
+
+@pytest.fixture
+async def browser() -> AsyncIterator[Any]:
+    """An async playwright Chromium for one test."""
+    options = launch_options()
+    from playwright.async_api import async_playwright
+
+    async with async_playwright() as pw:
+        b = await pw.chromium.launch(**options)
+        yield b
+        await b.close()
+
+
+# --------------------------------------------------------------------------- games
+
+
+def game(seed: int = 7, deals: int = 2) -> dict[str, Any]:
+    """A generated EGN game (``deals`` deals, dealt from ``seed``)."""
+    return generate_game(seed, deals=deals)
+
+
+def empty_game(doc: dict[str, Any]) -> dict[str, Any]:
+    """``doc`` before its first deal (the players, no deals, no final score)."""
+    return {**doc, "deals": [], "metadata": {k: v for k, v in doc["metadata"].items() if k != "finalScore"}}
+
+
+def match_doc(seeds: tuple[int, ...] = (1, 2, 3), *, deals: int = 2) -> dict[str, Any]:
+    """An EMN match of generated games, its players named after the games' players."""
+    games = [generate_game(s, deals=deals) for s in seeds]
+    names = sorted({n for g in games for n in g["metadata"]["players"]})
+    return {
+        "fileType": "Euchre Match Notation",
+        "version": "1.0",
+        "metadata": {"title": "Test match", "players": [{"id": f"p{i}", "name": n} for i, n in enumerate(names)]},
+        "games": [
+            {"gameIndex": i, "players": [f"p{names.index(n)}" for n in g["metadata"]["players"]], "gameData": g}
+            for i, g in enumerate(games)
+        ],
+    }
+
+
+# --------------------------------------------------------------------------- the service
+
+TOKEN = "test-token"
+AUTH = {"Authorization": f"Bearer {TOKEN}"}
+
+
+class FakeClock:
+    """A clock the test moves by hand (``clock.t += 1.5``), injected through
+    ``ServerSettings.clock``: delays and playback without waiting."""
+
+    def __init__(self, t: float = 1000.0) -> None:
+        self.t = t
+
+    def __call__(self) -> float:
+        return self.t
+
+
+@pytest.fixture
+def clock() -> FakeClock:
+    return FakeClock()
+
+
+@pytest.fixture
+def settings(request: pytest.FixtureRequest, tmp_path: Path) -> ServerSettings:
+    """The service on a fresh data folder, token :data:`TOKEN`, no demo; on the real clock,
+    or on the ``clock`` fixture for tests marked ``fake_clock``."""
+    if request.node.get_closest_marker("fake_clock") is not None:
+        fake: FakeClock = request.getfixturevalue("clock")
+        return ServerSettings(data_dir=tmp_path, token=TOKEN, demo=False, clock=fake)
+    return ServerSettings(data_dir=tmp_path, token=TOKEN, demo=False)
+
+
+@pytest.fixture
+async def client(aiohttp_client: Any, settings: ServerSettings) -> Any:
+    """The service in process (pytest-aiohttp's test client)."""
+    return await aiohttp_client(create_app(settings))
+
+
+async def make_channel(client: Any, cid: str = "t1", doc: dict[str, Any] | None = None) -> None:
+    """Create channel ``cid`` and, with ``doc``, PUT it as the channel's game."""
+    r = await client.post("/api/channels", json={"id": cid}, headers=AUTH)
+    assert r.status == 201, await r.text()
+    if doc is not None:
+        r = await client.put(f"/api/channels/{cid}/game", data=json.dumps(doc), headers=AUTH)
+        assert r.status == 200, await r.text()
+
+
+async def scene_msg(ws: Any, timeout: float = 3.0) -> dict[str, Any]:
+    """The next scene message on a page socket (other messages skipped)."""
+    while True:
+        msg = await ws.receive(timeout=timeout)
+        assert msg.type == WSMsgType.TEXT, msg
+        data: dict[str, Any] = json.loads(msg.data)
+        if data["type"] == "scene":
+            return data
+
+
+def free_port() -> int:
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return int(s.getsockname()[1])
+
+
+class Server:
+    """The real service on a fixed port (what a browser connects to), restartable on the
+    same data."""
+
+    def __init__(self, data: Path) -> None:
+        self.settings = ServerSettings(data_dir=data, token=TOKEN, demo=False, port=free_port())
+        self.runner: web.AppRunner | None = None
+
+    @property
+    def base(self) -> str:
+        return f"http://127.0.0.1:{self.settings.port}"
+
+    async def start(self) -> None:
+        self.runner = web.AppRunner(create_app(self.settings))
+        await self.runner.setup()
+        await web.TCPSite(self.runner, "127.0.0.1", self.settings.port, reuse_address=True).start()
+
+    async def stop(self) -> None:
+        if self.runner is not None:
+            await self.runner.cleanup()
+            self.runner = None
+
+    async def api(self, method: str, path: str, **kw: Any) -> Any:
+        """One API call with the token; asserts success and returns the JSON body."""
+        import aiohttp
+
+        async with aiohttp.ClientSession() as s:
+            async with s.request(method, self.base + path, headers=AUTH, **kw) as r:
+                body = await r.json()
+                assert r.status < 300, body
+                return body
+
+
+@pytest.fixture
+async def server(tmp_path: Path) -> AsyncIterator[Server]:
+    srv = Server(tmp_path)
+    await srv.start()
+    yield srv
+    await srv.stop()
