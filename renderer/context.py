@@ -9,7 +9,7 @@ from engine.cards import Card, Suit, sort_key
 from engine.state import GameState, StepKind
 
 from .cardart import back_sprite, card_sprite
-from .fonts import fit_text, measure, uses_fallback
+from .fonts import MIN_TEXT, fit_text, measure, uses_fallback
 from .scene import Builder, Num, Op
 from .theme import CardStyle, Theme
 from .timing import StepTiming, Timing
@@ -17,9 +17,6 @@ from .view import Element, ElementType, Perspective, View
 
 __all__ = ["Ctx", "POS_SOUTH", "POS_WEST", "POS_NORTH", "POS_EAST", "HAND_TYPES", "MIN_TEXT", "is_preshow"]
 
-#: smallest text size (view px at 1920x1080) a fitted label may shrink to: 20 px at 1080p is
-#: 13 px at 720p, the least a viewer reads on a phone-sized stream (issue 10, item 11)
-MIN_TEXT = 20.0
 
 
 def is_preshow(state: GameState) -> bool:

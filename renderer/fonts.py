@@ -40,6 +40,7 @@ __all__ = [
     "fit_text",
     "uses_fallback",
     "quiet_fontconfig",
+    "MIN_TEXT",
 ]
 
 _FILES: dict[str, str] = {
@@ -51,6 +52,9 @@ _FILES: dict[str, str] = {
 FONT_KEYS: tuple[str, ...] = tuple(_FILES)
 #: key of the fallback font for characters the Barlow cuts lack
 FALLBACK = "cjk"
+#: smallest text size (view px at 1920x1080) a fitted label may shrink to: 20 px at 1080p is
+#: 13 px at 720p, the least a viewer reads on a phone-sized stream
+MIN_TEXT = 20.0
 
 
 def font_files() -> dict[str, Path]:

@@ -9,8 +9,9 @@ from engine.cards import Card, Rank, Suit, resolve
 from engine.state import GameState, StepKind, UpCardState
 
 from .cardart import suit_colour, suit_path
+from .callout import callout_text, gather_times, trick_winner
 from .context import Ctx, is_preshow
-from .fonts import measure
+from .fonts import MIN_TEXT, measure
 from .scene import Num
 from .table import SUIT_WORD, card
 from .view import Element, ElementType
@@ -81,9 +82,7 @@ def draw_panel(ctx: Ctx, el: Element) -> None:
     elif t == "banner":
         _banner(ctx, el)
     elif t == "trick-callout":
-        from .callout import draw_trick_callout
-
-        draw_trick_callout(ctx, el)
+        _trick_callout(ctx, el)
 
 
 def ink_on(fill: str) -> str:
@@ -425,4 +424,43 @@ def _banner(ctx: Ctx, el: Element) -> None:
     # a headline may shrink further than a name plate before it loses letters
     ctx.label(th.font_title, 72, w / 2, 122, head, ctx.text_colour(el), align="center", ls=1.5, width=w - 60, min_scale=0.5)
     ctx.label(th.font_heading, 30, w / 2, 168, line, th.accent, align="center", ls=2.0)
+    b.restore()
+
+
+def _trick_callout(ctx: Ctx, el: Element) -> None:
+    """"RAMAN TAKES IT WITH A♠": from the moment the winning card is marked, through the hold;
+    fades out at the end of the step so it never covers the next card."""
+    st, th, b = ctx.state, ctx.theme, ctx.b
+    w, h = SIZES["trick-callout"]
+    size, ls, suit_w = 30.0, 1.0, 30.0
+    room = w - 48 - suit_w
+    text = callout_text(st, ctx.name(st.trick.winner) if st.trick and st.trick.winner is not None else "", lambda s: measure(th.font_heading, MIN_TEXT, s, ls) <= room)
+    won = trick_winner(st)
+    if text is None or won is None:
+        return
+    seat, card_won = won
+    suit = None if card_won.joker else card_won.suit
+    mark, _, _ = gather_times(ctx.run)
+    total = ctx.st.total
+    sc, al = ctx.pop(mark, max(0.05, ctx.run * 0.25), start=0.8)
+    fade = b.track([(0.0, 1.0), (max(mark + 0.1, total - 0.3), 1.0), (max(mark + 0.2, total), 0.0, "in")])
+    tw = measure(th.font_heading, size, text, ls)
+    if tw > room:
+        size = max(MIN_TEXT, size * room / tw)
+        tw = measure(th.font_heading, size, text, ls)
+    full = tw + (suit_w + 6 if suit is not None else 0)
+    b.save()
+    b.alpha(al)
+    b.alpha(fade)
+    b.translate(w / 2, h / 2)
+    b.scale(sc)
+    b.translate(-w / 2, -h / 2)
+    ctx.panel(w / 2 - full / 2 - 24, 0, full + 48, h, el=el, r=h / 2)
+    b.rrect(w / 2 - full / 2 - 24, 0, full + 48, h, h / 2, None, ctx.team_colour(seat % 2), 3)
+    x0 = w / 2 - full / 2
+    ctx.label(th.font_heading, size, x0, h / 2 + size * 0.36, text, ctx.text_colour(el), ls=ls)
+    if suit is not None:
+        cx, cy, r = x0 + tw + 6 + suit_w / 2, h / 2 - 1, suit_w / 2
+        b.rrect(cx - r, cy - r, 2 * r, 2 * r, r, "#ffffffff", None, 0)
+        b.path(suit_path(suit, cx - r * 0.62, cy - r * 0.6, r * 1.24), suit_colour(suit, th.cards), None, 0)
     b.restore()

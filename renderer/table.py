@@ -8,6 +8,7 @@ import math
 from engine.cards import Card, Suit
 from engine.state import StepKind, UpCardState
 
+from .callout import gather_times
 from .cardart import suit_colour, suit_path
 from .context import HAND_TYPES, Ctx
 from .scene import Num
@@ -271,18 +272,6 @@ def draw_play_area(ctx: Ctx, el: Element) -> None:
             _gather(ctx, sid, pos, ctx.pos_of(trick.winner), seat == trick.winner, dev)
         else:
             card(ctx, sid, cx, cy, rot=TILT[pos], shadow=dev)
-
-
-def gather_times(run: float) -> tuple[float, float, float]:
-    """(mark, gathered, gone) of a trick-taken step, seconds into its run.
-
-    The winning card is marked first, with the cards still where they were played (a
-    viewer sees which card won before anything moves); then the others slide under it on
-    the winner's side of the table; then the pile, winning card on top, leaves towards
-    the winner.  Each flight is about a third of the run (0.4 s or more with the default
-    timing), slow enough to follow on television.
-    """
-    return run * 0.3, run * 0.62, run
 
 
 def _gather(ctx: Ctx, sid: str, pos: int, wpos: int, winner: bool, dev: float) -> None:

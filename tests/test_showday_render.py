@@ -12,11 +12,12 @@ from engine.generate import generate_game
 from engine.load import load_game
 from engine.state import GameState, StepKind, Timeline, UpCardState
 from renderer.build import build_scene
-from renderer.context import MIN_TEXT, Ctx
+from renderer.context import Ctx
+from renderer.fonts import MIN_TEXT
 from renderer.fonts import measure
 from renderer.preshow import preshow_state
 from renderer.scene import Scene, sample
-from renderer.table import gather_times
+from renderer.callout import gather_times
 from renderer.theme import DEFAULT_THEME
 from renderer.timing import DEFAULT_TIMING, Timing
 from renderer.view import ElementType, default_view
