@@ -508,7 +508,9 @@ class Director:
         self._set_durations(durations, version, marks)
         n = len(self.durations)
         if cur is None:
-            return self._push(now, step=0, offset=0.0, available=n)
+            # the first steps: a few (a logger starting a game) are followed live; a whole
+            # game arriving at once is played from its start, as a replay
+            return self._push(now, step=0, offset=0.0, available=n, follow=self._fresh_follow(0), boost=1.0, boost_until=0.0)
         if first_changed is not None and first_changed <= cur:
             return self._cut(now, min(cur, n - 1))
         if waiting_at_end and n > old_n and self.anchor.auto and self.anchor.playing:
@@ -537,8 +539,22 @@ class Director:
         n = len(self.durations)
         step = min(max(step, 0), max(n - 1, 0))
         return self._push(
-            now, step=step, offset=0.0, available=n, jump=False, hold=None if self.anchor.auto else step, boost=1.0, boost_until=0.0
+            now,
+            step=step,
+            offset=0.0,
+            available=n,
+            jump=False,
+            hold=None if self.anchor.auto else step,
+            follow=self._fresh_follow(step),
+            boost=1.0,
+            boost_until=0.0,
         )
+
+    def _fresh_follow(self, step: int) -> bool:
+        """Whether a playhead starting at ``step`` of a newly arrived game follows it live: only
+        when the rest of the game is within ``skip_lag`` (more is a replay, played in full)."""
+        n = len(self.durations)
+        return n == 0 or (self.starts[n - 1] - self.starts[min(step, n - 1)]) / max(self.anchor.speed, 1e-9) <= self.skip_lag
 
 
 def _advance(a: Anchor, tau0: float, dt: float) -> float:

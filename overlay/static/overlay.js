@@ -26,6 +26,7 @@
   var bench = /[?&]bench=1(&|$)/.test(location.search);
 
   var player = new EuchrePlayer(canvas, { fontUrls: cfg.fonts });
+  if (cfg.problem) console.warn("euchre-overlay: " + cfg.problem);
 
   var state = {
     channel: cfg.channel,
