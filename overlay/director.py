@@ -324,14 +324,23 @@ class Director:
         )
 
     def lag(self, now: float) -> float:
-        """Seconds (at the operator's speed) until the newest known step starts playing: how far
-        the playhead trails the feed, 0 once it shows the newest step."""
+        """Clock seconds from ``now`` until the newest known step starts playing, with any
+        catch-up in force: how far the live picture trails the feed (0 once it shows the
+        newest step; infinite while paused or held short of it)."""
         n = len(self.durations)
         pos = self.position(now)
-        if pos.step is None or n == 0:
+        if pos.step is None or n == 0 or pos.step >= n - 1:
             return 0.0
+        a = self.anchor
+        if not pos.playing or a.speed <= 0:
+            return float("inf")
         tau = self.starts[pos.step] + pos.offset
-        return max(0.0, self.starts[n - 1] - tau) / max(self.anchor.speed, 1e-9)
+        target = self.starts[n - 1]
+        if a.boost > 1.0 and tau < a.boost_until:
+            fast = a.speed * a.boost
+            reach = min(target, a.boost_until)
+            return (reach - tau) / fast + max(0.0, target - a.boost_until) / a.speed
+        return (target - tau) / a.speed
 
     # ------------------------------------------------------------------ commands
 
