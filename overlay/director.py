@@ -21,7 +21,8 @@ older than ``max_delay`` (the largest delay of the channel) is pruned, which bou
 table.  When new steps arrive and the newest one would start more than ``max_lag`` seconds
 from now, the anchor gets a ``boost``: playback runs ``boost`` times faster (holds and runs
 alike) until the newest step starts, exactly ``max_lag`` from now, and plays that one at the
-normal speed.  Past ``skip_lag`` the playhead cuts ahead to the newest step instead, but never
+normal speed.  With more than ``skip_lag`` seconds of steps waiting (at normal speed), the
+playhead cuts ahead to the newest step instead, but never
 over a step its StepTimes mark (a deal-scored banner): it cuts to the latest marked step and
 catches up from there.  Deciding this here, where step times are decided, keeps the page,
 video export and headless capture in agreement: they all play the positions they are sent.
@@ -46,10 +47,13 @@ __all__ = ["StepTimes", "Anchor", "Position", "Playhead", "Director", "LOOP_HOLD
 LOOP_HOLD = 4.0
 #: default bound (seconds) on how far a live playhead may trail the newest step's arrival
 LIVE_LAG = 1.0
-#: default backlog (seconds) past which a live playhead cuts ahead instead of speeding up
-LIVE_SKIP = 6.0
+#: default backlog (seconds of steps at normal speed) past which a live playhead cuts ahead
+#: instead of speeding up.  A table acting every 0.3 s with the default timing keeps about
+#: 4 s waiting (a card step is 1.25 s), a trick and a deal-scored banner arriving with the
+#: last card add 6 s more: 12 s plays every state of such a table
+LIVE_SKIP = 12.0
 #: fastest catch-up (times the operator's speed); beyond it the backlog is cut, not played
-MAX_BOOST = 8.0
+MAX_BOOST = 12.0
 
 
 @dataclass(frozen=True, eq=False)
@@ -472,6 +476,10 @@ class Director:
         newest = n - 1
         tau = starts[pos.step] + pos.offset
         backlog = (starts[newest] - tau) / a.speed  # clock seconds at normal speed
+        if a.boost > 1.0 and tau < a.boost_until and a.boost_until == starts[newest]:
+            return None  # already on its way: the newest step starts when it was promised
+        if a.jump and a.step == pos.step and pos.step in self.times.marks and tau < a.boost_until:
+            return None  # a banner cut to by catch-up plays to its end first
         if backlog <= self.max_lag:
             if a.boost != 1.0 and a.boost_until > tau:
                 # the newest step is near enough now: back to normal speed from here
@@ -487,7 +495,7 @@ class Director:
                 return self._push(now, step=newest, offset=0.0, jump=True, boost=1.0, boost_until=0.0)
             target = max(skipped)
             boost = max(1.0, self.durations[target] / a.speed / self.max_lag)
-            return self._push(now, step=target, offset=0.0, jump=True, boost=boost, boost_until=starts[target + 1] if boost > 1.0 else 0.0)
+            return self._push(now, step=target, offset=0.0, jump=True, boost=boost, boost_until=starts[target + 1])
         boost = backlog / self.max_lag
         return self._push(now, boost=boost, boost_until=starts[newest])
 

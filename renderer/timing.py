@@ -52,11 +52,11 @@ class Timing(BaseModel):
         description="Live playback never trails the newest step by more than this many seconds: when behind, holds and runs are shortened (0 turns catch-up off).",
     )
     live_skip: float = Field(
-        6.0,
+        12.0,
         ge=0,
         le=600,
         title="Live skip threshold",
-        description="Further behind than this many seconds, live playback cuts ahead to the newest step (never over a deal-scored banner).",
+        description="With more than this many seconds of steps waiting (at normal speed), live playback cuts ahead to the newest step instead of speeding up (never over a deal-scored banner).",
     )
 
     def of(self, kind: StepKind) -> StepTiming:
