@@ -20,8 +20,8 @@ older than ``max_delay`` (the largest delay of the channel) is pruned, which bou
 ``live`` and whenever playback has caught up with the newest step) never drifts behind a fast
 table.  When new steps arrive and the newest one would start more than ``max_lag`` seconds
 from now, the anchor gets a ``boost``: playback runs ``boost`` times faster (holds and runs
-alike) until the newest step starts, exactly ``max_lag`` from now, and plays that one at the
-normal speed.  With more than ``skip_lag`` seconds of steps waiting (at normal speed), the
+alike) until the newest step starts, exactly ``max_lag`` from now (a little later when that
+would need more than ``MAX_BOOST``), and plays that one at the normal speed.  With more than ``skip_lag`` seconds of steps waiting (at normal speed), the
 playhead cuts ahead to the newest step instead, but never
 over a step its StepTimes mark (a deal-scored banner): it cuts to the latest marked step and
 catches up from there.  Deciding this here, where step times are decided, keeps the page,
@@ -52,8 +52,10 @@ LIVE_LAG = 1.0
 #: 4 s waiting (a card step is 1.25 s), a trick and a deal-scored banner arriving with the
 #: last card add 6 s more: 12 s plays every state of such a table
 LIVE_SKIP = 12.0
-#: fastest catch-up (times the operator's speed); beyond it the backlog is cut, not played
-MAX_BOOST = 12.0
+#: fastest catch-up (times the operator's speed): a card step then lasts 0.16 s, long enough
+#: for the pump to send it on a busy machine.  A backlog needing more trails the bound for a
+#: moment rather than lose a state (only ``skip_lag`` cuts)
+MAX_BOOST = 8.0
 
 
 @dataclass(frozen=True, eq=False)
@@ -485,7 +487,7 @@ class Director:
                 # the newest step is near enough now: back to normal speed from here
                 return self._push(now, boost=1.0, boost_until=0.0)
             return None
-        if backlog > self.skip_lag or backlog / self.max_lag > MAX_BOOST:
+        if backlog > self.skip_lag:
             # cut ahead to the newest step; over a marked step (a deal-scored banner), cut to
             # the latest such step instead and show it for ``max_lag`` seconds: the next
             # call (the channel calls this on every wake, and one comes when the step ends)
@@ -496,7 +498,7 @@ class Director:
             target = max(skipped)
             boost = max(1.0, self.durations[target] / a.speed / self.max_lag)
             return self._push(now, step=target, offset=0.0, jump=True, boost=boost, boost_until=starts[target + 1])
-        boost = backlog / self.max_lag
+        boost = min(backlog / self.max_lag, MAX_BOOST)
         return self._push(now, boost=boost, boost_until=starts[newest])
 
     def timeline_changed(

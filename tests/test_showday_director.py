@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import pytest
 
-from overlay.director import LIVE_LAG, Director, Playhead
+from overlay.director import LIVE_LAG, MAX_BOOST, Director, Playhead
 
 CARD = 1.25  # a card step with the default timing (run 0.45 + hold 0.8)
 
@@ -72,12 +72,14 @@ def test_a_skip_never_drops_a_deal_scored_banner() -> None:
     p = d.position(2.0)
     assert p.step == 20 and p.offset == 0.0  # the latest banner, from its start
     # shown for the lag bound, then (the channel calls catch_up on every wake, and one comes
-    # when the banner's step ends) the rest is caught up within the bound again
+    # when the banner's step ends) the rest is played at up to MAX_BOOST (10 s of steps wait)
     end = 2.0 + LIVE_LAG
     assert d.position(end - 0.01).step == 20
     assert d.position(end).next_change is not None
     d.catch_up(end)
-    assert first_shown(d, 29, end, end + LIVE_LAG + 0.02) is not None
+    rest = 8 * CARD
+    assert first_shown(d, 29, end, end + rest / MAX_BOOST + 0.02) is not None
+    assert all(first_shown(d, s, end, end + rest) is not None for s in range(21, 29))  # none lost
 
 
 def test_catch_up_only_for_the_live_position() -> None:
