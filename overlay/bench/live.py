@@ -250,7 +250,15 @@ async def _catch_up(session: Any, base: str, args: argparse.Namespace) -> dict[s
     # from the ack: without the time the action spent reaching the server (a loaded machine)
     after_ack = [first_drawn[s] - t for s, t in accepted.items() if s in first_drawn]
     lost = sorted(s for s in made if s not in first_drawn)
+    from engine.load import load_game
+
+    kinds = [st.kind.value for st in load_game(json.dumps(doc), source="fast.egn").timeline.steps]
+    lost_kinds: dict[str, int] = {}
+    for s in lost:
+        k = kinds[s] if s < len(kinds) else "?"
+        lost_kinds[k] = lost_kinds.get(k, 0) + 1
     return {
+        "lag_lost_kinds": lost_kinds,
         "lag_actions": len(actions),
         "lag_interval_s": args.fast_interval,
         "lag_steps": len(made),
