@@ -25,7 +25,7 @@ from . import feed
 from .clients import Page, StateSub
 from .director import Director, Playhead
 from .errors import NotFound
-from .outputs import RenderSettings, SceneCache, durations_of
+from .outputs import RenderSettings, SceneCache, durations_of, lags_of, marks_of
 from .protocol import OUTPUTS, ChannelSettings
 from .record import ChannelRecord
 from .store import Store
@@ -76,6 +76,8 @@ class ChannelCore:
             playhead=playhead,
             max_delay=self.window,
             version=0,
+            marks=marks_of(self.game_steps),
+            **lags_of(self.render.timing),
         )
         self.pages: set[Page] = set()
         self.subs: set[StateSub] = set()

@@ -15,6 +15,22 @@ and an opaque ``version`` tag (the channel's timeline revision).  A delayed outp
 at ``now - delay`` therefore uses the durations *and* the version of the game that were live
 then, so a correction reaches a delayed output only when the delay has passed.  History
 older than ``max_delay`` (the largest delay of the channel) is pruned, which bounds memory.
+
+**Live catch-up.**  A playhead that follows the feed (``follow``: the live position, set by
+``live`` and whenever playback has caught up with the newest step) never drifts behind a fast
+table.  When new steps arrive and the newest one would start more than ``max_lag`` seconds
+from now, the anchor gets a ``boost``: playback runs ``boost`` times faster (holds and runs
+alike) until the newest step starts, exactly ``max_lag`` from now (a little later when that
+would need more than ``MAX_BOOST``), and plays that one at the normal speed.  With more than ``skip_lag`` seconds of steps waiting (at normal speed), the
+playhead cuts ahead to the newest step instead, but never
+over a step its StepTimes mark (a deal-scored banner): it cuts to the latest marked step and
+catches up from there.  Deciding this here, where step times are decided, keeps the page,
+video export and headless capture in agreement: they all play the positions they are sent.
+
+**Transport** (what an SPX / NodeCG / vMix operator expects): ``play`` always plays (it also
+resumes auto-advance after ``next``/``step``/``back``/``seek``); ``next`` starts the next
+step's animation at once and holds at its end; ``step`` and ``back`` cut to the finished
+picture of the next / previous step and pause.
 """
 
 from __future__ import annotations
@@ -25,10 +41,21 @@ from collections.abc import Sequence
 from dataclasses import dataclass, replace
 from typing import Any
 
-__all__ = ["StepTimes", "Anchor", "Position", "Playhead", "Director", "LOOP_HOLD"]
+__all__ = ["StepTimes", "Anchor", "Position", "Playhead", "Director", "LOOP_HOLD", "LIVE_LAG", "LIVE_SKIP", "MAX_BOOST"]
 
 #: seconds the last step stays on screen before a looping channel starts again
 LOOP_HOLD = 4.0
+#: default bound (seconds) on how far a live playhead may trail the newest step's arrival
+LIVE_LAG = 1.0
+#: default backlog (seconds of steps at normal speed) past which a live playhead cuts ahead
+#: instead of speeding up.  A table acting every 0.3 s with the default timing keeps about
+#: 4 s waiting (a card step is 1.25 s), a trick and a deal-scored banner arriving with the
+#: last card add 6 s more: 12 s plays every state of such a table
+LIVE_SKIP = 12.0
+#: fastest catch-up (times the operator's speed): a card step then lasts 0.16 s, long enough
+#: for the pump to send it on a busy machine.  A backlog needing more trails the bound for a
+#: moment rather than lose a state (only ``skip_lag`` cuts)
+MAX_BOOST = 8.0
 
 
 @dataclass(frozen=True, eq=False)
@@ -38,11 +65,13 @@ class StepTimes:
     durations: tuple[float, ...]
     starts: tuple[float, ...]
     version: int = 0
+    #: steps live catch-up never cuts over (the channel marks deal-scored banners)
+    marks: frozenset[int] = frozenset()
 
     @classmethod
-    def of(cls, durations: Sequence[float], version: int = 0) -> StepTimes:
+    def of(cls, durations: Sequence[float], version: int = 0, marks: frozenset[int] | Sequence[int] = frozenset()) -> StepTimes:
         ds = tuple(d if d > 0.0 else 0.0 for d in map(float, durations))
-        return cls(ds, (0.0, *itertools.accumulate(ds)), version)
+        return cls(ds, (0.0, *itertools.accumulate(ds)), version, frozenset(marks))
 
 
 @dataclass(frozen=True)
@@ -59,6 +88,9 @@ class Anchor:
     available: int  # steps known at ``clock``
     jump: bool = False  # this anchor began with a cut (correction, seek): no animation
     times: StepTimes = StepTimes((), (0.0,))  # durations and timeline version in force from ``clock``
+    follow: bool = True  # the live position: catch-up keeps it near the newest step
+    boost: float = 1.0  # catch-up: playback runs ``boost`` x faster ...
+    boost_until: float = 0.0  # ... until this timeline time (the newest step's start)
 
 
 @dataclass(frozen=True)
@@ -93,6 +125,7 @@ class Playhead:
     loop: bool = False
     auto: bool = True
     hold: int | None = None
+    follow: bool = True
 
     def to_json(self) -> dict[str, Any]:
         return {
@@ -103,6 +136,7 @@ class Playhead:
             "loop": self.loop,
             "auto": self.auto,
             "hold": self.hold,
+            "follow": self.follow,
         }
 
     @classmethod
@@ -116,6 +150,7 @@ class Playhead:
             loop=bool(data.get("loop", False)),
             auto=bool(data.get("auto", True)),
             hold=None if hold is None else int(hold),
+            follow=bool(data.get("follow", True)),
         )
 
 
@@ -124,6 +159,8 @@ class Director:
 
     ``durations`` holds one duration (seconds) per step of the current timeline.
     ``max_delay`` bounds how far back positions may be asked for (older anchors are pruned).
+    ``max_lag`` and ``skip_lag`` are the live catch-up bounds (seconds; ``max_lag`` 0 turns
+    catch-up off); ``marks`` are steps catch-up never cuts over.
     """
 
     def __init__(
@@ -135,11 +172,16 @@ class Director:
         max_delay: float = 600.0,
         loop_hold: float = LOOP_HOLD,
         version: int = 0,
+        marks: Sequence[int] = (),
+        max_lag: float = LIVE_LAG,
+        skip_lag: float = LIVE_SKIP,
     ) -> None:
         self._ids = 0
         self.max_delay = max_delay
         self.loop_hold = loop_hold
-        self.times = StepTimes.of(durations, version)
+        self.max_lag = max_lag
+        self.skip_lag = skip_lag
+        self.times = StepTimes.of(durations, version, frozenset(marks))
         p = playhead or Playhead()
         n = len(self.durations)
         step = min(p.step, max(n - 1, 0))
@@ -158,6 +200,7 @@ class Director:
                 available=n,
                 jump=True,
                 times=self.times,
+                follow=p.follow,
             )
         ]
         self._clocks: list[float] = [now]
@@ -168,8 +211,12 @@ class Director:
         self._ids += 1
         return self._ids
 
-    def _set_durations(self, durations: Sequence[float], version: int | None = None) -> None:
-        self.times = StepTimes.of(durations, self.times.version if version is None else version)
+    def _set_durations(self, durations: Sequence[float], version: int | None = None, marks: Sequence[int] | None = None) -> None:
+        self.times = StepTimes.of(
+            durations,
+            self.times.version if version is None else version,
+            self.times.marks if marks is None else frozenset(marks),
+        )
 
     @property
     def durations(self) -> tuple[float, ...]:
@@ -236,8 +283,9 @@ class Director:
         next_change: float | None = None
         # a still playhead keeps (step, offset) as given: "end of step s" is not "start of s+1"
         step, offset = s0, off0
+        rate = 0.0
         if a.playing and a.speed > 0:
-            tau = tau0 + (clock - a.clock) * a.speed
+            tau = _advance(a, tau0, clock - a.clock)
             period = starts[n] + self.loop_hold
             if a.loop and a.auto and period > 0 and tau >= period:
                 cycle = int(tau // period)
@@ -245,7 +293,8 @@ class Director:
             if tau < end:
                 moving = True
                 step, offset = self._locate(st, tau, n)
-                next_change = clock + (starts[step + 1] - tau) / a.speed
+                rate = a.speed * (a.boost if tau < a.boost_until else 1.0)
+                next_change = a.clock + _elapsed(a, tau0, starts[step + 1]) if not cycle else clock + (starts[step + 1] - tau) / a.speed
             elif tau0 < end or cycle:
                 step, offset = end_step, durations[end_step]
                 if a.loop and a.auto:
@@ -258,7 +307,7 @@ class Director:
             offset=offset,
             duration=durations[step],
             playing=moving,
-            rate=a.speed if moving else 0.0,
+            rate=rate if moving else 0.0,
             key=(a.id, step, cycle),
             next_change=next_change,
             jump=jump,
@@ -277,7 +326,27 @@ class Director:
             loop=a.loop,
             auto=a.auto,
             hold=a.hold,
+            follow=a.follow,
         )
+
+    def lag(self, now: float) -> float:
+        """Clock seconds from ``now`` until the newest known step starts playing, with any
+        catch-up in force: how far the live picture trails the feed (0 once it shows the
+        newest step; infinite while paused or held short of it)."""
+        n = len(self.durations)
+        pos = self.position(now)
+        if pos.step is None or n == 0 or pos.step >= n - 1:
+            return 0.0
+        a = self.anchor
+        if not pos.playing or a.speed <= 0:
+            return float("inf")
+        tau = self.starts[pos.step] + pos.offset
+        target = self.starts[n - 1]
+        if a.boost > 1.0 and tau < a.boost_until:
+            fast = a.speed * a.boost
+            reach = min(target, a.boost_until)
+            return (reach - tau) / fast + max(0.0, target - a.boost_until) / a.speed
+        return (target - tau) / a.speed
 
     # ------------------------------------------------------------------ commands
 
@@ -297,6 +366,10 @@ class Director:
             available=len(self.durations),
             jump=False,
             times=self.times,
+            follow=prev.follow,
+            # a boost lasts until the step it aims at (commands that move the playhead drop it)
+            boost=prev.boost,
+            boost_until=prev.boost_until,
         )
         base.update(changes)
         anchor = Anchor(**base)
@@ -331,40 +404,47 @@ class Director:
         return self._push(now, step=step, offset=offset, jump=True, **changes)
 
     def play(self, now: float) -> Anchor:
-        return self._push(now, playing=True)
+        """Play from here, always: also resumes auto-advance after ``next``, ``step``,
+        ``back`` or ``seek`` (which hold the playhead on one step)."""
+        return self._push(now, playing=True, auto=True, hold=None)
 
     def pause(self, now: float) -> Anchor:
-        return self._push(now, playing=False)
+        return self._push(now, playing=False, boost=1.0, boost_until=0.0)
 
     def toggle(self, now: float) -> Anchor:
         return self.pause(now) if self.anchor.playing else self.play(now)
 
     def next(self, now: float) -> Anchor:
-        """Operator NEXT: animate the next step, then hold (switches off auto-advance)."""
-        a = self.anchor
+        """Operator NEXT: start the next step's animation now, then hold at its end
+        (auto-advance off until ``play``).  Pressed during an animation, it does not wait for
+        it: the operator sees the next card move at the press."""
         pos = self.position(now)
+        n = len(self.durations)
         cur = pos.step or 0
-        hold = max(a.hold if (a.hold is not None and not a.auto) else cur, cur) + 1
-        hold = min(hold, max(len(self.durations) - 1, 0))
-        return self._push(now, playing=True, auto=False, hold=hold)
+        if cur + 1 >= n:  # nothing further: finish what is on screen and hold there
+            return self._push(now, playing=True, auto=False, hold=max(n - 1, 0), follow=False, boost=1.0, boost_until=0.0)
+        return self._push(now, step=cur + 1, offset=0.0, playing=True, auto=False, hold=cur + 1, follow=False, boost=1.0, boost_until=0.0)
 
     def step_forward(self, now: float) -> Anchor:
+        """Cut to the next step's finished picture (no animation) and pause there."""
         pos = self.position(now)
         target = (pos.step or 0) + 1
-        return self._cut(now, target, playing=False, hold=target)
+        return self._cut(now, target, playing=False, hold=target, follow=False, boost=1.0, boost_until=0.0)
 
     def step_back(self, now: float) -> Anchor:
+        """Cut to the previous step's finished picture and pause there."""
         pos = self.position(now)
         target = (pos.step or 0) - 1
-        return self._cut(now, target, playing=False, hold=max(target, 0))
+        return self._cut(now, target, playing=False, hold=max(target, 0), follow=False, boost=1.0, boost_until=0.0)
 
     def seek(self, now: float, step: int) -> Anchor:
-        """Go to ``step``: playing, it animates from its start; paused, it shows complete."""
+        """Go to ``step``: playing, it animates from its start (and plays on unless the
+        operator drives with ``next``); paused, it shows complete and ``play`` goes on from it."""
         if self.anchor.playing:
             n = len(self.durations)
             step = min(max(step, 0), max(n - 1, 0))
-            return self._push(now, step=step, offset=0.0, jump=True, hold=step)
-        return self._cut(now, step, hold=step)
+            return self._push(now, step=step, offset=0.0, jump=True, hold=step, follow=False, boost=1.0, boost_until=0.0)
+        return self._cut(now, step, hold=step, follow=False, boost=1.0, boost_until=0.0)
 
     def set_speed(self, now: float, speed: float) -> Anchor:
         if not speed > 0:
@@ -379,18 +459,63 @@ class Director:
         return self._push(now, auto=auto, hold=None if auto else (pos.step or 0))
 
     def live(self, now: float) -> Anchor:
-        """Jump to the newest step and follow the feed (auto-advance, playing)."""
-        return self._cut(now, len(self.durations) - 1, playing=True, auto=True, hold=None)
+        """Jump to the newest step and follow the feed (auto-advance, playing, catch-up on)."""
+        return self._cut(now, len(self.durations) - 1, playing=True, auto=True, hold=None, follow=True, boost=1.0, boost_until=0.0)
+
+    def catch_up(self, now: float) -> Anchor | None:
+        """Keep a live playhead within ``max_lag`` of the newest step (see the module text).
+
+        Returns the anchor pushed, or None when nothing needed to change.
+        """
+        a = self.anchor
+        n = len(self.durations)
+        if not (a.follow and a.playing and a.auto and not a.loop and self.max_lag > 0 and n > 0 and a.speed > 0):
+            return None
+        pos = self.position(now)
+        if pos.step is None:
+            return None
+        starts = self.starts
+        newest = n - 1
+        tau = starts[pos.step] + pos.offset
+        backlog = (starts[newest] - tau) / a.speed  # clock seconds at normal speed
+        if a.boost > 1.0 and tau < a.boost_until and a.boost_until == starts[newest]:
+            return None  # already on its way: the newest step starts when it was promised
+        if a.jump and a.step == pos.step and pos.step in self.times.marks and tau < a.boost_until:
+            return None  # a banner cut to by catch-up plays to its end first
+        if backlog <= self.max_lag:
+            if a.boost != 1.0 and a.boost_until > tau:
+                # the newest step is near enough now: back to normal speed from here
+                return self._push(now, boost=1.0, boost_until=0.0)
+            return None
+        if backlog > self.skip_lag:
+            # cut ahead to the newest step; over a marked step (a deal-scored banner), cut to
+            # the latest such step instead and show it for ``max_lag`` seconds: the next
+            # call (the channel calls this on every wake, and one comes when the step ends)
+            # cuts on from there
+            skipped = [m for m in self.times.marks if pos.step < m < newest]
+            if not skipped:
+                return self._push(now, step=newest, offset=0.0, jump=True, boost=1.0, boost_until=0.0)
+            target = max(skipped)
+            boost = max(1.0, self.durations[target] / a.speed / self.max_lag)
+            return self._push(now, step=target, offset=0.0, jump=True, boost=boost, boost_until=starts[target + 1])
+        boost = min(backlog / self.max_lag, MAX_BOOST)
+        return self._push(now, boost=boost, boost_until=starts[newest])
 
     def timeline_changed(
-        self, now: float, durations: Sequence[float], *, first_changed: int | None, version: int | None = None
+        self,
+        now: float,
+        durations: Sequence[float],
+        *,
+        first_changed: int | None,
+        version: int | None = None,
+        marks: Sequence[int] | None = None,
     ) -> Anchor | None:
         """A new replay of the game arrived.
 
         ``first_changed`` is the first step that differs from the previous timeline (``None``
-        when nothing changed).  Steps only appended animate as the playhead reaches them; a
-        change at or before the step on screen (a correction, an undo) cuts to the corrected
-        picture without animation.
+        when nothing changed).  Steps only appended animate as the playhead reaches them (a
+        live playhead catches up, see :meth:`catch_up`); a change at or before the step on
+        screen (a correction, an undo) cuts to the corrected picture without animation.
         """
         same_version = version is None or version == self.version
         if first_changed is None and len(durations) == len(self.durations) and same_version:
@@ -399,16 +524,20 @@ class Director:
         cur = pos.step
         old_n = len(self.durations)
         waiting_at_end = cur is not None and cur == old_n - 1 and pos.offset >= self.durations[cur]
-        self._set_durations(durations, version)
+        self._set_durations(durations, version, marks)
         n = len(self.durations)
         if cur is None:
-            return self._push(now, step=0, offset=0.0, available=n)
+            # the first steps: a few (a logger starting a game) are followed live; a whole
+            # game arriving at once is played from its start, as a replay
+            return self._push(now, step=0, offset=0.0, available=n, follow=self._fresh_follow(0), boost=1.0, boost_until=0.0)
         if first_changed is not None and first_changed <= cur:
             return self._cut(now, min(cur, n - 1))
         if waiting_at_end and n > old_n and self.anchor.auto and self.anchor.playing:
-            # the playhead was waiting for the feed: the new step starts animating now
-            return self._push(now, step=old_n, offset=0.0, available=n)
-        return self._push(now, step=cur, offset=min(pos.offset, self.durations[cur]), available=n)
+            # the playhead was waiting for the feed: it is live, the new step starts now
+            pushed = self._push(now, step=old_n, offset=0.0, available=n, follow=True, boost=1.0, boost_until=0.0)
+        else:
+            pushed = self._push(now, step=cur, offset=min(pos.offset, self.durations[cur]), available=n)
+        return self.catch_up(now) or pushed
 
     def retime(self, now: float, durations: Sequence[float]) -> Anchor:
         """New step durations (Timing settings changed): keep the step and its progress."""
@@ -416,13 +545,54 @@ class Director:
         self._set_durations(durations)
         n = len(self.durations)
         if pos.step is None or n == 0:
-            return self._push(now, step=0, offset=0.0, available=n)
+            return self._push(now, step=0, offset=0.0, available=n, boost=1.0, boost_until=0.0)
         step = min(pos.step, n - 1)
-        return self._push(now, step=step, offset=pos.progress * self.durations[step], available=n)
+        pushed = self._push(now, step=step, offset=pos.progress * self.durations[step], available=n, boost=1.0, boost_until=0.0)
+        return self.catch_up(now) or pushed
 
-    def reset(self, now: float, durations: Sequence[float], *, step: int = 0, version: int | None = None) -> Anchor:
+    def reset(
+        self, now: float, durations: Sequence[float], *, step: int = 0, version: int | None = None, marks: Sequence[int] | None = None
+    ) -> Anchor:
         """A different game: start it at ``step`` with its first step animating."""
-        self._set_durations(durations, version)
+        self._set_durations(durations, version, marks)
         n = len(self.durations)
         step = min(max(step, 0), max(n - 1, 0))
-        return self._push(now, step=step, offset=0.0, available=n, jump=False, hold=None if self.anchor.auto else step)
+        return self._push(
+            now,
+            step=step,
+            offset=0.0,
+            available=n,
+            jump=False,
+            hold=None if self.anchor.auto else step,
+            follow=self._fresh_follow(step),
+            boost=1.0,
+            boost_until=0.0,
+        )
+
+    def _fresh_follow(self, step: int) -> bool:
+        """Whether a playhead starting at ``step`` of a newly arrived game follows it live: only
+        when the rest of the game is within ``skip_lag`` (more is a replay, played in full)."""
+        n = len(self.durations)
+        return n == 0 or (self.starts[n - 1] - self.starts[min(step, n - 1)]) / max(self.anchor.speed, 1e-9) <= self.skip_lag
+
+
+def _advance(a: Anchor, tau0: float, dt: float) -> float:
+    """Timeline time ``dt`` clock seconds after ``a`` (which starts at ``tau0``): boosted
+    until ``a.boost_until``, at the operator's speed after it."""
+    if a.boost > 1.0 and tau0 < a.boost_until:
+        fast = a.speed * a.boost
+        switch = (a.boost_until - tau0) / fast
+        if dt <= switch:
+            return tau0 + dt * fast
+        return a.boost_until + (dt - switch) * a.speed
+    return tau0 + dt * a.speed
+
+
+def _elapsed(a: Anchor, tau0: float, tau: float) -> float:
+    """Clock seconds after ``a`` at which the playhead reaches timeline time ``tau``."""
+    if a.boost > 1.0 and tau0 < a.boost_until:
+        fast = a.speed * a.boost
+        if tau <= a.boost_until:
+            return (tau - tau0) / fast
+        return (a.boost_until - tau0) / fast + (tau - a.boost_until) / a.speed
+    return (tau - tau0) / a.speed

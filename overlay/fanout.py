@@ -65,7 +65,10 @@ class FanOut(ChannelCore):
         data = dump(head)
         del data["scene"]
         text = json.dumps(data, separators=(",", ":"), ensure_ascii=False)
-        if step is None or game is None:
+        if game is not None and not steps and game.timeline.players:
+            # players seated, no deal yet: the pre-show picture, not a blank page
+            scene = self.cache.preshow((pos.version, self.render.revision, output, size, -1), game.timeline, self.render, title=game.timeline.title)
+        elif step is None or game is None:
             scene = "null"
         else:
             scene = self.cache.get(
@@ -85,6 +88,7 @@ class FanOut(ChannelCore):
         msg = StateMessage(
             channel=self.id,
             output=output,
+            delay=self.settings.output(output).delay,
             step=step,
             steps=len(steps),
             playing=pos.playing,
@@ -113,6 +117,7 @@ class FanOut(ChannelCore):
         while True:
             self.wake.clear()
             try:
+                self.director.catch_up(self.hub.clock())  # live catch-up (overlay.director)
                 deadline = await self._broadcast(self.hub.clock())
             except Exception:  # a bad scene must not kill the channel's pump
                 log.exception("channel %s: broadcast failed", self.id)

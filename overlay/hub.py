@@ -27,12 +27,25 @@ class Hub:
         self.max_delay = max_delay
         self.channels: dict[str, Channel] = {}
         self.started = False
+        #: pages asking for a channel that does not exist (yet), newest last; bounded
+        self.waiting: dict[str, dict[str, object]] = {}
 
     def get(self, channel_id: str) -> Channel:
         try:
             return self.channels[channel_id]
         except KeyError:
             raise NotFound(f"no channel {channel_id!r}", channel=channel_id) from None
+
+    def page_waiting(self, channel_id: str, error: str) -> None:
+        """Note a page (or its socket) asking for a missing channel: the server's status shows
+        it, since the page itself must not show anything on air."""
+        entry = self.waiting.pop(channel_id, None) or {"channel": channel_id, "requests": 0}
+        entry["requests"] = int(str(entry["requests"])) + 1
+        entry["error"] = error
+        entry["lastSeen"] = time.time()
+        self.waiting[channel_id] = entry
+        while len(self.waiting) > 64:  # a stranger's typos must not grow memory
+            self.waiting.pop(next(iter(self.waiting)))
 
     def restore(self) -> None:
         """Rebuild every stored channel (games are re-replayed leniently: nothing is dropped)."""
@@ -60,6 +73,7 @@ class Hub:
         if settings is not None:
             RenderSettings(settings)
         stored = self.store.create_channel(channel_id, settings)
+        self.waiting.pop(channel_id, None)
         ch = Channel(self, channel_id, stored, playhead=playhead)
         self.channels[channel_id] = ch
         if playhead is not None:

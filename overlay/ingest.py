@@ -13,7 +13,7 @@ from . import feed
 from .core import ChannelCore
 from .errors import SequenceGap
 from .protocol import ActionIn, FeedAck
-from .outputs import durations_of
+from .outputs import durations_of, marks_of
 
 __all__ = ["Ingest"]
 
@@ -39,10 +39,14 @@ class Ingest(ChannelCore):
             keep = list(self.director.durations[:first])
             durations = keep + durations_of(loaded.steps[first:], self.render.timing)
         if reset:
-            self.director.reset(now, durations, version=self.revision)
+            self.director.reset(now, durations, version=self.revision, marks=marks_of(loaded.steps))
         else:
             self.director.timeline_changed(
-                now, durations, first_changed=first if first is not None else len(durations), version=self.revision
+                now,
+                durations,
+                first_changed=first if first is not None else len(durations),
+                version=self.revision,
+                marks=marks_of(loaded.steps),
             )
         self._prune_versions()
         self.save_playhead(now)

@@ -11,11 +11,11 @@ from collections import OrderedDict
 from collections.abc import Sequence
 from typing import Any
 
-from engine.state import GameState, Timeline
+from engine.state import GameState, StepKind, Timeline
 
 from .protocol import ChannelSettings, OutputName
 
-__all__ = ["RenderSettings", "durations_of", "SceneCache"]
+__all__ = ["RenderSettings", "durations_of", "marks_of", "lags_of", "SceneCache"]
 
 
 class RenderSettings:
@@ -69,6 +69,16 @@ def durations_of(steps: Sequence[GameState] | Timeline | None, timing: Any) -> l
     return [float(timing.of(s.kind).total) for s in steps]
 
 
+def marks_of(steps: Sequence[GameState] | None) -> list[int]:
+    """Steps live catch-up never cuts over: every deal-scored banner (the score matters)."""
+    return [i for i, s in enumerate(steps or ()) if s.kind is StepKind.DEAL_SCORED]
+
+
+def lags_of(timing: Any) -> dict[str, float]:
+    """The Director's live catch-up bounds from the Timing settings."""
+    return {"max_lag": float(timing.live_lag), "skip_lag": float(timing.live_skip)}
+
+
 def render(
     state: GameState, *, view: Any, theme: Any, timing: Any, title: str | None, size: tuple[int, int], match: Any = None
 ) -> str:
@@ -114,6 +124,32 @@ class SceneCache:
             size=size,
             match=render_settings.match,
         )
+        return self._keep(key, text)
+
+    def preshow(self, key: tuple[Any, ...], timeline: Timeline, render_settings: RenderSettings, *, title: str | None) -> str:
+        """The pre-show scene of a game with players and no deal yet (title, teams, name
+        plates, the score bug at the game's starting score); ``key`` as for :meth:`get`."""
+        hit = self._items.get(key)
+        if hit is not None:
+            self._items.move_to_end(key)
+            return hit
+        from renderer.preshow import preshow_state
+
+        _, _, output, size, _ = key
+        players = timeline.players
+        state = preshow_state(players, score=timeline.final_score, num_players=len(players) if 2 <= len(players) <= 10 else 4)
+        text = render(
+            state,
+            view=render_settings.view(output),
+            theme=render_settings.theme,
+            timing=render_settings.timing,
+            title=title,
+            size=size,
+            match=render_settings.match,
+        )
+        return self._keep(key, text)
+
+    def _keep(self, key: tuple[Any, ...], text: str) -> str:
         self.builds += 1
         self._items[key] = text
         if len(self._items) > self.size:

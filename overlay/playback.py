@@ -13,7 +13,7 @@ from typing import Any
 from .core import ChannelCore
 from .errors import BadRequest
 from .protocol import ChannelSettings, ControlRequest
-from .outputs import RenderSettings, durations_of
+from .outputs import RenderSettings, durations_of, lags_of
 
 __all__ = ["Playback"]
 
@@ -46,13 +46,16 @@ class Playback(ChannelCore):
         elif op == "seek":
             d.seek(now, self._seek_target(req, now))
         elif op == "speed":
-            if req.speed is None:
-                raise BadRequest("speed needs 'speed'")
-            d.set_speed(now, req.speed)
+            speed = req.speed if req.speed is not None else req.value
+            if speed is None or isinstance(speed, bool) and not speed:
+                raise BadRequest("speed needs 'value' (a number from 0.0625 to 16, e.g. speed?value=2)")
+            if not 0.0 < float(speed) <= 16.0:
+                raise BadRequest(f"speed {float(speed)!r} is outside 0..16")
+            d.set_speed(now, float(speed))
         elif op in ("loop", "auto"):
-            if req.value is None:
-                raise BadRequest(f"{op} needs 'value' (true or false)")
-            (d.set_loop if op == "loop" else d.set_auto)(now, req.value)
+            if req.value is None or not isinstance(req.value, bool) and req.value not in (0.0, 1.0):
+                raise BadRequest(f"{op} needs 'value' (true or false, e.g. {op}?value=true)")
+            (d.set_loop if op == "loop" else d.set_auto)(now, bool(req.value))
         self.save_playhead(now)
         self.poke()
         return self.playhead_json(now)
@@ -65,11 +68,12 @@ class Playback(ChannelCore):
             BadRequest: no such game, deal or step, or nothing to seek to.
         """
         g = self.game
+        # people count games and deals from 1 (as the screen and ``inspect`` do)
         if req.game is not None:
-            if g is None or not any(p.index == req.game for p in g.parts):
-                have = "no game" if g is None else ", ".join(str(p.index) for p in g.parts)
+            if g is None or not any(p.index == req.game - 1 for p in g.parts):
+                have = "no game" if g is None else ", ".join(str(p.index + 1) for p in g.parts)
                 raise BadRequest(f"channel {self.id!r}: no game {req.game} in the match (games: {have})")
-            part = next(p for p in g.parts if p.index == req.game)
+            part = next(p for p in g.parts if p.index == req.game - 1)
         elif req.deal is not None and g is not None:
             part = g.part_of(self.director.position(now).step or 0)
         else:
@@ -78,15 +82,16 @@ class Playback(ChannelCore):
             if part is None:
                 raise BadRequest(f"channel {self.id!r}: no deal {req.deal} (no game loaded)")
             tl = part.timeline
-            if req.deal >= len(tl.deals):
-                where = f"game {part.index} of the match" if g is not None and g.match else "the game"
-                raise BadRequest(f"channel {self.id!r}: no deal {req.deal} ({where} has {len(tl.deals)})")
-            return part.first_step + tl.deal_start(req.deal)
+            if req.deal > len(tl.deals):
+                where = f"game {part.index + 1} of the match" if g is not None and g.match else "the game"
+                have = f"deals 1..{len(tl.deals)}" if tl.deals else "no deals yet"
+                raise BadRequest(f"channel {self.id!r}: no deal {req.deal} ({where} has {have})")
+            return part.first_step + tl.deal_start(req.deal - 1)
         if req.step is not None:
             if part is not None:
                 n = len(part.timeline.steps)
                 if req.step >= n:
-                    raise BadRequest(f"channel {self.id!r}: no step {req.step} in game {part.index} (it has {n})")
+                    raise BadRequest(f"channel {self.id!r}: no step {req.step} in game {part.index + 1} (it has {n})")
                 return part.first_step + req.step
             if req.step >= max(self.steps, 1):
                 raise BadRequest(f"channel {self.id!r}: no step {req.step} (the game has {self.steps})")
@@ -111,6 +116,8 @@ class Playback(ChannelCore):
         self.director.max_delay = self.window
         if self.render.timing != old_timing:
             now = self.hub.clock()
+            lags = lags_of(self.render.timing)
+            self.director.max_lag, self.director.skip_lag = lags["max_lag"], lags["skip_lag"]
             self.director.retime(now, durations_of(self.game_steps, self.render.timing))
         self.poke()
         return stored

@@ -213,16 +213,36 @@ ControlOp = Literal[
 
 
 class ControlRequest(_Model):
-    """A Director command.  ``seek`` takes ``step`` or ``deal``, and for a match ``game`` (then
-    ``step``/``deal`` count inside that game); ``speed`` takes ``speed``; ``loop`` and ``auto``
-    take ``value`` (auto = auto-advance, off = operator NEXT)."""
+    """A Director command.  One argument name for every setting: ``value`` (``speed`` takes a
+    number, ``loop`` and ``auto`` take true/false; ``auto`` off = operator NEXT).  ``seek``
+    takes ``step`` (the timeline index from 0), or ``deal`` and, in a match, ``game``, counted
+    from 1 as people count them and as the screen and ``inspect`` show them (the JSON
+    contract's ``dealNumber`` is the file's own field and is not used here).  ``speed=`` is
+    still read for ``speed`` (the older spelling)."""
 
     op: ControlOp
-    game: int | None = Field(None, ge=0)
+    game: int | None = Field(None, ge=1)
     step: int | None = Field(None, ge=0)
-    deal: int | None = Field(None, ge=0)
+    deal: int | None = Field(None, ge=1)
     speed: float | None = Field(None, gt=0.0, le=16.0)
-    value: bool | None = None
+    value: bool | float | None = None
+
+    @field_validator("value", mode="before")
+    @classmethod
+    def _words(cls, v: Any) -> Any:
+        """Query strings: true/false/on/off/yes/no are switches, anything else a number
+        ("1" is the number one, for ``speed?value=1``)."""
+        if isinstance(v, str):
+            word = v.strip().lower()
+            if word in ("true", "on", "yes"):
+                return True
+            if word in ("false", "off", "no"):
+                return False
+            try:
+                return float(word)
+            except ValueError:
+                raise ValueError(f"{v!r} is neither true/false nor a number") from None
+        return v
 
 
 # --------------------------------------------------------------------------- feed
@@ -375,9 +395,16 @@ class FeedRefused(_Model):
 
 
 class StateMessage(_Model):
+    """The GameState one output shows now: ``program`` is ``delay`` seconds behind the live
+    game (the anti-cheat delay; its hole cards are there to see), ``preview`` is live,
+    ``clean`` is live (its page hides hole cards; this JSON does not).  ``deal`` in ``state``
+    is the deal's position from 0 and ``dealNumber`` the file's own field; people count deals
+    from 1 (``deal + 1``)."""
+
     type: Literal["state"] = "state"
     channel: str
     output: OutputName
+    delay: float = 0.0  # seconds this output runs behind the live game
     step: int | None
     steps: int
     playing: bool

@@ -13,6 +13,7 @@ from typing import Any
 from aiohttp import web
 from pydantic import ValidationError
 
+from engine.codec import json_reason
 from engine.errors import EgnError
 from engine.load import MAX_INPUT
 
@@ -53,7 +54,7 @@ def error_body(exc: BaseException) -> tuple[int, dict[str, Any]]:
     if isinstance(exc, ValidationError):
         return 400, {"error": pydantic_text(exc), "kind": "validation", "errors": pydantic_errors(exc)}
     if isinstance(exc, json.JSONDecodeError):
-        return 400, {"error": f"request body is not JSON: {exc.msg} at line {exc.lineno}, column {exc.colno}", "kind": "json"}
+        return 400, {"error": f"request body is not JSON: line {exc.lineno}, column {exc.colno}: {json_reason(exc)}", "kind": "json"}
     if isinstance(exc, UnicodeDecodeError):
         return 400, {"error": "request body is not UTF-8", "kind": "encoding"}
     raise exc

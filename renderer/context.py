@@ -9,13 +9,18 @@ from engine.cards import Card, Suit, sort_key
 from engine.state import GameState, StepKind
 
 from .cardart import back_sprite, card_sprite
-from .fonts import fit_text, measure, uses_fallback
+from .fonts import MIN_TEXT, fit_text, measure, uses_fallback
 from .scene import Builder, Num, Op
 from .theme import CardStyle, Theme
 from .timing import StepTiming, Timing
 from .view import Element, ElementType, Perspective, View
 
-__all__ = ["Ctx", "HAND_TYPES"]
+__all__ = ["Ctx", "HAND_TYPES", "MIN_TEXT", "is_preshow"]
+
+
+def is_preshow(state: GameState) -> bool:
+    """Whether ``state`` is the pre-show picture (players seated, no deal yet): ``deal < 0``."""
+    return state.deal < 0
 
 #: hand elements by screen position: 0 south, 1 west, 2 north, 3 east
 HAND_TYPES = (ElementType.HAND_SOUTH, ElementType.HAND_WEST, ElementType.HAND_NORTH, ElementType.HAND_EAST)
@@ -62,13 +67,26 @@ class Ctx:
         seats = [s for s in range(self.players) if s % 2 == team]
         return " & ".join(self.name(s) for s in seats)
 
-    def team_short(self, team: int) -> str:
-        """Surnames (last word of each name): what a scorebug has room for.
+    def team_label(self, team: int, font: str, size: float, width: float, *, ls: float = 0.0, suffix: str = "") -> str:
+        """The team's name as the audience should read it, in capitals, fitting ``width``.
 
-        Names in CJK scripts stay whole: they are short, and the family name comes first.
+        Until match data names the teams, the fallback is built from whole words of the
+        players' display names, never from a cut: the full names ("PRIYA RAMAN & MARGUERITE
+        OKAFOR") when they fit at no less than :data:`MIN_TEXT`, else the first word of each
+        ("PRIYA & MARGUERITE"), else the side of the table ("NORTH · SOUTH").  Guessing a
+        surname from the last word turned "Orde® Me Up" into "UP".  Names in CJK scripts are
+        kept whole at the second stage (they are short and the family name comes first).
         """
         seats = [s for s in range(self.players) if s % 2 == team]
-        return " & ".join(n if uses_fallback("bold", n) else n.split()[-1] for n in (self.name(s) for s in seats))
+        names = [self.name(s) for s in seats]
+        floor = min(1.0, MIN_TEXT / size) if size > 0 else 1.0
+        firsts = [n if uses_fallback("bold", n) else (n.split() or [n])[0] for n in names]
+        side = "NORTH \u00b7 SOUTH" if team == 0 else "EAST \u00b7 WEST"
+        for parts in (names, firsts):
+            text = " & ".join(parts).upper() + suffix
+            if measure(font, size * floor, text, ls) <= width:
+                return text
+        return side + suffix
 
     # cards ---------------------------------------------------------------------------
     def face_up(self, seat: int) -> bool:
@@ -134,8 +152,11 @@ class Ctx:
     ) -> float:
         """Draw text placed by its left edge, centre or right edge; fit to ``width``. Returns its width.
 
-        Text too wide shrinks down to ``min_scale`` of its size, then gets an ellipsis.
+        Text too wide shrinks down to ``min_scale`` of its size, but never below
+        :data:`MIN_TEXT` (unless asked for smaller), then gets an ellipsis.
         """
+        if size >= MIN_TEXT:
+            min_scale = max(min_scale, (MIN_TEXT + 1e-6) / size)
         text, size, w, dx = _layout(font, size, text, width, ls, align, min_scale)
         self.b.text(font, size, x - dx, y, text, colour, ls)
         return w

@@ -112,9 +112,10 @@ def _panel(ctx: Ctx, ex: Extra, w: float, h: float) -> None:
     b.restore()
 
 
-def _team_label(ctx: Ctx, match: MatchData | None, team: int) -> str:
+def _team_label(ctx: Ctx, match: MatchData | None, team: int, font: str, size: float, width: float) -> str:
+    """The match data's team name, else the context's fallback (whole names that fit)."""
     name = match.teams[team].name if match is not None and team < len(match.teams) else ""
-    return name or ctx.team_short(team)
+    return name or ctx.team_label(team, font, size, width)
 
 
 def _event_title(ctx: Ctx, ex: Extra, match: MatchData | None, title: str | None) -> None:
@@ -126,7 +127,8 @@ def _event_title(ctx: Ctx, ex: Extra, match: MatchData | None, title: str | None
     head = (match.event_title if match is not None and match.event_title else title or "Euchre").upper()
     ctx.label(th.font_title, ex.style.font_size or 34, 28, 44, head, text, width=w - 48, ls=1.0)
     sub = match.event_subtitle if match is not None else ""
-    teams = f"{_team_label(ctx, match, 0)}  vs  {_team_label(ctx, match, 1)}"
+    half = (w - 48) / 2 - 40
+    teams = f"{_team_label(ctx, match, 0, th.font_body, 20, half)}  vs  {_team_label(ctx, match, 1, th.font_body, 20, half)}"
     ctx.label(th.font_body, 20, 28, 80, (f"{sub} \u00b7 {teams}" if sub else teams).upper(), th.muted, width=w - 48, ls=1.5)
     ctx.b.rrect(w - 20, 14, 6, 32, 3, th.team_ns, None, 0)
     ctx.b.rrect(w - 20, 54, 6, 32, 3, th.team_ew, None, 0)
@@ -154,7 +156,7 @@ def _player_intro(ctx: Ctx, ex: Extra, match: MatchData | None) -> None:
     text = ex.style.text_colour or th.text
     ctx.label(th.font_title, ex.style.font_size or 44, 152, 62, ctx.name(seat).upper(), text, width=w - 176, ls=0.5)
     line = player.line if player is not None and player.line else ""
-    sub = (_team_label(ctx, match, team) + (f" \u00b7 {line}" if line else "")).upper()
+    sub = (_team_label(ctx, match, team, th.font_body, 22, w - 176) + (f" \u00b7 {line}" if line else "")).upper()
     ctx.label(th.font_body, 22, 152, 100, sub, th.muted, width=w - 176, ls=1.0)
     b.restore()
 

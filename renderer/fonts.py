@@ -17,7 +17,11 @@ font, the way Chromium falls back from a CSS font list (the page draws ``"bold",
 
 from __future__ import annotations
 
+import os
+import sys
 import unicodedata
+from collections.abc import Iterator
+from contextlib import contextmanager
 from dataclasses import dataclass
 from functools import lru_cache
 from pathlib import Path
@@ -26,7 +30,18 @@ import cvttf_NotoSansCJK_Bold  # type: ignore[import-untyped]
 import fontpkg_barlow_condensed  # type: ignore[import-untyped]
 import uharfbuzz as hb  # type: ignore[import-untyped]
 
-__all__ = ["FONT_KEYS", "FALLBACK", "font_files", "shape", "measure", "Shaped", "fit_text", "uses_fallback"]
+__all__ = [
+    "FONT_KEYS",
+    "FALLBACK",
+    "font_files",
+    "shape",
+    "measure",
+    "Shaped",
+    "fit_text",
+    "uses_fallback",
+    "quiet_fontconfig",
+    "MIN_TEXT",
+]
 
 _FILES: dict[str, str] = {
     "medium": "BarlowCondensed-Medium.ttf",
@@ -38,6 +53,9 @@ _FILES: dict[str, str] = {
 FONT_KEYS: tuple[str, ...] = tuple(_FILES)
 #: key of the fallback font for characters the Barlow cuts lack
 FALLBACK = "cjk"
+#: smallest text size (view px at 1920x1080) a fitted label may shrink to: 20 px at 1080p is
+#: 13 px at 720p, the least a viewer reads on a phone-sized stream
+MIN_TEXT = 20.0
 
 
 def font_files() -> dict[str, Path]:
@@ -49,6 +67,35 @@ def font_files() -> dict[str, Path]:
     files = {key: root / name for key, name in _FILES.items()}
     files[FALLBACK] = Path(cvttf_NotoSansCJK_Bold.get_TTF_path())
     return files
+
+
+@contextmanager
+def quiet_fontconfig() -> Iterator[None]:
+    """Run the first skia font call with the process's stderr closed off.
+
+    skia-python links its own (older) Fontconfig, which reads the system's ``/etc/fonts`` on
+    the first font call and warns about elements it does not know (Debian ships
+    ``<reset-dirs>``): a line of noise on every ``frame`` run.  The renderer opens every font
+    by path and never asks Fontconfig for one, so the warning says nothing about us.  Setting
+    ``FONTCONFIG_FILE`` from Python does not reach skia's copy (measured: it only works when
+    set before the interpreter starts), so the C-level stderr is pointed at /dev/null for the
+    duration of the call instead.  Font loading reports failure by its return value, which
+    the caller checks, so nothing of ours is hidden.
+    """
+    try:
+        sys.stderr.flush()
+        saved = os.dup(2)
+    except (OSError, ValueError):
+        yield  # no usable stderr: nothing to keep quiet
+        return
+    null = os.open(os.devnull, os.O_WRONLY)
+    try:
+        os.dup2(null, 2)
+        yield
+    finally:
+        os.dup2(saved, 2)
+        os.close(saved)
+        os.close(null)
 
 
 @dataclass(frozen=True)

@@ -6,32 +6,46 @@ from __future__ import annotations
 import re
 
 from engine.cards import Card, Rank, Suit, resolve
-from engine.state import StepKind, UpCardState
+from engine.state import GameState, StepKind, UpCardState
 
 from .cardart import suit_colour, suit_path
-from .context import Ctx
-from .fonts import measure
+from .callout import callout_text, gather_times, trick_winner
+from .context import Ctx, is_preshow
+from .fonts import MIN_TEXT, measure
 from .scene import Num
 from .table import SUIT_WORD, card
-from .view import Element
+from .view import Element, ElementType
 
-__all__ = ["SIZES", "draw_panel", "parse_quality"]
+__all__ = ["SIZES", "draw_panel", "parse_quality", "ink_on", "up_card_in_centre", "deal_label"]
 
+
+def deal_label(state: GameState) -> int:
+    """The deal number people see (screen, seek, ``inspect`` text): 1 for the first deal of
+    the file, counted by position (``GameState.deal + 1``), whatever the file's ``dealNumber``
+    says (the JSON contract keeps that one)."""
+    return state.deal + 1
+
+
+# Every label is at least 20 px at 1080p (13 px at 720p): the panels are sized for that.
 SIZES: dict[str, tuple[float, float]] = {
-    "ns-score": (300, 64),
-    "ew-score": (300, 64),
-    "ns-trick-boxes": (144, 64),
-    "ew-trick-boxes": (144, 64),
-    "ns-trump-tracker": (230, 64),
-    "ew-trump-tracker": (230, 64),
-    "trump-tracker": (360, 72),
-    "title": (360, 72),
-    "kitty-tracker": (200, 196),
-    "suit-tracker": (360, 180),
-    "trick-tracker": (360, 176),
+    "ns-score": (300, 84),
+    "ew-score": (300, 84),
+    "ns-trick-boxes": (144, 84),
+    "ew-trick-boxes": (144, 84),
+    "ns-trump-tracker": (230, 84),
+    "ew-trump-tracker": (230, 84),
+    "trump-tracker": (360, 84),
+    "title": (360, 84),
+    "kitty-tracker": (240, 210),
+    "suit-tracker": (360, 188),
+    "trick-tracker": (360, 196),
     "annotations": (600, 150),
     "banner": (800, 200),
+    "trick-callout": (460, 64),
 }
+
+#: text that sits on a saturated badge: black or white, whichever contrasts more
+DARK_INK, LIGHT_INK = "#000000ff", "#ffffffff"
 
 _QUALITY = re.compile(r"^\[(!!|\?\?|!\?|\?!|!|\?)\]\s*")
 _QUALITY_WORD = {"!!": "BRILLIANT", "!": "GOOD", "!?": "INTERESTING", "?!": "DUBIOUS", "?": "MISTAKE", "??": "BLUNDER"}
@@ -67,6 +81,16 @@ def draw_panel(ctx: Ctx, el: Element) -> None:
         _annotations(ctx, el)
     elif t == "banner":
         _banner(ctx, el)
+    elif t == "trick-callout":
+        _trick_callout(ctx, el)
+
+
+def ink_on(fill: str) -> str:
+    """Black or white text for a badge of colour ``fill`` (whichever has more contrast)."""
+    from .contrast import contrast, parse_colour
+
+    rgb = parse_colour(fill)[:3]
+    return DARK_INK if contrast(rgb, (0.0, 0.0, 0.0)) >= contrast(rgb, (1.0, 1.0, 1.0)) else LIGHT_INK
 
 
 def _count(ctx: Ctx, font: str, size: float, right: float, baseline: float, old: int, new: int, colour: str) -> None:
@@ -98,11 +122,13 @@ def _score(ctx: Ctx, el: Element, team: int) -> None:
     w, h = SIZES["ns-score"]
     ctx.panel(0, 0, w, h, el=el)
     ctx.b.rrect(0, 0, 10, h, 5, ctx.team_colour(team), None, 0)
-    ctx.label(th.font_body, 15, 24, 24, "NORTH \u00b7 SOUTH" if team == 0 else "EAST \u00b7 WEST", th.muted, ls=2.0)
-    ctx.label(th.font_heading, el.style.font_size or 25, 24, 51, ctx.team_short(team).upper(), ctx.text_colour(el), width=w - 100, ls=0.5)
+    ctx.label(th.font_body, 20, 24, 30, "NORTH \u00b7 SOUTH" if team == 0 else "EAST \u00b7 WEST", th.muted, ls=2.0)
+    size = el.style.font_size or 27
+    name = ctx.team_label(team, th.font_heading, size, w - 100, ls=0.5)
+    ctx.label(th.font_heading, size, 24, 66, name, ctx.text_colour(el), width=w - 100, ls=0.5)
     new = st.score[team]
     old = new - (st.deal_points[team] if st.deal_points and st.kind is StepKind.DEAL_SCORED else 0)
-    _count(ctx, th.font_title, 50, w - 16, 52, old, new, ctx.text_colour(el))
+    _count(ctx, th.font_title, 58, w - 16, 66, old, new, ctx.text_colour(el))
 
 
 def _trick_boxes(ctx: Ctx, el: Element, team: int) -> None:
@@ -115,24 +141,24 @@ def _trick_boxes(ctx: Ctx, el: Element, team: int) -> None:
     fresh = (
         st.kind is StepKind.TRICK_TAKEN and st.trick is not None and st.trick.winner is not None and st.trick.winner % 2 == team
     )
+    ctx.label(th.font_body, 20, w / 2, 30, "TRICKS", th.muted, align="center", ls=2.0)
     n_boxes = 5
-    bw, gap = 20.0, 6.0
+    bw, gap, top, bh = 20.0, 6.0, 42.0, 30.0
     x0 = (w - (n_boxes * bw + (n_boxes - 1) * gap)) / 2
     for i in range(n_boxes):
         x = x0 + i * (bw + gap)
-        b.rrect(x, 14, bw, 36, 4, "#ffffff14", "#ffffff33", 1.0)
+        b.rrect(x, top, bw, bh, 4, "#ffffff14", "#ffffff33", 1.0)
         if i < won:
             if fresh and i == won - 1:
-                sc, al = ctx.pop(ctx.run * 0.6, max(0.05, ctx.run * 0.5), start=0.3)
+                sc, al = ctx.pop(ctx.run * 0.6, max(0.05, ctx.run * 0.4), start=0.3)
                 b.save()
                 b.alpha(al)
-                b.translate(x + bw / 2, 32)
+                b.translate(x + bw / 2, top + bh / 2)
                 b.scale(sc)
-                b.rrect(-bw / 2, -18, bw, 36, 4, ctx.team_colour(team), None, 0)
+                b.rrect(-bw / 2, -bh / 2, bw, bh, 4, ctx.team_colour(team), None, 0)
                 b.restore()
             else:
-                b.rrect(x, 14, bw, 36, 4, ctx.team_colour(team), None, 0)
-    _ = th
+                b.rrect(x, top, bw, bh, 4, ctx.team_colour(team), None, 0)
 
 
 def _suit_badge(ctx: Ctx, cx: float, cy: float, r: float, code: str) -> None:
@@ -164,17 +190,19 @@ def _trump(ctx: Ctx, el: Element, team: int | None) -> None:
     ctx.panel(0, 0, w, h, el=el)
     _suit_badge(ctx, h / 2, h / 2, h / 2 - 10, code)
     x = h + 4
-    ctx.label(th.font_body, 15, x, 25, "TRUMP", th.muted, ls=2.0)
-    ctx.label(th.font_heading, 24, x, 51, SUIT_WORD.get(code, code), ctx.text_colour(el), ls=0.5)
+    ctx.label(th.font_body, 20, x, 32, "TRUMP", th.muted, ls=1.0)
     right = w - 14
+    top_right = right  # the top row's right edge, left of the ALONE pill
     if st.alone:
-        pw = measure(th.font_heading, 17, "ALONE", 1.0) + 18
-        b.rrect(right - pw, h / 2 - 14, pw, 28, 14, th.accent, None, 0)
-        ctx.label(th.font_heading, 17, right - pw / 2, h / 2 + 6, "ALONE", "#16181dff", align="center", ls=1.0)
-        right -= pw + 8
+        pw = measure(th.font_heading, 20, "ALONE", 1.0) + 18
+        b.rrect(right - pw, 10, pw, 30, 15, th.accent, None, 0)
+        ctx.label(th.font_heading, 20, right - pw / 2, 32, "ALONE", ink_on(th.accent), align="center", ls=1.0)
+        top_right -= pw + 8
+    word_w = (right - x) if team is not None else (w - x - 150)
+    ctx.label(th.font_heading, 26, x, 66, SUIT_WORD.get(code, code), ctx.text_colour(el), ls=0.5, width=word_w)
     if team is None:
-        ctx.label(th.font_body, 15, right, 25, "CALLED BY", th.muted, align="right", ls=2.0)
-        ctx.label(th.font_heading, 22, right, 51, ctx.name(st.maker).upper(), ctx.text_colour(el), align="right", width=w - x - 130)
+        ctx.label(th.font_body, 20, top_right, 32, "CALLED BY", th.muted, align="right", ls=2.0)
+        ctx.label(th.font_heading, 24, right, 66, ctx.name(st.maker).upper(), ctx.text_colour(el), align="right", width=140)
     b.restore()
 
 
@@ -184,32 +212,58 @@ def _title(ctx: Ctx, el: Element) -> None:
     ctx.panel(0, 0, w, h, el=el)
     ctx.b.rrect(w - 8, 0, 8, h, 4, th.accent, None, 0)
     title = (ctx.title or "Euchre").upper()
-    ctx.label(th.font_heading, el.style.font_size or 26, w - 22, 34, title, ctx.text_colour(el), align="right", width=w - 40, ls=1.0)
-    sub = f"DEAL {st.deal + 1}"
-    if st.calls and st.calls[-1].round == 2 and st.trump_code is None:
-        sub += " \u00b7 ROUND 2"
-    ctx.label(th.font_body, 17, w - 22, 58, sub, th.muted, align="right", ls=2.0)
+    ctx.label(th.font_heading, el.style.font_size or 28, w - 22, 38, title, ctx.text_colour(el), align="right", width=w - 40, ls=1.0)
+    if is_preshow(st):
+        sub = "STARTING SOON"
+    else:
+        sub = f"DEAL {deal_label(st)}"
+        if st.calls and st.calls[-1].round == 2 and st.trump_code is None:
+            sub += " \u00b7 ROUND 2"
+    ctx.label(th.font_body, 20, w - 22, 68, sub, th.muted, align="right", ls=2.0, width=w - 40)
+
+
+def up_card_in_centre(ctx: Ctx) -> bool:
+    """Whether the play area shows the up-card now (bidding, before a card is played).
+
+    The kitty panel then leaves it out, so the one public card is never drawn twice.
+    """
+    st = ctx.state
+    return (
+        ElementType.PLAY_AREA in ctx.placed
+        and st.up_card is not None
+        and st.up_card_state is not UpCardState.TAKEN
+        and not st.tricks
+        and (st.trick is None or not st.trick.cards)
+    )
 
 
 def _kitty(ctx: Ctx, el: Element) -> None:
+    """The kitty: the up-card face up with what became of it (every viewer saw it turned), and
+    the dealer's discard (hidden information: face up only where the view shows the dealer's
+    hand)."""
     st, th = ctx.state, ctx.theme
     w, h = SIZES["kitty-tracker"]
-    if st.up_card is None:
+    if st.up_card is None or up_card_in_centre(ctx):
         return
     ctx.panel(0, 0, w, h, el=el)
-    ctx.label(th.font_body, 15, w / 2, 24, "KITTY", th.muted, align="center", ls=3.0)
+    ctx.label(th.font_body, 20, w / 2, 30, "KITTY", th.muted, align="center", ls=3.0)
     s = 0.62
     up = st.up_card_state
-    face = up is UpCardState.FACE_UP
-    card(ctx, ctx.sprite_id(st.up_card if face else None), 56, 104, s=s, alpha=1.0 if up is not UpCardState.TAKEN else 0.35)
-    cap = {UpCardState.FACE_UP: "UP CARD", UpCardState.TURNED_DOWN: "TURNED", UpCardState.TAKEN: "PICKED UP"}[up]
-    ctx.label(th.font_body, 14, 56, 180, cap, th.muted, align="center", ls=1.0)
+    two = st.discard is not None
+    cx1, cx2, cy, col = (w / 4 if two else w / 2), w * 3 / 4, 112.0, w / 2 - 4 if two else w - 20
+    act = st.action
+    ordering = st.kind is StepKind.CALL and act is not None and act.call == "Order"
+    # while the ordered card flies to the dealer, its kitty copy comes in only as it lands
+    arrive: Num = ctx.b.tween(ctx.run * 0.85, ctx.run, 0.0, 1.0, "linear") if ordering else 1.0
+    card(ctx, ctx.sprite_id(st.up_card), cx1, cy, s=s, alpha=arrive)
+    cap = {UpCardState.FACE_UP: "UP CARD", UpCardState.TURNED_DOWN: "TURNED DOWN", UpCardState.TAKEN: "PICKED UP"}[up]
+    ctx.label(th.font_body, 20, cx1, 196, cap, th.muted, align="center", ls=1.0, width=col)
     if st.discard is not None and st.kind is not StepKind.DISCARD:
-        card(ctx, ctx.sprite_id(st.discard, face=ctx.face_up(st.dealer)), 144, 104, s=s)
-        ctx.label(th.font_body, 14, 144, 180, "DISCARD", th.muted, align="center", ls=1.0)
+        card(ctx, ctx.sprite_id(st.discard, face=ctx.face_up(st.dealer)), cx2, cy, s=s)
+        ctx.label(th.font_body, 20, cx2, 196, "DISCARD", th.muted, align="center", ls=1.0, width=col)
     elif st.kind is StepKind.DISCARD and st.discard is not None:
         a = ctx.b.tween(ctx.run * 0.8, ctx.run, 0.0, 1.0, "linear")
-        card(ctx, ctx.sprite_id(st.discard, face=ctx.face_up(st.dealer)), 144, 104, s=s, alpha=a)
+        card(ctx, ctx.sprite_id(st.discard, face=ctx.face_up(st.dealer)), cx2, cy, s=s, alpha=a)
 
 
 def _played(ctx: Ctx) -> list[Card]:
@@ -224,46 +278,47 @@ def _suits(ctx: Ctx, el: Element) -> None:
     st, th, b = ctx.state, ctx.theme, ctx.b
     w, h = SIZES["suit-tracker"]
     ctx.panel(0, 0, w, h, el=el)
-    ctx.label(th.font_body, 15, 16, 26, "CARDS PLAYED", th.muted, ls=2.0)
+    ctx.label(th.font_body, 20, 16, 30, "CARDS PLAYED", th.muted, ls=2.0)
     played = _played(ctx)
     lowest = min([int(c.rank) for c in played if c.rank is not None] + [9])
     ranks = [r for r in Rank if int(r) >= lowest]
     col = (w - 64) / len(ranks)
     for row, suit in enumerate((Suit.SPADES, Suit.HEARTS, Suit.CLUBS, Suit.DIAMONDS)):
-        y = 40 + row * 34
+        y = 44 + row * 35
         if st.trump is suit:
             b.rrect(8, y, w - 16, 32, 6, th.accent + "26", th.accent + "80", 1.0)
         b.path(suit_path(suit, 18, y + 5, 22), "#ffffffff" if suit.colour == "black" else "#ff5a6eff", None, 0)
         for i, r in enumerate(ranks):
             gone = any(c.suit is suit and c.rank == r for c in played)
             label = "10" if r == Rank.TEN else r.letter
-            colour = ctx.text_colour(el) if not gone else "#ffffff38"
-            ctx.label(th.font_heading, 21, 60 + col * i + col / 2, y + 24, label, colour, align="center")
+            # a played card is struck out, in the muted colour: readable (>= 4.5:1), not faint
+            colour = ctx.text_colour(el) if not gone else th.muted
+            ctx.label(th.font_heading, 22, 60 + col * i + col / 2, y + 24, label, colour, align="center")
             if gone:
-                b.rrect(60 + col * i + 6, y + 15, col - 12, 2, 1, "#ffffff60", None, 0)
+                b.rrect(60 + col * i + 5, y + 15, col - 10, 2.5, 1.25, th.accent, None, 0)
 
 
 def _tricks(ctx: Ctx, el: Element) -> None:
     st, th = ctx.state, ctx.theme
     w, h = SIZES["trick-tracker"]
     ctx.panel(0, 0, w, h, el=el)
-    ctx.label(th.font_body, 15, 16, 26, "TRICKS", th.muted, ls=2.0)
+    ctx.label(th.font_body, 20, 16, 30, "TRICKS", th.muted, ls=2.0)
     for i, t in enumerate(st.tricks[:5]):
-        y = 54 + i * 25
-        ctx.label(th.font_heading, 19, 16, y, str(i + 1), th.muted)
+        y = 60 + i * 28
+        ctx.label(th.font_heading, 20, 16, y, str(i + 1), th.muted)
         x = 40.0
         for c in t.cards:
             c = resolve(c, st.trump)
             txt = ("10" if c.rank == Rank.TEN else c.rank.letter) if c.rank is not None else "?"
             colour = suit_colour(c.suit, th.cards) if c.suit is not None else th.text
             colour = "#ff6b7dff" if c.suit is not None and c.suit.colour == "red" else "#ffffffff"
-            ctx.label(th.font_heading, 19, x, y, txt, colour)
+            ctx.label(th.font_heading, 20, x, y, txt, colour)
             if c.suit is not None:
                 ctx.b.path(suit_path(c.suit, x + 17, y - 14, 14), colour, None, 0)
             x += 44
         if t.winner is not None:
             ctx.b.rrect(w - 128, y - 17, 6, 20, 3, ctx.team_colour(t.winner % 2), None, 0)
-            ctx.label(th.font_heading, 19, w - 116, y, ctx.name(t.winner).upper(), ctx.text_colour(el), width=104)
+            ctx.label(th.font_heading, 20, w - 116, y, ctx.name(t.winner).upper(), ctx.text_colour(el), width=104)
 
 
 def _wrap(font: str, size: float, text: str, width: float, first_indent: float) -> list[str]:
@@ -297,8 +352,8 @@ def _annotations(ctx: Ctx, el: Element) -> None:
     b.translate(slide, 0)
     ctx.panel(0, 0, w, h, el=el)
     b.rrect(0, 0, 8, h, 4, th.accent, None, 0)
-    ctx.label(th.font_body, 15, pad + 8, pad + 14, "ANALYSIS", th.muted, ls=3.0)
-    y = pad + 14 + size + 8
+    ctx.label(th.font_body, 20, pad + 8, pad + 16, "ANALYSIS", th.muted, ls=3.0)
+    y = pad + 16 + size + 8
     max_lines = int((h - y + size * 0.3) // (size * 1.2))
     for note in notes:
         tag, body = parse_quality(note)
@@ -307,9 +362,10 @@ def _annotations(ctx: Ctx, el: Element) -> None:
         if tag is not None:
             colour = th.quality_colours.get(tag, th.accent)
             word = f"{tag}  {_QUALITY_WORD[tag]}"
-            bw = measure(th.font_heading, size * 0.72, word, 1.0) + 18
-            b.rrect(x, y - size * 0.82, bw, size * 1.05, 5, colour, None, 0)
-            ctx.label(th.font_heading, size * 0.72, x + 9, y - size * 0.08, word, "#ffffffff", ls=1.0)
+            tag_size = max(20.0, size * 0.8)
+            bw = measure(th.font_heading, tag_size, word, 1.0) + 18
+            b.rrect(x, y - size * 0.86, bw, size * 1.1, 5, colour, None, 0)
+            ctx.label(th.font_heading, tag_size, x + 9, y - size * 0.06, word, ink_on(colour), ls=1.0)
             indent = bw + 10
         lines = _wrap(th.font_body, size, body, w - 2 * pad - 8, indent)
         for i, line in enumerate(lines):
@@ -327,7 +383,8 @@ def _banner(ctx: Ctx, el: Element) -> None:
     st, th, b = ctx.state, ctx.theme, ctx.b
     w, h = SIZES["banner"]
     if st.kind is StepKind.GAME_OVER and st.winner is not None:
-        kicker, head, colour = "GAME OVER", f"{ctx.team_short(st.winner).upper()} WIN", ctx.team_colour(st.winner)
+        head = ctx.team_label(st.winner, th.font_title, 72, w - 60, ls=1.5, suffix=" WIN")
+        kicker, colour = "GAME OVER", ctx.team_colour(st.winner)
         line = f"{st.score[st.winner]} \u2013 {st.score[1 - st.winner]}"
     elif st.kind is StepKind.DEAL_SCORED and st.deal_points is not None:
         if st.thrown_in or sum(st.deal_points) == 0:
@@ -343,7 +400,7 @@ def _banner(ctx: Ctx, el: Element) -> None:
                 head = "LONER MARCH!" if st.alone else "MARCH!"
             else:
                 head = "MADE IT"
-            kicker = ctx.team_name(team).upper()
+            kicker = ctx.team_label(team, th.font_heading, 24, w - 60, ls=4.0)
             colour = ctx.team_colour(team)
             line = f"+{pts} POINT{'S' if pts != 1 else ''}"
     else:
@@ -361,8 +418,49 @@ def _banner(ctx: Ctx, el: Element) -> None:
     b.translate(-w / 2, -h / 2)
     ctx.panel(0, 0, w, h, el=el, r=16)
     b.rrect(0, h - 10, w, 10, 5, colour, None, 0)
-    ctx.label(th.font_heading, 24, w / 2, 46, kicker, colour if colour != th.muted else th.muted, align="center", ls=4.0, width=w - 60)
+    # the kicker in the text colour: a team colour on the dark panel is under 4.5:1 over a
+    # bright picture; the team colour stays in the bar under the panel
+    ctx.label(th.font_heading, 24, w / 2, 46, kicker, th.muted if colour == th.muted else ctx.text_colour(el), align="center", ls=4.0, width=w - 60)
     # a headline may shrink further than a name plate before it loses letters
     ctx.label(th.font_title, 72, w / 2, 122, head, ctx.text_colour(el), align="center", ls=1.5, width=w - 60, min_scale=0.5)
     ctx.label(th.font_heading, 30, w / 2, 168, line, th.accent, align="center", ls=2.0)
+    b.restore()
+
+
+def _trick_callout(ctx: Ctx, el: Element) -> None:
+    """"RAMAN TAKES IT WITH A♠": from the moment the winning card is marked, through the hold;
+    fades out at the end of the step so it never covers the next card."""
+    st, th, b = ctx.state, ctx.theme, ctx.b
+    w, h = SIZES["trick-callout"]
+    size, ls, suit_w = 30.0, 1.0, 30.0
+    room = w - 48 - suit_w
+    text = callout_text(st, ctx.name(st.trick.winner) if st.trick and st.trick.winner is not None else "", lambda s: measure(th.font_heading, MIN_TEXT, s, ls) <= room)
+    won = trick_winner(st)
+    if text is None or won is None:
+        return
+    seat, card_won = won
+    suit = None if card_won.joker else card_won.suit
+    mark, _, _ = gather_times(ctx.run)
+    total = ctx.st.total
+    sc, al = ctx.pop(mark, max(0.05, ctx.run * 0.25), start=0.8)
+    fade = b.track([(0.0, 1.0), (max(mark + 0.1, total - 0.3), 1.0), (max(mark + 0.2, total), 0.0, "in")])
+    tw = measure(th.font_heading, size, text, ls)
+    if tw > room:
+        size = max(MIN_TEXT, size * room / tw)
+        tw = measure(th.font_heading, size, text, ls)
+    full = tw + (suit_w + 6 if suit is not None else 0)
+    b.save()
+    b.alpha(al)
+    b.alpha(fade)
+    b.translate(w / 2, h / 2)
+    b.scale(sc)
+    b.translate(-w / 2, -h / 2)
+    ctx.panel(w / 2 - full / 2 - 24, 0, full + 48, h, el=el, r=h / 2)
+    b.rrect(w / 2 - full / 2 - 24, 0, full + 48, h, h / 2, None, ctx.team_colour(seat % 2), 3)
+    x0 = w / 2 - full / 2
+    ctx.label(th.font_heading, size, x0, h / 2 + size * 0.36, text, ctx.text_colour(el), ls=ls)
+    if suit is not None:
+        cx, cy, r = x0 + tw + 6 + suit_w / 2, h / 2 - 1, suit_w / 2
+        b.rrect(cx - r, cy - r, 2 * r, 2 * r, r, "#ffffffff", None, 0)
+        b.path(suit_path(suit, cx - r * 0.62, cy - r * 0.6, r * 1.24), suit_colour(suit, th.cards), None, 0)
     b.restore()

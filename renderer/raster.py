@@ -23,7 +23,7 @@ import numpy as np
 import numpy.typing as npt
 import skia  # type: ignore[import-not-found]
 
-from .fonts import font_files, shape
+from .fonts import font_files, quiet_fontconfig, shape
 from .layers import LayerCache, Plan
 from .ops import OP, PAINTS, SceneError, names_in, require_handlers
 from .scene import Op, Scene, sample
@@ -63,7 +63,8 @@ class Assets:
 
     @classmethod
     def load(cls, *, sprite_cache: bool = True) -> Assets:
-        faces = {k: skia.Typeface.MakeFromFile(str(p)) for k, p in font_files().items()}
+        with quiet_fontconfig():  # no system Fontconfig warnings on stderr
+            faces = {k: skia.Typeface.MakeFromFile(str(p)) for k, p in font_files().items()}
         missing = [k for k, f in faces.items() if f is None]
         if missing:
             raise OSError(f"cannot load fonts {missing} from {font_files()}")

@@ -3,9 +3,12 @@ the play area (up-card, trick, trick gathering) and the flying cards between the
 
 from __future__ import annotations
 
+import math
+
 from engine.cards import Suit
 from engine.state import StepKind, UpCardState
 
+from .callout import gather_times
 from .cardart import suit_colour, suit_path
 from .context import HAND_TYPES, Ctx
 from .scene import Num
@@ -158,8 +161,8 @@ def _plate(ctx: Ctx, el: Element, seat: int) -> None:
     if text:
         from .fonts import measure
 
-        tag_w = measure(th.font_heading, 18, text, 1.0) + (26 if icon else 0)
-        ctx.label(th.font_heading, 18, right, y + 30, text, colour, align="right", ls=1.0)
+        tag_w = measure(th.font_heading, 20, text, 1.0) + (26 if icon else 0)
+        ctx.label(th.font_heading, 20, right, y + 31, text, colour, align="right", ls=1.0)
         if icon is not None:
             ix = right - tag_w
             b.rrect(ix - 2, y + 11, 24, 24, 12, "#ffffffff", None, 0)
@@ -201,7 +204,7 @@ def _callout(ctx: Ctx, seat: int) -> None:
     if call == "Pass":
         text, fg, bg, icon = "PASS", "#ffffffff", "#2a3142f2", None
     elif call == "Order":
-        text, fg, bg, icon = "ORDER UP", "#ffffffff", th.good + "f2", None
+        text, fg, bg, icon = "ORDER UP", "#16181dff", th.good + "f2", None
     else:
         suit = Suit(call) if call in "shdc" else None
         text, fg, bg, icon = SUIT_WORD.get(call, call.upper()), "#16181dff", "#ffffffff", suit
@@ -253,13 +256,19 @@ def draw_play_area(ctx: Ctx, el: Element) -> None:
         return
     flying = st.kind is StepKind.CARD and st.action is not None and st.action.card is not None
     n = len(trick.cards)
-    for i, (seat, c) in enumerate(zip(trick.seats, trick.cards)):
+    gathering = st.kind is StepKind.TRICK_TAKEN and trick.winner is not None
+    order = list(range(n))
+    if gathering:
+        # the winning card last: it stays on top of the pile through the gather
+        order.sort(key=lambda i: trick.seats[i] == trick.winner)
+    for i in order:
+        seat, c = trick.seats[i], trick.cards[i]
         if flying and i == n - 1:
             continue  # drawn in flight, on top of everything
         pos = ctx.pos_of(seat)
         sid = ctx.sprite_id(c)
         cx, cy = SLOTS[pos]
-        if st.kind is StepKind.TRICK_TAKEN and trick.winner is not None:
+        if gathering and trick.winner is not None:
             _gather(ctx, sid, pos, ctx.pos_of(trick.winner), seat == trick.winner, dev)
         else:
             card(ctx, sid, cx, cy, rot=TILT[pos], shadow=dev)
@@ -271,17 +280,19 @@ def _gather(ctx: Ctx, sid: str, pos: int, wpos: int, winner: bool, dev: float) -
     wx, wy = SLOTS[wpos]
     dx, dy = [(0, 1), (-1, 0), (0, -1), (1, 0)][wpos]
     ex, ey = wx + dx * 150, wy + dy * 150
-    t1, t2 = run * 0.45, run
-    x = b.track([(0.0, sx), (t1, wx, "inout"), (t2, ex, "in")])
-    y = b.track([(0.0, sy), (t1, wy, "inout"), (t2, ey, "in")])
-    rot = b.track([(0.0, TILT[pos]), (t1, TILT[wpos], "inout")])
-    a = b.track([(t1, 1.0), (t2, 0.0, "in")])
+    t0, t1, t2 = gather_times(run)
+    x = b.track([(t0, sx), (t1, wx, "inout"), (t2, ex, "in")])
+    y = b.track([(t0, sy), (t1, wy, "inout"), (t2, ey, "in")])
+    rot = b.track([(t0, TILT[pos]), (t1, TILT[wpos], "inout")])
+    a = b.track([(t1 + (t2 - t1) * 0.4, 1.0), (t2, 0.0, "in")])
     if winner:
-        glow = b.track([(0.0, 0.0), (0.12, 1.0, "out"), (t1, 1.0), (t1 + 0.1, 0.0)])
+        # the outline rides with the winning card until the pile has left
+        glow = b.track([(0.0, 0.0), (max(0.05, t0 * 0.6), 1.0, "out")])
         b.save()
+        b.alpha(a)
         b.alpha(glow)
-        b.translate(sx, sy)
-        b.rotate(TILT[pos])
+        b.translate(x, y)
+        b.rotate(rot)
         b.rrect(-CW / 2 - 6, -CH / 2 - 6, CW + 12, CH + 12, 12, None, ctx.theme.accent, 5)
         b.restore()
     card(ctx, sid, x, y, rot=rot, alpha=a, shadow=dev)
@@ -298,27 +309,29 @@ def _up_card(ctx: Ctx, dev: float) -> None:
         card(ctx, ctx.sprite_id(up), cx, cy, shadow=dev)
         _caption(ctx, "UP CARD", cy + CH / 2 + 30)
     elif state is UpCardState.TURNED_DOWN:
-        flipping = st.kind is StepKind.CALL and act is not None and act.call == "Pass" and len(st.calls) == ctx.players
-        if flipping and ctx.run > 0:
-            half = ctx.run / 2
-            b.save()
-            b.translate(cx, cy)
-            b.scale(b.track([(0.0, 1.0), (half, 0.0, "in")]), 1.0)
-            b.alpha(b.track([(half, 1.0), (half, 0.0, "step")]))
-            card(ctx, ctx.sprite_id(up), 0, 0)
-            b.restore()
-            b.save()
-            b.translate(cx, cy)
-            b.scale(b.track([(half, 0.0), (ctx.run, 1.0, "out")]), 1.0)
-            card(ctx, ctx.sprite_id(None), 0, 0)
-            b.restore()
-        else:
-            card(ctx, ctx.sprite_id(None), cx, cy, shadow=dev)
-        _caption(ctx, "TURNED DOWN", cy + CH / 2 + 30)
+        # every viewer saw the card: it stays face up, turned a quarter and dimmed
+        turning = st.kind is StepKind.CALL and act is not None and act.call == "Pass" and len(st.calls) == ctx.players
+        run = ctx.run if turning and ctx.run > 0 else 0.0
+        rot: Num = b.tween(0.0, run, 0.0, TURNED_ROT, "inout") if run else TURNED_ROT
+        dim: Num = b.tween(0.0, run, 0.0, 1.0, "inout") if run else 1.0
+        b.save()
+        b.translate(cx, cy)
+        b.rotate(rot)
+        card(ctx, ctx.sprite_id(up), 0, 0, shadow=dev)
+        b.alpha(dim)
+        b.rrect(-CW / 2, -CH / 2, CW, CH, CW * ctx.theme.cards.radius, "#0b0f1880", None, 0)
+        b.restore()
+        _caption(ctx, "TURNED DOWN", cy + CH / 2 + 34)
+
+
+#: tilt of a turned-down up-card (radians): a quarter turn, the way a dealer turns it over
+TURNED_ROT = math.pi / 2
 
 
 def _caption(ctx: Ctx, text: str, baseline: float) -> None:
-    ctx.label(ctx.theme.font_heading, 20, CENTRE[0], baseline, text, ctx.theme.muted, align="center", ls=2.0)
+    """A caption under the up-card, on its own dark pill (the felt is translucent: text on it
+    alone would lose contrast over a bright picture)."""
+    _pill(ctx, CENTRE[0], baseline, text, ctx.theme.muted, "#0b0f18eb", size=20, ls=2.0)
 
 
 # flights between elements ------------------------------------------------------------------

@@ -62,10 +62,27 @@ class Timing(BaseModel):
     call: StepTiming = _st(0.35, 1.0, "back", "Call")
     discard: StepTiming = _st(0.5, 0.6, "inout", "Discard")
     card: StepTiming = _st(0.45, 0.8, "out", "Card")
-    trick_taken: StepTiming = _st(0.7, 0.6, "inout", "Trick taken")
+    # tuned for a viewer (issue 10): the winning card is marked, then the trick is gathered
+    # under it and leaves, each flight about 0.45 s (it was 0.2 s, too quick for television)
+    trick_taken: StepTiming = _st(1.4, 0.8, "inout", "Trick taken")
     deal_scored: StepTiming = _st(1.0, 2.5, "out", "Deal scored")
     game_over: StepTiming = _st(1.0, 6.0, "back", "Game over")
     transition: Transition = Field(default_factory=Transition, title="Deal transition", description="Between deals: a cut or a wipe.")
+    # live catch-up (issue 10): a live output stays within ``live_lag`` of a fast feed
+    live_lag: float = Field(
+        1.0,
+        ge=0,
+        le=60,
+        title="Live lag bound",
+        description="Live playback never trails the newest step by more than this many seconds: when behind, holds and runs are shortened (0 turns catch-up off).",
+    )
+    live_skip: float = Field(
+        12.0,
+        ge=0,
+        le=600,
+        title="Live skip threshold",
+        description="With more than this many seconds of steps waiting (at normal speed), live playback cuts ahead to the newest step instead of speeding up (never over a deal-scored banner).",
+    )
 
     def of(self, kind: StepKind) -> StepTiming:
         t: StepTiming = getattr(self, kind.value)

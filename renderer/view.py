@@ -36,6 +36,7 @@ class ElementType(str, Enum):
     # broadcast additions
     TITLE = "title"
     BANNER = "banner"
+    TRICK_CALLOUT = "trick-callout"
 
 
 class ElementStyle(BaseModel):
@@ -131,22 +132,23 @@ def default_view() -> View:
     return View(
         elements=(
             _e(T.PLAY_AREA, 730, 318),
-            _e(T.HAND_NORTH, 750, 80),
+            _e(T.HAND_NORTH, 750, 100),
             _e(T.HAND_WEST, 110, 392),
             _e(T.HAND_EAST, 1390, 392),
             _e(T.HAND_SOUTH, 718, 762, 1.15),
             _e(T.NS_SCORE, 96, 54),
-            _e(T.EW_SCORE, 96, 126),
-            _e(T.NS_TRICK_BOXES, 408, 54),
-            _e(T.EW_TRICK_BOXES, 408, 126),
-            _e(T.NS_TRUMP_TRACKER, 560, 54),
-            _e(T.EW_TRUMP_TRACKER, 560, 126),
+            _e(T.EW_SCORE, 96, 146),
+            _e(T.NS_TRICK_BOXES, 404, 54),
+            _e(T.EW_TRICK_BOXES, 404, 146),
+            _e(T.NS_TRUMP_TRACKER, 556, 54),
+            _e(T.EW_TRUMP_TRACKER, 556, 146),
             _e(T.TITLE, 1464, 54),
-            _e(T.KITTY_TRACKER, 1624, 628),
-            _e(T.SUIT_TRACKER, 1464, 846),
+            _e(T.KITTY_TRACKER, 1584, 616),
+            _e(T.SUIT_TRACKER, 1464, 834),
             _e(T.TRICK_TRACKER, 1464, 660, 1.0).model_copy(update={"visible": False}),
             _e(T.TRUMP_TRACKER, 1464, 140).model_copy(update={"visible": False}),
             _e(T.ANNOTATIONS, 96, 876),
             _e(T.BANNER, 560, 440),
+            _e(T.TRICK_CALLOUT, 730, 294),
         )
     )

@@ -23,7 +23,7 @@ SIZE = (1280, 720)
 def _comparable(text: str) -> dict[str, Any]:
     """A scene or state message without the fields that name the output or count messages."""
     msg = json.loads(text)
-    for key in ("seq", "output", "snapshot"):
+    for key in ("seq", "output", "snapshot", "delay"):
         msg.pop(key, None)
     return msg
 

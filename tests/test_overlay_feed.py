@@ -40,10 +40,10 @@ async def test_put_binary_game(client: Any) -> None:
 @pytest.mark.parametrize(
     "data, status, needles",
     [
-        (b"{not json", 400, ["t1.egn", "line 1", "column 2"]),
+        (b"{not json", 400, ["channel t1: line 1, column 2: expecting property name"]),
         (b"", 400, ["empty"]),
-        (json.dumps({"fileType": "Euchre Game Notation", "version": "1.4", "metadata": {}, "deals": []}).encode(), 400, ["t1.egn", "players"]),
-        (b"\x01\xff\xff\xff", 400, ["t1.egn"]),
+        (json.dumps({"fileType": "Euchre Game Notation", "version": "1.4", "metadata": {}, "deals": []}).encode(), 400, ["channel t1", "players"]),
+        (b"\x01\xff\xff\xff", 400, ["channel t1"]),
     ],
 )
 async def test_put_game_refusals_keep_last_good_state(client: Any, data: bytes, status: int, needles: list[str]) -> None:
@@ -66,7 +66,7 @@ async def test_schema_refusal_names_the_place(client: Any) -> None:
     r = await client.put("/api/channels/t1/game", data=json.dumps(doc), headers=AUTH)
     assert r.status == 400
     body = await r.json()
-    assert body["error"].startswith("t1.egn: deal 1") and "'Bogus'" in body["error"]
+    assert body["error"].startswith("channel t1: deal 1") and "'Bogus'" in body["error"]
     assert body["place"]["deal"] == 1
 
 
@@ -207,7 +207,7 @@ async def test_illegal_card_is_refused_by_the_engine(client: Any) -> None:
     r = await client.post("/api/channels/t1/actions", json={"seq": first_card + 1, "kind": "card", "card": wrong}, headers=AUTH)
     assert r.status == 400, await r.text()
     body = await r.json()
-    assert body["error"].startswith("t1.egn: deal 0") and repr(wrong) in body["error"]
+    assert body["error"].startswith("channel t1: deal 0") and repr(wrong) in body["error"]
     assert body["kind"] == "rule"
 
 

@@ -45,12 +45,12 @@ async def test_match_plays_its_games_in_order(client: Any, clock: FakeClock) -> 
     assert state["state"]["step"] == 0 and state["step"] == games[1]["firstStep"]
 
     # seek by (game, deal) and (game, step)
-    r = await client.post("/api/channels/m/control", json={"op": "seek", "game": 2, "deal": 1}, headers=AUTH)
+    r = await client.post("/api/channels/m/control", json={"op": "seek", "game": 3, "deal": 2}, headers=AUTH)
     ph = await r.json()
     assert ph["game"] == 2 and ph["step"] > games[2]["firstStep"]
-    r = await client.post("/api/channels/m/control", json={"op": "seek", "game": 1, "step": 3}, headers=AUTH)
+    r = await client.post("/api/channels/m/control", json={"op": "seek", "game": 2, "step": 3}, headers=AUTH)
     assert (await r.json())["step"] == games[1]["firstStep"] + 3
-    r = await client.post("/api/channels/m/control", json={"op": "seek", "game": 0}, headers=AUTH)
+    r = await client.post("/api/channels/m/control", json={"op": "seek", "game": 1}, headers=AUTH)
     assert (await r.json())["step"] == 0
 
     # the scene carries the game's title (renderer.build_scene title=; drawn by a title element)
@@ -63,7 +63,7 @@ async def test_match_plays_its_games_in_order(client: Any, clock: FakeClock) -> 
     r = await client.put("/api/channels/m/settings", json=current, headers=AUTH)
     assert r.status == 200, await r.text()
     ch = client.server.app[HUB].get("m")
-    r = await client.post("/api/channels/m/control", json={"op": "seek", "game": 2, "step": 0}, headers=AUTH)
+    r = await client.post("/api/channels/m/control", json={"op": "seek", "game": 3, "step": 0}, headers=AUTH)
     scene = json.loads(ch.scene_text("preview", SIZE, clock.t, snapshot=True)[0])
     assert (scene["game"], scene["games"], scene["gameTitle"]) == (2, 3, "Generated game 3 \u2014 Game 3 of 3")
     assert "GAME 3 OF 3" in json.dumps(scene["scene"], ensure_ascii=False)
@@ -72,9 +72,9 @@ async def test_match_plays_its_games_in_order(client: Any, clock: FakeClock) -> 
 @pytest.mark.parametrize(
     "body, needle",
     [
-        ({"op": "seek", "game": 7}, "no game 7 in the match (games: 0, 1, 2)"),
-        ({"op": "seek", "game": 1, "deal": 9}, "no deal 9 (game 1 of the match has 2)"),
-        ({"op": "seek", "game": 1, "step": 999}, "no step 999 in game 1"),
+        ({"op": "seek", "game": 7}, "no game 7 in the match (games: 1, 2, 3)"),
+        ({"op": "seek", "game": 2, "deal": 9}, "no deal 9 (game 2 of the match has deals 1..2)"),
+        ({"op": "seek", "game": 2, "step": 999}, "no step 999 in game 2"),
     ],
 )
 async def test_match_seek_refusals(client: Any, body: dict[str, Any], needle: str) -> None:
@@ -102,7 +102,7 @@ async def test_match_survives_a_restart(aiohttp_client: Any, settings: ServerSet
     await client.post("/api/channels", json={"id": "m"}, headers=AUTH)
     r = await client.post("/api/channels/m/game", data=json.dumps(match_doc()), headers=AUTH)
     assert r.status == 200
-    await client.post("/api/channels/m/control", json={"op": "seek", "game": 1}, headers=AUTH)
+    await client.post("/api/channels/m/control", json={"op": "seek", "game": 2}, headers=AUTH)  # games count from 1
     await client.close()
     client = await aiohttp_client(create_app(settings))
     state = await (await client.get("/api/channels/m/state")).json()

@@ -31,8 +31,8 @@ async def snapshot(client: Any, cid: str = "c") -> tuple[Any, ...]:
 @pytest.mark.parametrize(
     "how, body, needles",
     [
-        ("PUT", b"{}", ["c.egn", "/fileType", "missing"]),
-        ("PUT", b'{"fileType": "Euchre Game Notation"}', ["c.egn", "/version"]),
+        ("PUT", b"{}", ["channel c", "/fileType", "missing"]),
+        ("PUT", b'{"fileType": "Euchre Game Notation"}', ["channel c", "/version"]),
         ("UPLOAD", b"{}", ["upload", "/fileType"]),
         ("UPLOAD", b'{"fileType": "Euchre Game Notation", "version": "1.4", "metadata": {}, "deals": []}', ["upload", "players"]),
     ],
@@ -61,12 +61,12 @@ FINISHED = generate_game(21)  # played to the end of the game
         ('{"type": "action"}', 400, "validation", "action -> action: Field required"),
         ('{"type": "nonsense", "x": 1}', 400, "validation", "type"),
         ('{"type": "game"}', 400, "bad_request", "needs 'document' or 'data'"),
-        ('{"type": "game", "document": {}}', 400, "schema", "c.egn: /fileType"),
+        ('{"type": "game", "document": {}}', 400, "schema", "channel c: /fileType"),
         ('{"type": "game", "data": "\\u00e9\\u00e9", "base64": true}', 400, "bad_request", "base64"),
-        (b"\x00\x00\x00", 400, "codec", "c.egnb"),
-        (b"\x02", 400, "schema", "c.egnb"),
-        (b"\xff" * 64, 400, "codec", "c.egnb"),
-        ('{"type": "action", "action": {"seq": 1, "kind": "card", "card": "Jd"}}', 400, "rule", "c.egn: deal"),
+        (b"\x00\x00\x00", 400, "codec", "channel c"),
+        (b"\x02", 400, "schema", "channel c"),
+        (b"\xff" * 64, 400, "codec", "channel c"),
+        ('{"type": "action", "action": {"seq": 1, "kind": "card", "card": "Jd"}}', 400, "rule", "channel c: deal"),
         ('{"type": "action", "action": {"seq": 1, "kind": "call", "call": "Pass"}}', 400, "bad_request", "after the play has started"),
     ],
 )

@@ -197,7 +197,9 @@ async def test_schema_lists_choices_from_the_renderer_tables(client: Any) -> Non
     assert body["theme"]["properties"]["font_title"]["enum"] == list(FONT_KEYS)
     assert body["element"]["$defs"]["ElementStyle"]["properties"]["background"]["anyOf"][0]["pattern"].startswith("^#")
     assert set(body["easings"]) == set(EASINGS) and body["easings"]["linear"][24] == 0.5
-    assert body["sizes"]["ns-score"] == [300, 64]
+    from renderer.panels import SIZES
+
+    assert body["sizes"]["ns-score"] == list(SIZES["ns-score"])
     assert body["defaults"]["views"]["clean"]["perspective"] == "played"
 
 

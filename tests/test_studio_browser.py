@@ -16,6 +16,7 @@ from typing import Any
 import aiohttp
 import pytest
 
+from renderer.view import default_view
 from tests.support import AUTH, TOKEN, Server, game, shared_egn
 
 pytestmark = pytest.mark.browser
@@ -208,7 +209,8 @@ async def test_two_studios_editing_at_once_the_stale_save_is_refused_and_shown(b
     await a.drag("ns-score", 0, 300)
     saved = await _wait_revision(server, rev + 1)
     ns_y = next(e["y"] for e in saved["outputs"]["preview"]["view"]["elements"] if e["id"] == "ns-score")
-    assert abs(ns_y - (54 + 300)) < 14  # a snap may shift it a little
+    start_y = next(e.y for e in default_view().elements if e.id == "ns-score")
+    assert abs(ns_y - (start_y + 300)) < 14  # a snap may shift it a little
     await b.drag("ew-score", 0, 300)
     conflict = b.page.locator("#conflict")
     await conflict.wait_for(state="visible")
@@ -216,14 +218,15 @@ async def test_two_studios_editing_at_once_the_stale_save_is_refused_and_shown(b
     doc = await server.api("GET", "/api/channels/t1/settings")
     assert doc["revision"] == rev + 1
     ys = {e["id"]: e["y"] for e in doc["outputs"]["preview"]["view"]["elements"]}
-    assert ys["ns-score"] == ns_y and ys["ew-score"] == 126
+    ew_y = next(e.y for e in default_view().elements if e.id == "ew-score")
+    assert ys["ns-score"] == ns_y and ys["ew-score"] == ew_y
     # keeping theirs drops the stale edit; keeping mine re-applies it on the new revision
     await b.drag("ew-score", 0, 200)
     await conflict.wait_for(state="visible")
     await b.page.click("#conflict button:text-is('Keep mine')")
     doc = await _wait_revision(server, rev + 2)
     ys = {e["id"]: e["y"] for e in doc["outputs"]["preview"]["view"]["elements"]}
-    assert ys["ns-score"] == ns_y and abs(ys["ew-score"] - (126 + 200)) < 14
+    assert ys["ns-score"] == ns_y and abs(ys["ew-score"] - (ew_y + 200)) < 14
     assert a.errors == []
 
 

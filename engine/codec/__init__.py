@@ -43,6 +43,7 @@ __all__ = [
     "canonical",
     "stringify",
     "parse_json_text",
+    "json_reason",
 ]
 
 MAGIC_EXPANDED = 0x00
@@ -289,7 +290,17 @@ def parse_json_text(data: bytes | str, *, source: str = "<input>") -> Any:
     try:
         return json.loads(data)
     except json.JSONDecodeError as exc:
-        raise CodecError(f"line {exc.lineno}, column {exc.colno}: {exc.msg}", Place(source=source)) from None
+        raise CodecError(f"line {exc.lineno}, column {exc.colno}: {json_reason(exc)}", Place(source=source)) from None
     except RecursionError:
         raise CodecError("JSON nested too deeply", Place(source=source)) from None
 
+
+
+def json_reason(exc: json.JSONDecodeError) -> str:
+    """The JSON parser's message made to read after its position: Python's messages for some
+    errors end in a dangling "at" (it formats the position after them), e.g.
+    "Unterminated string starting at" -> "unterminated string starting here"."""
+    msg = exc.msg
+    if msg.endswith(" at"):
+        msg = msg[: -len(" at")] + " here"
+    return msg[:1].lower() + msg[1:]

@@ -16,7 +16,14 @@ from ..bench.corpus import DEMO_GAME as DEMO
 
 
 def register(sub: Any) -> None:
-    p = sub.add_parser("inspect", help="replay an EGN game and print every deal (trick winners, points, score)")
+    p = sub.add_parser(
+        "inspect",
+        help="replay an EGN game and print every deal (trick winners, points, score)",
+        description=(
+            "Deals are numbered 1, 2, 3 ... in file order, as on screen and in the control API's "
+            "seek?deal=N. The --json contract keeps the file's own dealNumber field."
+        ),
+    )
     p.add_argument("file", nargs="?", default=str(DEMO), help="a .egn, .egnb or .emn file (default: the bundled demo game)")
     p.add_argument("--json", action="store_true", help="print the replay as JSON: per deal the dealer, up-card, trump, maker, tricks, points and score (fields listed in the README)")
     p.add_argument("--strict", action="store_true", help="refuse any schema problem instead of repairing it")
@@ -54,15 +61,15 @@ def _print_game(game: LoadedGame, args: argparse.Namespace) -> None:
     print(f"{meta.title or Path(args.file).name}")
     print("players: " + ", ".join(f"{i}:{n}" for i, n in enumerate(players)) + f"   ruleset: {_rules(game)}")
     print(f"{'deal':>4} {'dlr':>3} {'up':>3} {'trump':>5} {'maker':>5} {'alone':>5}  tricks (winner seat)      {'pts':>7} {'score':>7}")
-    for d in tl.deals:
-        print(_row(d))
+    for position, d in enumerate(tl.deals):
+        print(_row(position, d))
     winner = "undecided" if tl.winner is None else f"team {tl.winner} ({' & '.join(players[s] for s in range(len(players)) if team_of(s) == tl.winner)})"
     print(f"final score {tl.final_score[0]}-{tl.final_score[1]}, winner: {winner}")
     if args.steps:
         for s in tl.steps:
             a = s.action
             what = "" if a is None else " ".join(str(x) for x in (a.seat, a.call, a.card) if x is not None)
-            print(f"  step {s.step:4d} deal {s.deal:2d} {s.kind.value:12s} {what}")
+            print(f"  step {s.step:4d} deal {s.deal + 1:2d} {s.kind.value:12s} {what}")
 
 
 def _rules(game: LoadedGame) -> str:
@@ -70,13 +77,15 @@ def _rules(game: LoadedGame) -> str:
     return json.dumps(rs.written()) if rs is not None else "defaults"
 
 
-def _row(d: DealSummary) -> str:
+def _row(position: int, d: DealSummary) -> str:
+    """One deal as a text row; the deal is numbered by position from 1 (what people see on
+    screen and give to ``seek?deal=``), not by the file's ``dealNumber``."""
     trump = d.trump if d.trump is not None else "-"
     maker = "-" if d.maker is None else str(d.maker)
     alone = ("yes" if d.alone else "") + (f"/d{d.alone_defender}" if d.alone_defender >= 0 else "")
     tricks = " ".join(f"{t.winner if t.winner is not None else '?'}" for t in d.tricks)
     pts = "-" if d.points is None else f"{d.points[0]}-{d.points[1]}"
-    return f"{d.deal_number:>4} {d.dealer:>3} {d.up_card or '':>3} {trump:>5} {maker:>5} {alone:>5}  {tricks:<24} {pts:>7} {d.score_after[0]:>3}-{d.score_after[1]:<3}"
+    return f"{position + 1:>4} {d.dealer:>3} {d.up_card or '':>3} {trump:>5} {maker:>5} {alone:>5}  {tricks:<24} {pts:>7} {d.score_after[0]:>3}-{d.score_after[1]:<3}"
 
 
 # --------------------------------------------------------------------------- bench

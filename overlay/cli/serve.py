@@ -65,7 +65,7 @@ async def serve(settings: Any, *, ready: asyncio.Event | None = None, stop: asyn
     out = sys.stdout
     print(f"euchre-overlay serving on {base}  (data: {settings.db_path})", file=out)
     if app[TOKEN_CREATED]:
-        print(f"API token (shown once; stored with the data): {app[TOKEN]}", file=out)
+        print(f"API token (printed on the first start only; 'euchre-overlay token' prints it again): {app[TOKEN]}", file=out)
     channels = list(app[HUB].channels)
     if channels:
         print("Paste into an OBS Browser Source (width 1920, height 1080):", file=out)

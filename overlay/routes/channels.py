@@ -17,7 +17,8 @@ routes = web.RouteTableDef()
 @protected
 async def status(request: web.Request) -> web.Response:
     now = clock_of(request)
-    return web.json_response({"channels": [ch.status(now) for ch in hub_of(request).channels.values()]})
+    hub = hub_of(request)
+    return web.json_response({"channels": [ch.status(now) for ch in hub.channels.values()], "waitingPages": list(hub.waiting.values())})
 
 
 @routes.get("/api/channels")

@@ -66,7 +66,9 @@ async def put_game(request: web.Request) -> web.Response:
     ch = channel_of(request)
     data = await request.read()
     strict = request.query.get("strict", "1") not in ("0", "false", "no")
-    ack = ch.put_game(data, source=_source(request, f"{ch.id}.egn"), strict=strict)
+    # a body has no file name: errors name the channel ("channel t1: line 1, ..."), not a
+    # made-up file ("t1.egn" read as if the channel were the file); ?source= names it
+    ack = ch.put_game(data, source=_source(request, f"channel {ch.id}"), strict=strict)
     return ack_response(ack)
 
 
@@ -153,11 +155,11 @@ def _feed_frame(ch: Channel, msg: WSMessage) -> str | None:
     seq: int | None = None
     try:
         if msg.type == WSMsgType.BINARY:
-            ack = ch.put_game(msg.data, source=f"{ch.id}.egnb", strict=True)
+            ack = ch.put_game(msg.data, source=f"channel {ch.id}", strict=True)
         elif msg.type == WSMsgType.TEXT:
             m = parse_feed_message(msg.data)
             if isinstance(m, FeedGame):
-                ack = ch.put_game(_feed_game_bytes(m), source=f"{ch.id}.egn", strict=True)
+                ack = ch.put_game(_feed_game_bytes(m), source=f"channel {ch.id}", strict=True)
             else:
                 seq = m.action.seq
                 ack = ch.apply_action(m.action)

@@ -1,4 +1,11 @@
-"""The overlay pages (read-only): the page itself, its fonts and static files, its socket."""
+"""The overlay pages (read-only): the page itself, its fonts and static files, its socket.
+
+A page URL always answers the (transparent, empty) player, even for a channel that does not
+exist yet or a query it cannot use: OBS draws whatever a browser source answers over the
+programme, so an error body would go on air.  What is wrong goes to the page's console (in
+its config, and from its socket), and the server's status lists pages waiting for a channel
+(``GET /api/status``: ``waitingPages``); the page connects as soon as the channel exists.
+"""
 
 from __future__ import annotations
 
@@ -9,11 +16,14 @@ from aiohttp import WSMsgType, web
 from pydantic import ValidationError
 
 from ..clients import Page
-from ..errors import NotFound
+from ..errors import BadRequest, NotFound
 from ..keys import SOCKETS
 from ..protocol import OutputName, PageDrawn, PageHello, PageResync, parse_page_message
 from ..refusals import pydantic_text
 from .common import channel_of, clock_of, hub_of, page_query
+
+#: page size when neither the URL nor a channel says (the default output size)
+DEFAULT_SIZE = (1920, 1080)
 
 __all__ = ["routes", "STATIC"]
 
@@ -23,7 +33,7 @@ routes = web.RouteTableDef()
 routes.static("/static", STATIC)
 
 
-def _page_html(channel: str, output: OutputName, width: int, height: int, *, trace: bool = False) -> str:
+def _page_html(channel: str, output: OutputName, width: int, height: int, *, trace: bool = False, problem: str | None = None) -> str:
     from renderer.fonts import font_files
 
     config = {
@@ -31,6 +41,7 @@ def _page_html(channel: str, output: OutputName, width: int, height: int, *, tra
         "output": output,
         "width": width,
         "height": height,
+        "problem": problem,
         "socket": f"/ws/overlay/{channel}?output={output}&width={width}&height={height}" + ("&trace=1" if trace else ""),
         "fonts": {key: f"/fonts/{key}.ttf" for key in font_files()},
     }
@@ -46,11 +57,41 @@ async def index(request: web.Request) -> web.Response:
     return web.Response(text=f"euchre-overlay: overlay pages {ids or '(none)'}\n")
 
 
+def _lenient_query(request: web.Request) -> tuple[OutputName, int, int, str | None]:
+    """Output and size of a page for a channel that does not exist (yet): the query's values
+    where they are usable, else the defaults, and what was wrong with them."""
+    output: OutputName = "program"
+    width, height = DEFAULT_SIZE
+    problem = None
+    raw = request.query.get("output", "program")
+    if raw in ("program", "preview", "clean"):
+        output = raw  # type: ignore[assignment]
+    else:
+        problem = f"output {raw!r} is not one of program, preview, clean (showing program)"
+    for name in ("width", "height"):
+        text = request.query.get(name)
+        if text is not None and text.isdigit() and (1280 if name == "width" else 720) <= int(text) <= (3840 if name == "width" else 2160):
+            width, height = (int(text), height) if name == "width" else (width, int(text))
+        elif text is not None:
+            problem = f"{name} {text!r} is not a size in range (using {width}x{height})"
+    return output, width, height, problem
+
+
 @routes.get("/overlay/{channel}")
 async def overlay_page(request: web.Request) -> web.Response:
-    ch = channel_of(request)
-    output, width, height = page_query(request, ch)
-    html = _page_html(ch.id, output, width, height, trace=request.query.get("bench") == "1")
+    channel = request.match_info["channel"]
+    problem: str | None = None
+    try:
+        ch = channel_of(request)
+        output, width, height = page_query(request, ch)
+    except NotFound as exc:
+        hub_of(request).page_waiting(channel, str(exc))
+        output, width, height, bad_query = _lenient_query(request)
+        problem = f"{exc} (yet): the page stays empty and connects when it is created" + (f"; {bad_query}" if bad_query else "")
+    except BadRequest as exc:
+        output, width, height, _ = _lenient_query(request)
+        problem = str(exc)
+    html = _page_html(channel, output, width, height, trace=request.query.get("bench") == "1", problem=problem)
     return web.Response(
         text=html,
         content_type="text/html",
@@ -71,7 +112,11 @@ async def font_file(request: web.Request) -> web.FileResponse:
 
 @routes.get("/ws/overlay/{channel}")
 async def page_socket(request: web.Request) -> web.WebSocketResponse:
-    ch = channel_of(request)
+    try:
+        ch = channel_of(request)
+    except NotFound as exc:
+        hub_of(request).page_waiting(request.match_info["channel"], str(exc))
+        raise  # refused: the page retries every second and says so on its console
     output, width, height = page_query(request, ch)
     ws = web.WebSocketResponse(compress=False, heartbeat=15.0, max_msg_size=64 * 1024)
     await ws.prepare(request)

@@ -10,6 +10,10 @@
  *   the tab becomes visible, the page asks for a snapshot and draws the current state.
  * - window.renderAt(t) draws the current scene at scene time t and stops the live clock
  *   (deterministic capture); window.euchreOverlay.resume() restarts it.
+ * - A wrong or early URL (no such channel yet) never puts text on the picture: the page stays
+ *   transparent, says why on the console (once per outage, not once per retry) and keeps
+ *   retrying, so it connects as soon as the channel is created.  An {"type": "error"}
+ *   message from the server goes to the console too.
  * Plain ES2017 for OBS's Chrome 127.  Text is only ever drawn on the canvas.
  */
 (function () {
@@ -22,12 +26,15 @@
   var bench = /[?&]bench=1(&|$)/.test(location.search);
 
   var player = new EuchrePlayer(canvas, { fontUrls: cfg.fonts });
+  if (cfg.problem) console.warn("euchre-overlay: " + cfg.problem);
 
   var state = {
     channel: cfg.channel,
     output: cfg.output,
     connected: false,
     connects: 0,
+    failures: 0,
+    lastError: null,
     snapshots: 0,
     seq: 0,
     step: null,
@@ -68,17 +75,33 @@
       return;
     }
     ws = sock;
+    var opened = false;
     sock.onopen = function () {
+      opened = true;
+      if (state.failures > 0) {
+        console.info("euchre-overlay: connected to channel " + JSON.stringify(cfg.channel) + " after " + state.failures + " attempt(s)");
+      }
+      state.failures = 0;
       backoff = 250;
       state.connected = true;
       state.connects += 1;
       send({ type: "hello", output: cfg.output, width: cfg.width, height: cfg.height, visible: !document.hidden });
     };
     sock.onmessage = function (ev) { onMessage(ev.data); };
-    sock.onclose = function () {
+    sock.onclose = function (ev) {
       if (ws === sock) {
         ws = null;
         state.connected = false;
+        if (!opened) {
+          // refused before it opened: no such channel yet, or the server is down
+          state.failures += 1;
+          if (state.failures === 1) {
+            console.warn("euchre-overlay: cannot reach channel " + JSON.stringify(cfg.channel) +
+              " (not created yet, or the server is down); the page stays empty and retries every second");
+          }
+        } else if (ev && ev.code && ev.code !== 1000 && ev.code !== 1001) {
+          console.warn("euchre-overlay: connection closed (" + ev.code + (ev.reason ? ": " + ev.reason : "") + "); reconnecting");
+        }
         scheduleReconnect();
       }
     };
@@ -108,6 +131,11 @@
     var msg;
     try { msg = JSON.parse(text); } catch (e) { return; }
     var parsed = bench ? epochMs() : 0;
+    if (msg && msg.type === "error") {
+      state.lastError = msg.error || msg.message || "error";
+      console.error("euchre-overlay: " + state.lastError);
+      return;
+    }
     if (!msg || msg.type !== "scene") return;
     state.seq = msg.seq;
     state.step = msg.step;

@@ -1,0 +1,122 @@
+"""``euchre-overlay control CHANNEL OP``: playback control of a running server from a shell,
+a script or a Stream Deck "run command" button; and ``euchre-overlay token``: the API token
+again (it is printed once, on the first start, and kept with the data)."""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import sys
+import urllib.error
+import urllib.request
+from pathlib import Path
+from typing import Any
+
+__all__ = ["register", "run", "run_token", "OPS_HELP"]
+
+#: what each op does, as an operator coming from SPX, NodeCG or vMix expects (also the README)
+OPS_HELP = """\
+ops:
+  play          play from here (also after next/step/back/seek: auto-advance resumes)
+  pause         hold the picture where it is
+  toggle        play or pause
+  next          start the NEXT step's animation now and hold at its end (operator-driven;
+                'play' resumes auto-advance)
+  step          CUT to the next step's finished picture, no animation, and pause
+  back          cut to the previous step's finished picture and pause
+  seek          go to --deal N (deals count from 1, as on screen), --step N (timeline index
+                from 0), or --game N (a match's games count from 1)
+  live          jump to the newest step and follow the feed (live catch-up on)
+  speed         --value 2 plays twice as fast
+  loop          --value true / false
+  auto          --value true / false (false: only 'next' advances)
+"""
+
+
+def register(sub: Any) -> None:
+    p = sub.add_parser(
+        "control",
+        help="play, pause, next, step, seek... a channel of a running server",
+        description="Send one playback command to a running euchre-overlay server (the same as "
+        "POST /api/channels/CHANNEL/control/OP).",
+        epilog=OPS_HELP,
+        formatter_class=argparse.RawDescriptionHelpFormatter,
+    )
+    p.add_argument("channel", help="channel id, e.g. table1")
+    p.add_argument("op", choices=("play", "pause", "toggle", "next", "step", "back", "seek", "live", "speed", "loop", "auto"))
+    p.add_argument("--value", default=None, help="speed: a number; loop/auto: true or false")
+    p.add_argument("--deal", type=int, default=None, help="seek: deal number, from 1")
+    p.add_argument("--game", type=int, default=None, help="seek in a match: game number, from 1")
+    p.add_argument("--step", type=int, default=None, help="seek: timeline step, from 0")
+    _server_args(p)
+    p.set_defaults(func=run)
+
+    t = sub.add_parser(
+        "token",
+        help="print the API token of a data folder (printed once on the first start; kept with the data)",
+    )
+    t.add_argument("--data", type=Path, default=None, help="the server's data folder (default: as serve)")
+    t.set_defaults(func=run_token)
+
+
+def _server_args(p: argparse.ArgumentParser) -> None:
+    from ..config import DEFAULT_PORT
+
+    p.add_argument("--url", default=f"http://127.0.0.1:{DEFAULT_PORT}", help="the server (default: this machine, the default port)")
+    p.add_argument("--token", default=None, help="API token (default: $EUCHRE_OVERLAY_TOKEN, else read from --data)")
+    p.add_argument("--data", type=Path, default=None, help="the server's data folder, to read the token from (default: as serve)")
+
+
+def stored_token(data: Path | None) -> str:
+    """The token kept in a data folder.
+
+    Raises:
+        OSError: no data folder there, or no token in it yet (the server never started).
+    """
+    from ..config import ServerSettings
+    from ..store import Store, default_data_dir
+
+    folder = data or default_data_dir()
+    db = Path(ServerSettings(data_dir=folder).db_path)
+    if not db.is_file():
+        raise OSError(f"{db}: no server data here (start 'euchre-overlay serve' once, or pass --data)")
+    store = Store(db)
+    try:
+        token = store.meta("token")
+    finally:
+        store.close()
+    if not token:
+        raise OSError(f"{db}: no token yet (it is made on the first 'euchre-overlay serve')")
+    return token
+
+
+def run_token(args: argparse.Namespace) -> int:
+    print(stored_token(args.data))
+    return 0
+
+
+def run(args: argparse.Namespace) -> int:
+    token = args.token or os.environ.get("EUCHRE_OVERLAY_TOKEN") or stored_token(args.data)
+    body: dict[str, Any] = {"op": args.op}
+    for key in ("value", "deal", "game", "step"):
+        if getattr(args, key) is not None:
+            body[key] = getattr(args, key)
+    req = urllib.request.Request(
+        f"{args.url.rstrip('/')}/api/channels/{args.channel}/control",
+        data=json.dumps(body).encode(),
+        headers={"Authorization": f"Bearer {token}", "Content-Type": "application/json"},
+        method="POST",
+    )
+    try:
+        with urllib.request.urlopen(req, timeout=10) as r:
+            print(r.read().decode())
+    except urllib.error.HTTPError as exc:
+        try:
+            message = json.loads(exc.read().decode()).get("error", exc.reason)
+        except ValueError:
+            message = exc.reason
+        raise OSError(f"{args.url}: {args.op} refused ({exc.code}): {message}") from None
+    except urllib.error.URLError as exc:
+        raise OSError(f"{args.url}: no server there ({exc.reason})") from None
+    return 0
