@@ -26,6 +26,8 @@ __all__ = [
     "Branch",
     "Timeline",
     "team_of",
+    "make_state",
+    "evolve_state",
 ]
 
 
@@ -187,6 +189,36 @@ class GameState:
             "winner": self.winner,
             "problems": [str(p) for p in self.problems],
         }
+
+
+def make_state(fields: dict[str, Any]) -> GameState:
+    """A :class:`GameState` from a mapping that holds every one of its fields.
+
+    The replay builds about 130 states a game; the generated ``__init__`` (33 keyword
+    arguments, a frozen ``object.__setattr__`` for each) cost more than the rules
+    themselves.  The result is an ordinary frozen state, equal to one built by the
+    constructor from the same values.
+    """
+    state = object.__new__(GameState)
+    state.__dict__.update(fields)
+    return state
+
+
+def evolve_state(state: GameState, **changes: Any) -> GameState:
+    """``dataclasses.replace`` for states, without re-running ``__init__`` (see :func:`make_state`).
+
+    Raises:
+        TypeError: a name that is not a field of :class:`GameState`.
+    """
+    unknown = changes.keys() - _STATE_FIELDS
+    if unknown:
+        raise TypeError(f"not GameState fields: {sorted(unknown)}")
+    fields = dict(state.__dict__)
+    fields.update(changes)
+    return make_state(fields)
+
+
+_STATE_FIELDS = frozenset(GameState.__dataclass_fields__)
 
 
 @dataclass(frozen=True)
