@@ -11,7 +11,7 @@ follow-suit, trick winner, renege detection and hand sorting all go through it.
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from functools import lru_cache
 from enum import Enum, IntEnum
 
@@ -114,6 +114,10 @@ class Card:
     ``generic`` keeps notation that only makes sense once trump is known:
     ``"t"``/``"n"``/``"g"`` (suit relative to trump), ``"R"``/``"L"`` (bowers).
     ``text`` is the original spelling, so ``card_name(parse_card(s)) == s``.
+
+    ``identity`` (what makes two cards the same physical card, spelling ignored) and
+    ``known`` (one definite card of the deck, or the joker) are worked out once, when the
+    card is made: the replay asks both for every card it walks.
     """
 
     rank: Rank | None
@@ -121,19 +125,15 @@ class Card:
     joker: bool = False
     generic: str | None = None
     text: str = ""
+    identity: tuple[object, ...] = field(init=False, repr=False, compare=False)
+    known: bool = field(init=False, repr=False, compare=False)
+
+    def __post_init__(self) -> None:
+        object.__setattr__(self, "identity", (self.rank, self.suit, self.joker, self.generic))
+        object.__setattr__(self, "known", self.joker or (self.rank is not None and self.suit is not None and self.generic is None))
 
     def __str__(self) -> str:
         return self.text or card_name(self)
-
-    @property
-    def known(self) -> bool:
-        """True when the card is one definite card of the deck (or the joker)."""
-        return self.joker or (self.rank is not None and self.suit is not None and self.generic is None)
-
-    @property
-    def identity(self) -> tuple[object, ...]:
-        """What makes two cards the same physical card (spelling ignored)."""
-        return (self.rank, self.suit, self.joker, self.generic)
 
     def same(self, other: Card) -> bool:
         return self.identity == other.identity

@@ -43,6 +43,15 @@ __all__ = ["DealContext", "DealOutcome", "replay_deal", "HAND_SIZE"]
 #: Cards dealt to each player (and tricks in a deal), whatever the ruleset.
 HAND_SIZE = 5
 UNKNOWN = parse_card("Xx")
+_CARDS: dict[str, Card] = {}
+
+
+def _card(text: str) -> Card:
+    """``parse_card`` for validated text, remembered (a game names the same few cards)."""
+    card = _CARDS.get(text)
+    if card is None:
+        card = _CARDS[text] = parse_card(text)
+    return card
 
 
 @dataclass
@@ -88,7 +97,8 @@ class _Layout:
 
     leaders: tuple[int, ...]
     orders: tuple[tuple[int, ...], ...]  # per trick: the playing seats from its leader
-    rows: tuple[tuple[tuple[int, Card], ...], ...]  # per trick: (seat, card) for the seats that play
+    seats: tuple[tuple[int, ...], ...]  # per trick: the seat of each card played
+    cards: tuple[tuple[Card, ...], ...]  # per trick: the cards, trump-relative notation resolved
     winners: tuple[int | None, ...]  # per trick: position of the winning card among a full row
     played_by: dict[int, list[Card]]
     complete: bool  # every one of the HAND_SIZE tricks is recorded in full
@@ -143,6 +153,7 @@ class _DealReplay:
         self.layout: _Layout | None = None
         self.hands, self.known, self.given = self._initial_hands()
         self.ready = False  # hands back-calculated (see the module docstring)
+        self.ids: list[list[tuple[object, ...]]] = []  # per seat: identity of each card held (set with the hands)
         # tuples for the states, rebuilt only when their source changes
         self._hand_rows: list[tuple[Card, ...]] = [tuple(h) for h in self.hands]
         self._hands_t: tuple[tuple[Card, ...], ...] | None = None
@@ -223,14 +234,9 @@ class _DealReplay:
         known = [False] * self.P
         for seat in range(self.P):
             if seat < len(given) and given[seat]:
-                hands[seat] = [parse_card(c) for c in given[seat]]
+                hands[seat] = [_card(c) for c in given[seat]]
                 known[seat] = all(c.known for c in hands[seat])
         return hands, known, [bool(h) for h in hands]
-
-    def _take(self, seat: int, i: int) -> None:
-        del self.hands[seat][i]
-        self._hand_rows[seat] = tuple(self.hands[seat])
-        self._hands_t = None
 
     # -- hands -----------------------------------------------------------------
 
@@ -259,6 +265,8 @@ class _DealReplay:
             self.hands[seat] = cards
             self.known[seat] = complete and all(c.known for c in cards)
             self._hand_rows[seat] = tuple(cards)
+        trump = self.trump
+        self.ids = [[resolve(c, trump).identity for c in hand] for hand in self.hands]
         self._hands_t = hands = tuple(self._hand_rows)
         known = tuple(self.known)
         for row in self.rows:
@@ -274,7 +282,8 @@ class _DealReplay:
         leader: int | None = order_leader
         leaders: list[int] = []
         orders: list[tuple[int, ...]] = []
-        rows: list[tuple[tuple[int, Card], ...]] = []
+        played_seats: list[tuple[int, ...]] = []
+        played_cards: list[tuple[Card, ...]] = []
         winners: list[int | None] = []
         played_by: dict[int, list[Card]] = {}
         for trick in tricks:
@@ -282,16 +291,16 @@ class _DealReplay:
             leaders.append(lead)
             seats = tuple(self.table.order_from(lead, sit_out))
             orders.append(seats)
-            cards = [resolve(parse_card(c), trump) for c in trick[:per_trick]]
-            row = tuple(zip(seats, cards))
-            rows.append(row)
+            cards = tuple(resolve(_card(c), trump) for c in trick[:per_trick])
+            played_cards.append(cards)
+            played_seats.append(seats[: len(cards)])
             w = trick_winner(cards, trump) if len(trick) >= per_trick else None
             winners.append(w)
             leader = seats[w if w is not None else 0] if len(trick) == per_trick else None
-            for seat, card in row:
+            for seat, card in zip(seats, cards):
                 played_by.setdefault(seat, []).append(card)
         complete = len(tricks) >= HAND_SIZE and all(len(t) == per_trick for t in tricks[:HAND_SIZE])
-        return _Layout(tuple(leaders), tuple(orders), tuple(rows), tuple(winners), played_by, complete)
+        return _Layout(tuple(leaders), tuple(orders), tuple(played_seats), tuple(played_cards), tuple(winners), played_by, complete)
 
     # -- bidding -------------------------------------------------------------
 
@@ -314,7 +323,8 @@ class _DealReplay:
             elif i >= 2 * P:
                 self.problem(f"{call!r}: only {2 * P} calls are possible", phase=phase_index, phase_type="EUCHRE_BIDDING", call=i)
             self.calls.append(Call(seat=seat, call=call, index=i, round=rnd))
-            self._calls_t = tuple(self.calls)
+            if self.build:
+                self._calls_t = tuple(self.calls)
             last = i == len(calls) - 1
             made = False
             if not ended and call != "Pass" and not (call == "x" and not last):
@@ -325,6 +335,9 @@ class _DealReplay:
                 self.up_state = UpCardState.TURNED_DOWN
             if made:
                 self._declare(phase, phase_index, rnd)
+            if not self.build:
+                self.emit(StepKind.CALL, None)
+                continue
             if not ended:
                 to_act: int | None = None if i + 1 >= 2 * P else (seat + 1) % P
             else:
@@ -411,11 +424,12 @@ class _DealReplay:
         hand = self.hands[self.dealer]
         if not any(c.same(self.up) for c in hand):
             hand.append(self.up)
-        where: dict[str, Any] = {"phase": phase_index, "phase_type": "EUCHRE_BIDDING"}
-        if self.discard is not None:
-            self._remove(self.dealer, self.discard, "discard", where)
-        elif len(hand) > HAND_SIZE and any(not c.known for c in hand):
-            self._remove(self.dealer, UNKNOWN, "discard", where)
+            self.ids[self.dealer].append(resolve(self.up, self.trump).identity)
+        out = self.discard
+        if out is None and len(hand) > HAND_SIZE and any(not c.known for c in hand):
+            out = UNKNOWN
+        if out is not None and not self._take(self.dealer, out) and self.known[self.dealer]:
+            self.problem(f"{card_name(out)!r} (discard) is not in seat {self.dealer}'s hand", phase=phase_index, phase_type="EUCHRE_BIDDING")
         self._hand_rows[self.dealer] = tuple(hand)
         self._hands_t = None
         self.emit(StepKind.DISCARD, Action(StepKind.DISCARD, seat=self.dealer, card=self.discard), to_act=self._first_leader())
@@ -435,20 +449,28 @@ class _DealReplay:
                     break
         return held[0] if len(held) == 1 and held[0].known else None
 
-    def _remove(self, seat: int, card: Card, what: str, where: dict[str, Any]) -> None:
-        hand = self.hands[seat]
-        trump = self.trump
-        want = resolve(card, trump).identity
-        for i, c in enumerate(hand):
-            if resolve(c, trump).identity == want:
-                self._take(seat, i)
-                return
-        for i, c in enumerate(hand):
-            if not c.known:
-                self._take(seat, i)
-                return
-        if self.known[seat]:
-            self.problem(f"{card_name(card)!r} ({what}) is not in seat {seat}'s hand", **where)
+    def _take(self, seat: int, card: Card) -> bool:
+        """Take ``card`` (or, failing that, an unknown card) out of a hand; False if neither is there.
+
+        Trump is settled by the time any card leaves a hand, so each hand keeps the
+        identities of its cards with trump-relative notation resolved.
+        """
+        ids = self.ids[seat]
+        try:
+            i = ids.index(resolve(card, self.trump).identity)
+        except ValueError:
+            hand = self.hands[seat]
+            for i, held in enumerate(hand):
+                if not held.known:
+                    break
+            else:
+                return False
+        del self.hands[seat][i]
+        del ids[i]
+        if self.build:
+            self._hand_rows[seat] = tuple(self.hands[seat])
+            self._hands_t = None
+        return True
 
     # -- play ------------------------------------------------------------------
 
@@ -459,6 +481,7 @@ class _DealReplay:
         assert layout is not None
         tricks = phase.tricks
         trump = self.trump
+        build = self.build
         ann = phase.playAnnotations or {}
         per_trick = self.P - len(self.sit_out)
         flat = 0
@@ -469,23 +492,27 @@ class _DealReplay:
                 self.problem(f"{len(trick)} cards in a trick of {per_trick} players; the extra cards are ignored", phase=phase_index, phase_type="TRICK_PLAY", trick=t)
             elif len(trick) < per_trick and t + 1 < len(tricks):
                 self.problem(f"{len(trick)} cards in a trick of {per_trick} players, and more tricks follow; this trick is not taken by anyone", phase=phase_index, phase_type="TRICK_PLAY", trick=t)
-            row = layout.rows[t]
             lead = layout.leaders[t]
             order = layout.orders[t]
-            seats = tuple(s for s, _ in row)
-            cards = tuple(c for _, c in row)
+            seats = layout.seats[t]
+            cards = layout.cards[t]
             led: Suit | None = None
-            for c, (seat, card) in enumerate(row):
+            for c, card in enumerate(cards):
+                seat = seats[c]
                 self._check_card(card, seat, t, c, led, phase_index)
                 if c == 0:
                     led = led_suit((card,), trump)
-                self._remove(seat, card, "played", {"phase": phase_index, "phase_type": "TRICK_PLAY", "trick": t, "card": c})
-                self.trick = TrickState(number=t, leader=lead, seats=seats[: c + 1], cards=cards[: c + 1], led=led)
-                to_act = order[c + 1] if c + 1 < per_trick else None
-                self.emit(StepKind.CARD, Action(StepKind.CARD, seat=seat, card=card, index=flat), annotations=ann.get(str(flat), ()), to_act=to_act)
+                if not self._take(seat, card) and self.known[seat]:
+                    self.problem(f"{card_name(card)!r} (played) is not in seat {seat}'s hand", phase=phase_index, phase_type="TRICK_PLAY", trick=t, card=c)
+                if build:
+                    self.trick = TrickState(number=t, leader=lead, seats=seats[: c + 1], cards=cards[: c + 1], led=led)
+                    to_act = order[c + 1] if c + 1 < per_trick else None
+                    self.emit(StepKind.CARD, Action(StepKind.CARD, seat=seat, card=card, index=flat), annotations=ann.get(str(flat), ()), to_act=to_act)
+                else:
+                    self.emit(StepKind.CARD, None)
                 self.action_steps.append(self.count - 1)
                 flat += 1
-            if len(row) == per_trick:
+            if len(cards) == per_trick:
                 w = layout.winners[t]
                 if w is None:
                     self.problem("no card of this trick can be judged; the leader is assumed to win", severity="warning", phase=phase_index, phase_type="TRICK_PLAY", trick=t)
@@ -494,37 +521,38 @@ class _DealReplay:
                 done = TrickState(number=t, leader=lead, seats=seats, cards=cards, led=led, winner=winner, complete=True)
                 self.per_seat[winner] += 1
                 self.per_team[self.table.team(winner)] += 1
-                self._per_seat_t = tuple(self.per_seat)
-                self._per_team_t = _pair(self.per_team)
                 self.tricks.append(done)
-                self._tricks_t = tuple(self.tricks)
                 self.trick = done
-                self.emit(StepKind.TRICK_TAKEN, Action(StepKind.TRICK_TAKEN, seat=winner), to_act=winner if t + 1 < HAND_SIZE else None)
+                if build:
+                    self._per_seat_t = tuple(self.per_seat)
+                    self._per_team_t = _pair(self.per_team)
+                    self._tricks_t = tuple(self.tricks)
+                    self.emit(StepKind.TRICK_TAKEN, Action(StepKind.TRICK_TAKEN, seat=winner), to_act=winner if t + 1 < HAND_SIZE else None)
+                else:
+                    self.emit(StepKind.TRICK_TAKEN, None)
                 self.trick = None if t + 1 < len(tricks) else done
                 self.shown.append(done)
-            elif row:
+            elif cards:
                 self.shown.append(TrickState(number=t, leader=lead, seats=seats, cards=cards, led=led))
 
     def _check_card(self, card: Card, seat: int, t: int, c: int, led: Suit | None, phase_index: int) -> None:
         """A card played twice, the discard or the up-card played, a renege."""
-        found: list[str] = []
         if card.known:
             key = card.identity
-            if key in self.played:
-                found.append(f"{card_name(card)!r} was already played in trick {self.played[key]}")
-            self.played[key] = t
-            if self.discard is not None and self.discard.same(card):
-                found.append(f"{card_name(card)!r} was discarded by the dealer")
-            if self.up.same(card) and not (self.picked_up and seat == self.dealer):
+            played = self.played
+            if key in played:
+                self.problem(f"{card_name(card)!r} was already played in trick {played[key]}", phase=phase_index, phase_type="TRICK_PLAY", trick=t, card=c)
+            played[key] = t
+            if self.discard is not None and self.discard.identity == key:
+                self.problem(f"{card_name(card)!r} was discarded by the dealer", phase=phase_index, phase_type="TRICK_PLAY", trick=t, card=c)
+            if self.up.identity == key and not (self.picked_up and seat == self.dealer):
                 if self.picked_up:
-                    found.append(f"{card_name(card)!r} is the up-card, which the dealer (seat {self.dealer}) picked up")
+                    self.problem(f"{card_name(card)!r} is the up-card, which the dealer (seat {self.dealer}) picked up", phase=phase_index, phase_type="TRICK_PLAY", trick=t, card=c)
                 else:
-                    found.append(f"{card_name(card)!r} is the turned-down up-card, out of play")
+                    self.problem(f"{card_name(card)!r} is the turned-down up-card, out of play", phase=phase_index, phase_type="TRICK_PLAY", trick=t, card=c)
         if c > 0 and is_renege(card, self.hands[seat], led, self.trump):
             suit = led.label if led is not None else "?"
-            found.append(f"{card_name(card)!r}: renege — seat {seat} holds {suit} and must follow {suit}")
-        for message in found:
-            self.problem(message, phase=phase_index, phase_type="TRICK_PLAY", trick=t, card=c)
+            self.problem(f"{card_name(card)!r}: renege — seat {seat} holds {suit} and must follow {suit}", phase=phase_index, phase_type="TRICK_PLAY", trick=t, card=c)
 
     # -- scoring ---------------------------------------------------------------
 
