@@ -220,7 +220,8 @@ def effective_suit(card: Card, trump: Suit | None) -> Suit | None:
     follows its printed suit.  Returns ``None`` when the suit cannot be known (``Xx``, a
     joker with no trump, a ``g`` card).
     """
-    card = resolve(card, trump)
+    if card.generic is not None and trump is not None:
+        card = resolve(card, trump)
     if card.joker:
         return trump
     if card.generic in ("R", "L"):

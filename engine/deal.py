@@ -25,7 +25,8 @@ from typing import Any
 from .cards import Card, Suit, card_name, parse_card, resolve
 from .errors import Place, Problem
 from .model import BiddingPhase, Deal, TrickPlayPhase
-from .rules import Table, is_renege, led_suit, score_deal, trick_winner
+from .cards import effective_suit
+from .rules import Table, led_suit, reneges, score_deal, trick_winner
 from .ruleset import Ruleset
 from .state import (
     Action,
@@ -44,6 +45,20 @@ __all__ = ["DealContext", "DealOutcome", "replay_deal", "HAND_SIZE"]
 HAND_SIZE = 5
 UNKNOWN = parse_card("Xx")
 _CARDS: dict[str, Card] = {}
+
+
+_RESOLVED: dict[tuple[str, Suit | None], tuple[Card, Suit | None]] = {}
+_ORDERS: dict[tuple[int, int, frozenset[int]], tuple[int, ...]] = {}
+
+
+def _resolved(text: str, trump: Suit | None) -> tuple[Card, Suit | None]:
+    """The card a validated text names under ``trump``, and the suit it follows (remembered)."""
+    key = (text, trump)
+    hit = _RESOLVED.get(key)
+    if hit is None:
+        card = resolve(_card(text), trump)
+        hit = _RESOLVED[key] = (card, effective_suit(card, trump))
+    return hit
 
 
 def _card(text: str) -> Card:
@@ -99,6 +114,7 @@ class _Layout:
     orders: tuple[tuple[int, ...], ...]  # per trick: the playing seats from its leader
     seats: tuple[tuple[int, ...], ...]  # per trick: the seat of each card played
     cards: tuple[tuple[Card, ...], ...]  # per trick: the cards, trump-relative notation resolved
+    suits: tuple[tuple[Suit | None, ...], ...]  # per trick: each card's effective suit
     winners: tuple[int | None, ...]  # per trick: position of the winning card among a full row
     played_by: dict[int, list[Card]]
     complete: bool  # every one of the HAND_SIZE tricks is recorded in full
@@ -154,6 +170,7 @@ class _DealReplay:
         self.hands, self.known, self.given = self._initial_hands()
         self.ready = False  # hands back-calculated (see the module docstring)
         self.ids: list[list[tuple[object, ...]]] = []  # per seat: identity of each card held (set with the hands)
+        self.suits: list[list[Suit | None]] = []  # per seat: effective suit of each card held
         # tuples for the states, rebuilt only when their source changes
         self._hand_rows: list[tuple[Card, ...]] = [tuple(h) for h in self.hands]
         self._hands_t: tuple[tuple[Card, ...], ...] | None = None
@@ -161,6 +178,7 @@ class _DealReplay:
         self._tricks_t: tuple[TrickState, ...] = ()
         self._per_seat_t: tuple[int, ...] = tuple(self.per_seat)
         self._per_team_t: tuple[int, int] = (0, 0)
+        self._fixed: dict[str, Any] | None = None  # see _fields
 
     # -- helpers -------------------------------------------------------------
 
@@ -185,47 +203,59 @@ class _DealReplay:
             self.pending = []
         if not self.build:
             return
+        fixed = self._fixed
+        if fixed is None or kind is not StepKind.CARD:
+            fixed = self._fixed = self._fields()
+        elif self._hands_t is None:
+            fixed["hands"] = self._hands_t = tuple(self._hand_rows)
+        row = fixed.copy()
+        row["step"] = self.first_step + at
+        row["kind"] = kind
+        row["action"] = action
+        row["trick"] = self.trick
+        row["annotations"] = tuple(annotations)
+        row["to_act"] = to_act
+        row["problems"] = tuple(pending)
+        self.rows.append(row)
+
+    def _fields(self) -> dict[str, Any]:
+        """The state's fields that change at most once a trick (a card step changes only the hands).
+
+        :meth:`emit` rebuilds them for every step but a card's, and after the hands are
+        back-calculated.
+        """
         hands = self._hands_t
         if hands is None:
             hands = self._hands_t = tuple(self._hand_rows)
-        self.rows.append(
-            {
-                "step": self.first_step + at,
-                "kind": kind,
-                "action": action,
-                "deal": self.index,
-                "deal_number": self.deal.dealNumber,
-                "num_players": self.P,
-                "players": self.ctx.players,
-                "dealer": self.dealer,
-                "up_card": self.up,
-                "up_card_state": self.up_state,
-                "calls": self._calls_t,
-                "trump": self.trump,
-                "no_trump": self.no_trump,
-                "maker": self.maker,
-                "alone": self.alone,
-                "alone_defender": self.alone_defender,
-                "sit_out": self.sit_out,
-                "discard": self.discard,
-                "hands": hands,
-                "hands_known": tuple(self.known),
-                "trick": self.trick,
-                "tricks": self._tricks_t,
-                "tricks_per_seat": self._per_seat_t,
-                "tricks_per_team": self._per_team_t,
-                "score": _pair(self.score),
-                "deal_points": _pair(self.points) if self.points is not None else None,
-                "tokens": _pair(self.tokens),
-                "annotations": tuple(annotations),
-                "to_act": to_act,
-                "thrown_in": self.thrown_in,
-                "game_over": False,
-                "winner": None,
-                "problems": tuple(pending),
-                "branch": self.branch,
-            }
-        )
+        return {
+            "deal": self.index,
+            "deal_number": self.deal.dealNumber,
+            "num_players": self.P,
+            "players": self.ctx.players,
+            "dealer": self.dealer,
+            "up_card": self.up,
+            "up_card_state": self.up_state,
+            "calls": self._calls_t,
+            "trump": self.trump,
+            "no_trump": self.no_trump,
+            "maker": self.maker,
+            "alone": self.alone,
+            "alone_defender": self.alone_defender,
+            "sit_out": self.sit_out,
+            "discard": self.discard,
+            "hands": hands,
+            "hands_known": tuple(self.known),
+            "tricks": self._tricks_t,
+            "tricks_per_seat": self._per_seat_t,
+            "tricks_per_team": self._per_team_t,
+            "score": _pair(self.score),
+            "deal_points": _pair(self.points) if self.points is not None else None,
+            "tokens": _pair(self.tokens),
+            "thrown_in": self.thrown_in,
+            "game_over": False,
+            "winner": None,
+            "branch": self.branch,
+        }
 
     def _initial_hands(self) -> tuple[list[list[Card]], list[bool], list[bool]]:
         """Hands as dealt, from ``playerCards``; the others are filled in by :meth:`_backfill`."""
@@ -267,11 +297,21 @@ class _DealReplay:
             self._hand_rows[seat] = tuple(cards)
         trump = self.trump
         self.ids = [[resolve(c, trump).identity for c in hand] for hand in self.hands]
+        self.suits = [[effective_suit(c, trump) for c in hand] for hand in self.hands]
         self._hands_t = hands = tuple(self._hand_rows)
         known = tuple(self.known)
         for row in self.rows:
             row["hands"] = hands
             row["hands_known"] = known
+        self._fixed = None
+
+    def _order(self, lead: int) -> tuple[int, ...]:
+        """The playing seats clockwise from ``lead`` (remembered per table, leader and sitters-out)."""
+        key = (self.P, lead, self.sit_out)
+        order = _ORDERS.get(key)
+        if order is None:
+            order = _ORDERS[key] = tuple(self.table.order_from(lead, self.sit_out))
+        return order
 
     def _lay_out(self, tricks: Sequence[Sequence[str]]) -> _Layout:
         """Seat of every card, trick by trick (a full trick's winner leads the next)."""
@@ -284,15 +324,18 @@ class _DealReplay:
         orders: list[tuple[int, ...]] = []
         played_seats: list[tuple[int, ...]] = []
         played_cards: list[tuple[Card, ...]] = []
+        played_suits: list[tuple[Suit | None, ...]] = []
         winners: list[int | None] = []
         played_by: dict[int, list[Card]] = {}
         for trick in tricks:
             lead = leader if leader is not None else order_leader
             leaders.append(lead)
-            seats = tuple(self.table.order_from(lead, sit_out))
+            seats = self._order(lead)
             orders.append(seats)
-            cards = tuple(resolve(_card(c), trump) for c in trick[:per_trick])
+            pairs = [_resolved(c, trump) for c in trick[:per_trick]]
+            cards = tuple([card for card, _ in pairs])
             played_cards.append(cards)
+            played_suits.append(tuple([suit for _, suit in pairs]))
             played_seats.append(seats[: len(cards)])
             w = trick_winner(cards, trump) if len(trick) >= per_trick else None
             winners.append(w)
@@ -300,7 +343,7 @@ class _DealReplay:
             for seat, card in zip(seats, cards):
                 played_by.setdefault(seat, []).append(card)
         complete = len(tricks) >= HAND_SIZE and all(len(t) == per_trick for t in tricks[:HAND_SIZE])
-        return _Layout(tuple(leaders), tuple(orders), tuple(played_seats), tuple(played_cards), tuple(winners), played_by, complete)
+        return _Layout(tuple(leaders), tuple(orders), tuple(played_seats), tuple(played_cards), tuple(played_suits), tuple(winners), played_by, complete)
 
     # -- bidding -------------------------------------------------------------
 
@@ -425,6 +468,7 @@ class _DealReplay:
         if not any(c.same(self.up) for c in hand):
             hand.append(self.up)
             self.ids[self.dealer].append(resolve(self.up, self.trump).identity)
+            self.suits[self.dealer].append(effective_suit(self.up, self.trump))
         out = self.discard
         if out is None and len(hand) > HAND_SIZE and any(not c.known for c in hand):
             out = UNKNOWN
@@ -467,6 +511,7 @@ class _DealReplay:
                 return False
         del self.hands[seat][i]
         del ids[i]
+        del self.suits[seat][i]
         if self.build:
             self._hand_rows[seat] = tuple(self.hands[seat])
             self._hands_t = None
@@ -496,10 +541,11 @@ class _DealReplay:
             order = layout.orders[t]
             seats = layout.seats[t]
             cards = layout.cards[t]
+            suits = layout.suits[t]
             led: Suit | None = None
             for c, card in enumerate(cards):
                 seat = seats[c]
-                self._check_card(card, seat, t, c, led, phase_index)
+                self._check_card(card, seat, t, c, led, suits[c], phase_index)
                 if c == 0:
                     led = led_suit((card,), trump)
                 if not self._take(seat, card) and self.known[seat]:
@@ -508,8 +554,10 @@ class _DealReplay:
                     self.trick = TrickState(number=t, leader=lead, seats=seats[: c + 1], cards=cards[: c + 1], led=led)
                     to_act = order[c + 1] if c + 1 < per_trick else None
                     self.emit(StepKind.CARD, Action(StepKind.CARD, seat=seat, card=card, index=flat), annotations=ann.get(str(flat), ()), to_act=to_act)
-                else:
+                elif self.pending:
                     self.emit(StepKind.CARD, None)
+                else:
+                    self.count += 1  # what emit does for a step without problems when no state is built
                 self.action_steps.append(self.count - 1)
                 flat += 1
             if len(cards) == per_trick:
@@ -528,14 +576,16 @@ class _DealReplay:
                     self._per_team_t = _pair(self.per_team)
                     self._tricks_t = tuple(self.tricks)
                     self.emit(StepKind.TRICK_TAKEN, Action(StepKind.TRICK_TAKEN, seat=winner), to_act=winner if t + 1 < HAND_SIZE else None)
-                else:
+                elif self.pending:
                     self.emit(StepKind.TRICK_TAKEN, None)
+                else:
+                    self.count += 1
                 self.trick = None if t + 1 < len(tricks) else done
                 self.shown.append(done)
             elif cards:
                 self.shown.append(TrickState(number=t, leader=lead, seats=seats, cards=cards, led=led))
 
-    def _check_card(self, card: Card, seat: int, t: int, c: int, led: Suit | None, phase_index: int) -> None:
+    def _check_card(self, card: Card, seat: int, t: int, c: int, led: Suit | None, suit: Suit | None, phase_index: int) -> None:
         """A card played twice, the discard or the up-card played, a renege."""
         if card.known:
             key = card.identity
@@ -550,9 +600,9 @@ class _DealReplay:
                     self.problem(f"{card_name(card)!r} is the up-card, which the dealer (seat {self.dealer}) picked up", phase=phase_index, phase_type="TRICK_PLAY", trick=t, card=c)
                 else:
                     self.problem(f"{card_name(card)!r} is the turned-down up-card, out of play", phase=phase_index, phase_type="TRICK_PLAY", trick=t, card=c)
-        if c > 0 and is_renege(card, self.hands[seat], led, self.trump):
-            suit = led.label if led is not None else "?"
-            self.problem(f"{card_name(card)!r}: renege — seat {seat} holds {suit} and must follow {suit}", phase=phase_index, phase_type="TRICK_PLAY", trick=t, card=c)
+        if c > 0 and reneges(suit, self.suits[seat], led):
+            name = led.label if led is not None else "?"
+            self.problem(f"{card_name(card)!r}: renege — seat {seat} holds {name} and must follow {name}", phase=phase_index, phase_type="TRICK_PLAY", trick=t, card=c)
 
     # -- scoring ---------------------------------------------------------------
 

@@ -11,7 +11,8 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from .errors import CodecError, EgnError, Place, Problem, SchemaError, SizeLimitError
-from .model import EgnDocument, parse_document
+from .model import EgnDocument
+from .repair import parse_document
 from .packed import unpack_deals
 from .replay import replay
 from .state import Timeline

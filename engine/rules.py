@@ -18,6 +18,7 @@ __all__ = [
     "led_suit",
     "can_follow",
     "is_renege",
+    "reneges",
     "DealResult",
     "score_deal",
 ]
@@ -100,6 +101,17 @@ def is_renege(card: Card, hand_before: Sequence[Card], led: Suit | None, trump: 
     if led is None or suit is led or suit is None:
         return False
     return can_follow(hand_before, led, trump)
+
+
+def reneges(suit: Suit | None, held: Sequence[Suit | None], led: Suit | None) -> bool:
+    """:func:`is_renege` for a replay that already knows each card's effective suit.
+
+    ``suit`` is the played card's, ``held`` the hand's before it was played (each from
+    :func:`engine.cards.effective_suit` under the deal's trump).
+    """
+    if led is None or suit is led or suit is None:
+        return False
+    return led in held
 
 
 @dataclass(frozen=True)

@@ -14,7 +14,7 @@ import pytest
 from engine.errors import CodecError, SchemaError, SizeLimitError
 from engine.generate import generate_game
 from engine.load import MAX_INPUT, load_game
-from engine.model import validate_document
+from engine.validate import validate_document
 from overlay.cli import main
 from tests.conftest import shared_egn
 

@@ -7,7 +7,7 @@ import time
 import pytest
 
 from engine.generate import generate_game
-from engine.model import validate_document
+from engine.validate import validate_document
 from engine.replay import replay
 from tests.test_engine_rules import deal, game
 

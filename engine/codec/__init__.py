@@ -51,7 +51,7 @@ MAGIC_EMN = 0x02
 
 
 def _validate(doc: Any, source: str) -> None:
-    from ..model import accepts_document, validate_document
+    from ..validate import accepts_document, validate_document
 
     # A document the fast check accepts passes both checks below (see engine.fastcheck);
     # anything else takes the full path, which alone decides and words the error.
