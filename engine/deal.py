@@ -36,6 +36,7 @@ from .state import (
     StepKind,
     TrickState,
     UpCardState,
+    build,
     make_state,
 )
 
@@ -205,10 +206,13 @@ class _DealReplay:
             return
         fixed = self._fixed
         if fixed is None or kind is not StepKind.CARD:
-            fixed = self._fixed = self._fields()
-        elif self._hands_t is None:
-            fixed["hands"] = self._hands_t = tuple(self._hand_rows)
-        row = fixed.copy()
+            row = self._fixed = self._fields()  # the next card steps start from a copy of this row
+        else:
+            row = fixed.copy()  # ``fixed`` is an earlier step's row: never changed in place
+            hands = self._hands_t
+            if hands is None:
+                hands = self._hands_t = tuple(self._hand_rows)
+            row["hands"] = hands
         row["step"] = self.first_step + at
         row["kind"] = kind
         row["action"] = action
@@ -365,7 +369,7 @@ class _DealReplay:
                 self.problem(f"{call!r}: bidding already ended with {self.calls[-1].call!r}", phase=phase_index, phase_type="EUCHRE_BIDDING", call=i)
             elif i >= 2 * P:
                 self.problem(f"{call!r}: only {2 * P} calls are possible", phase=phase_index, phase_type="EUCHRE_BIDDING", call=i)
-            self.calls.append(Call(seat=seat, call=call, index=i, round=rnd))
+            self.calls.append(build(Call, {"seat": seat, "call": call, "index": i, "round": rnd}))
             if self.build:
                 self._calls_t = tuple(self.calls)
             last = i == len(calls) - 1
@@ -385,7 +389,8 @@ class _DealReplay:
                 to_act: int | None = None if i + 1 >= 2 * P else (seat + 1) % P
             else:
                 to_act = self._after_bidding(phase, made_round)
-            self.emit(StepKind.CALL, Action(StepKind.CALL, seat=seat, call=call, index=i), annotations=ann.get(str(i), ()), to_act=to_act)
+            action = build(Action, {"kind": StepKind.CALL, "seat": seat, "card": None, "call": call, "index": i})
+            self.emit(StepKind.CALL, action, annotations=ann.get(str(i), ()), to_act=to_act)
         if not ended and len(calls) >= 2 * P:
             self.thrown_in = True
             self.up_state = UpCardState.TURNED_DOWN
@@ -526,7 +531,7 @@ class _DealReplay:
         assert layout is not None
         tricks = phase.tricks
         trump = self.trump
-        build = self.build
+        keep = self.build  # build the states
         ann = phase.playAnnotations or {}
         per_trick = self.P - len(self.sit_out)
         flat = 0
@@ -550,10 +555,11 @@ class _DealReplay:
                     led = led_suit((card,), trump)
                 if not self._take(seat, card) and self.known[seat]:
                     self.problem(f"{card_name(card)!r} (played) is not in seat {seat}'s hand", phase=phase_index, phase_type="TRICK_PLAY", trick=t, card=c)
-                if build:
-                    self.trick = TrickState(number=t, leader=lead, seats=seats[: c + 1], cards=cards[: c + 1], led=led)
+                if keep:
+                    self.trick = build(TrickState, {"number": t, "leader": lead, "seats": seats[: c + 1], "cards": cards[: c + 1], "led": led, "winner": None, "complete": False})
                     to_act = order[c + 1] if c + 1 < per_trick else None
-                    self.emit(StepKind.CARD, Action(StepKind.CARD, seat=seat, card=card, index=flat), annotations=ann.get(str(flat), ()), to_act=to_act)
+                    action = build(Action, {"kind": StepKind.CARD, "seat": seat, "card": card, "call": None, "index": flat})
+                    self.emit(StepKind.CARD, action, annotations=ann.get(str(flat), ()), to_act=to_act)
                 elif self.pending:
                     self.emit(StepKind.CARD, None)
                 else:
@@ -566,16 +572,17 @@ class _DealReplay:
                     self.problem("no card of this trick can be judged; the leader is assumed to win", severity="warning", phase=phase_index, phase_type="TRICK_PLAY", trick=t)
                     w = 0
                 winner = seats[w]
-                done = TrickState(number=t, leader=lead, seats=seats, cards=cards, led=led, winner=winner, complete=True)
+                done = build(TrickState, {"number": t, "leader": lead, "seats": seats, "cards": cards, "led": led, "winner": winner, "complete": True})
                 self.per_seat[winner] += 1
                 self.per_team[self.table.team(winner)] += 1
                 self.tricks.append(done)
                 self.trick = done
-                if build:
+                if keep:
                     self._per_seat_t = tuple(self.per_seat)
                     self._per_team_t = _pair(self.per_team)
                     self._tricks_t = tuple(self.tricks)
-                    self.emit(StepKind.TRICK_TAKEN, Action(StepKind.TRICK_TAKEN, seat=winner), to_act=winner if t + 1 < HAND_SIZE else None)
+                    action = build(Action, {"kind": StepKind.TRICK_TAKEN, "seat": winner, "card": None, "call": None, "index": None})
+                    self.emit(StepKind.TRICK_TAKEN, action, to_act=winner if t + 1 < HAND_SIZE else None)
                 elif self.pending:
                     self.emit(StepKind.TRICK_TAKEN, None)
                 else:

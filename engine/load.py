@@ -1,7 +1,8 @@
 """Load a game from text or bytes in any EGN form, validate it and replay it.
 
-The form is detected by content, never by file name: JSON text (``.egn``, ``.emn``) or a
-binary file (``.egnb`` condensed/expanded, EMN binary) recognised by its magic byte.
+The form is detected by content, never by file name (:func:`engine.sniff.detect_form`,
+which the codecs use too): JSON text (``.egn``, ``.emn``) or a binary file (``.egnb``
+condensed/expanded, EMN binary) recognised by its magic byte.
 Callers open files; this module only sees text or bytes plus a ``source`` name for errors.
 """
 
@@ -15,6 +16,7 @@ from .model import EgnDocument
 from .repair import parse_document
 from .packed import unpack_deals
 from .replay import replay
+from .sniff import detect_form
 from .state import Timeline
 
 __all__ = ["LoadedGame", "LoadedMatch", "load_game", "load_any", "parse_json", "MAX_INPUT"]
@@ -64,19 +66,6 @@ def parse_json(data: bytes | str, *, source: str) -> Any:
     return parse_json_text(data, source=source)
 
 
-def _looks_like_json(data: bytes | str) -> bool:
-    """JSON text starts (after a BOM and white space) like a JSON value.
-
-    Binary EGN starts with a magic byte (0x00-0x02) or, for legacy condensed files, a
-    protobuf tag (0x0a, 0x12, 0x1a, 0x22); a JSON string at the top is never a game, so
-    ``"`` is left to the binary reader.
-    """
-    if isinstance(data, str):
-        return True
-    head = data[:64].lstrip(b"\xef\xbb\xbf \t\r\n")
-    return head[:1] != b"" and head[:1] in b"{[-0123456789tfn"
-
-
 def load_game(data: bytes | str, *, source: str = "<input>", strict: bool = False, previous: Timeline | None = None, summary_only: bool = False) -> LoadedGame:
     """Load one game (JSON or binary EGN) and replay it.
 
@@ -107,17 +96,18 @@ def load_any(data: bytes | str, *, source: str = "<input>", strict: bool = False
         raise SizeLimitError(f"{len(data)} bytes: input is limited to {MAX_INPUT} bytes (8 MiB)", Place(source=source))
     if not data:
         raise CodecError("empty input", Place(source=source))
+    detected = "json" if isinstance(data, str) else detect_form(data)
     form = "json"
-    if _looks_like_json(data):
+    if detected == "json":
         obj = parse_json(data, source=source)
     else:
         from . import codec
 
         assert isinstance(data, bytes)
-        if data[0] == 0x02:
+        if detected == "emn":
             match = codec.decode_emn(data, source=source, validate=strict)
             return _match(match, source=source, strict=strict, form="emn-binary", summary_only=summary_only)
-        form = "expanded" if data[0] == 0x00 else "condensed"
+        form = "expanded" if detected == "expanded" else "condensed"
         obj = codec.decode_bytes(data, source=source, validate=False)  # parse_document validates (or repairs)
     if isinstance(obj, dict) and obj.get("fileType") == "Euchre Match Notation":
         return _match(obj, source=source, strict=strict, form=form, summary_only=summary_only)

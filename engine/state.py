@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 from enum import Enum
-from typing import Any
+from typing import Any, TypeVar
 
 from .cards import Card, Suit, card_name
 from .errors import Problem
@@ -27,6 +27,7 @@ __all__ = [
     "Timeline",
     "team_of",
     "make_state",
+    "build",
     "evolve_state",
 ]
 
@@ -191,17 +192,27 @@ class GameState:
         }
 
 
-def make_state(fields: dict[str, Any]) -> GameState:
-    """A :class:`GameState` from a mapping that holds every one of its fields.
+_T = TypeVar("_T")
 
-    The replay builds about 130 states a game; the generated ``__init__`` (33 keyword
-    arguments, a frozen ``object.__setattr__`` for each) cost more than the rules
-    themselves.  The result is an ordinary frozen state, equal to one built by the
-    constructor from the same values.
+
+def build(cls: type[_T], fields: dict[str, Any]) -> _T:
+    """An instance of one of this module's frozen dataclasses from a fresh mapping of *every* field.
+
+    The replay builds about 130 states a game, each with its trick and action; the
+    generated ``__init__`` (a frozen ``object.__setattr__`` per field) cost more than the
+    rules themselves.  The result is an ordinary frozen value, equal to one built by the
+    constructor from the same values; a missing field would only show when read, so
+    callers pass complete mappings (``tests/test_engine_replay.py`` compares with
+    constructor-built values).
     """
-    state = object.__new__(GameState)
-    state.__dict__.update(fields)
-    return state
+    value = object.__new__(cls)
+    object.__setattr__(value, "__dict__", fields)  # the mapping becomes the value's own: callers pass a fresh one
+    return value
+
+
+def make_state(fields: dict[str, Any]) -> GameState:
+    """A :class:`GameState` from a mapping that holds every one of its fields (see :func:`build`)."""
+    return build(GameState, fields)
 
 
 def evolve_state(state: GameState, **changes: Any) -> GameState:
