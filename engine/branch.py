@@ -1,4 +1,4 @@
-"""Alternative lines (EGN spec section 1.5) as branches of the replay.
+"""Alternative lines (a deal's ``alternativeLines``: what else could have been played) as branches of the replay.
 
 A line is replayed as the main line up to the deviation followed by the line's own
 phases, from the running score before the deal.  The branch keeps the steps from the

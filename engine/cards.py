@@ -1,4 +1,4 @@
-"""Card notation (EGN spec section 2) and the one function that judges suit.
+"""Card notation (EGN's card strings) and the one function that judges suit.
 
 Notation: rank ``7 8 9 N T J Q K A X`` + suit ``s h c d`` (or upper case), ``x`` (unknown),
 ``t``/``n``/``g`` (generic trump / next / green); whole cards ``R`` ``L`` (right and left
@@ -24,9 +24,7 @@ __all__ = [
     "JOKER",
     "parse_card",
     "card_name",
-    "is_card_text",
     "effective_suit",
-    "same_colour",
     "deck",
     "resolve",
     "sort_key",
@@ -52,10 +50,6 @@ class Suit(str, Enum):
     def partner(self) -> Suit:
         """The other suit of the same colour (the left bower's printed suit)."""
         return _PARTNER[self]
-
-    @property
-    def symbol(self) -> str:
-        return {"s": "\u2660", "h": "\u2665", "c": "\u2663", "d": "\u2666"}[self.value]
 
     @property
     def label(self) -> str:
@@ -142,10 +136,6 @@ class Card:
 JOKER = Card(None, None, joker=True, text="B")
 
 
-def is_card_text(text: object) -> bool:
-    return isinstance(text, str) and CARD_RE.match(text) is not None
-
-
 def parse_card(text: str, *, place: Place | None = None) -> Card:
     """Parse EGN card notation.
 
@@ -187,10 +177,6 @@ def card_name(card: Card) -> str:
     if card.generic:
         return r + card.generic
     return r + ("x" if card.suit is None else card.suit.value)
-
-
-def same_colour(a: Suit, b: Suit) -> bool:
-    return a.colour == b.colour
 
 
 def resolve(card: Card, trump: Suit | None) -> Card:

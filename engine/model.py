@@ -1,4 +1,4 @@
-"""Pydantic v2 models of an EGN document (spec section 1).
+"""Pydantic v2 models of an EGN document.
 
 The models are the schema: types, required keys, ``additionalProperties: false``, every
 length and count limit, the date format, digit-only annotation keys.  Checking a JSON

@@ -1,4 +1,4 @@
-"""Packed deals (EGN spec section 1.1: a deal written as a base64 bit-packed string) read once.
+"""Packed deals (a deal written as a base64 string of its bit-packed condensed form) read once.
 
 A document may hold a deal as a string instead of an object.  Loading turns every such
 string into a :class:`~engine.model.Deal` before the replay starts, so the replay loop

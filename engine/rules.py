@@ -17,7 +17,6 @@ __all__ = [
     "trick_winner",
     "led_suit",
     "can_follow",
-    "is_renege",
     "reneges",
     "DealResult",
     "score_deal",
@@ -95,19 +94,12 @@ def can_follow(hand: Sequence[Card], led: Suit | None, trump: Suit | None) -> bo
     return led is not None and any(effective_suit(c, trump) is led for c in hand)
 
 
-def is_renege(card: Card, hand_before: Sequence[Card], led: Suit | None, trump: Suit | None) -> bool:
-    """The card does not follow ``led`` although the hand could."""
-    suit = effective_suit(card, trump)
-    if led is None or suit is led or suit is None:
-        return False
-    return can_follow(hand_before, led, trump)
-
-
 def reneges(suit: Suit | None, held: Sequence[Suit | None], led: Suit | None) -> bool:
-    """:func:`is_renege` for a replay that already knows each card's effective suit.
+    """A card of ``suit`` does not follow ``led`` although the hand could.
 
-    ``suit`` is the played card's, ``held`` the hand's before it was played (each from
-    :func:`engine.cards.effective_suit` under the deal's trump).
+    ``suit`` is the played card's effective suit, ``held`` those of the hand before it was
+    played (each from :func:`engine.cards.effective_suit` under the deal's trump: the
+    replay works them out once per card).
     """
     if led is None or suit is led or suit is None:
         return False

@@ -1,13 +1,13 @@
 """Which form an EGN file is in, told by its content: the one sniffer the loader and codecs share.
 
-EGN spec section 5.1: a binary file's first byte is ``0x00`` (expanded), ``0x01``
+A binary EGN file's first byte is ``0x00`` (expanded), ``0x01``
 (condensed) or ``0x02`` (an EMN match); any other first byte is a legacy condensed file
 without a magic byte (the reference's decoder reads "anything else" as condensed).
 
 JSON text is told apart as RFC 4627 defines JSON text: an object or an array, so after an
 optional UTF-8 byte-order mark and white space it starts with ``{`` or ``[``.  A JSON
-scalar is never an EGN or EMN document (the spec: "an ``.egn`` file is a UTF-8 JSON
-object"), while its first byte can open a protobuf field (``1`` is 0x31, ``"`` is 0x22:
+scalar is never an EGN or EMN document (an ``.egn`` file is a UTF-8 JSON object),
+while its first byte can open a protobuf field (``1`` is 0x31, ``"`` is 0x22:
 field 4, length-delimited); so ``b"123"`` is a legacy condensed file, and the condensed
 decoder refuses it with a codec error.  An array is read as JSON so that the loader can
 say "an EGN document is a JSON object, not an array".

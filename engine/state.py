@@ -60,10 +60,6 @@ class Call:
     index: int  # position in the bidding phase
     round: int  # 1 or 2
 
-    @property
-    def is_pass(self) -> bool:
-        return self.call == "Pass"
-
 
 @dataclass(frozen=True)
 class Action:
@@ -307,7 +303,7 @@ class Timeline:
         return self.deals[deal].first_step
 
     def to_json(self) -> dict[str, Any]:
-        """The ``inspect --json`` contract (DESIGN.md, "Contracts")."""
+        """The ``inspect --json`` contract (README, "``inspect --json``")."""
         return {
             "deals": [d.to_json() for d in self.deals],
             "finalScore": list(self.final_score),

@@ -100,7 +100,8 @@ def test_synthetic_final_scores_agree_with_their_generator() -> None:
     """The synthetic games carry the final score their (independent) generator computed.
 
     That generator scores a lone defence like any euchred loner and ignores ``fast_break``;
-    the issue asks for 4 points and the fast-break rule, so games using those are left out.
+    this engine scores it 4 and knows the fast-break rule (README, "Rules"), so games using
+    those are left out.
     """
     shared_egn()
     checked = 0

@@ -7,7 +7,7 @@ Two passes over the same games, each from bytes, validated as ``load_game`` alwa
   ``inspect``, statistics and a database import need).
 
 The passes alternate (full, summary, full, ...) ``--repeat`` times on one core; the
-median of each is reported, by wall clock and by this process's CPU time.  Aims (issue 8): the full pass at least 4x the 315 games/s
+median of each is reported, by wall clock and by this process's CPU time.  Aims: the full pass at least 4x the 315 games/s
 measured before the deal state machine was rewritten, the summary pass at least 10,000
 deals/s.
 """

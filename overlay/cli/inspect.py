@@ -17,7 +17,7 @@ from ..bench.corpus import DEMO_GAME as DEMO
 def register(sub: Any) -> None:
     p = sub.add_parser("inspect", help="replay an EGN game and print every deal (trick winners, points, score)")
     p.add_argument("file", nargs="?", default=str(DEMO), help="a .egn, .egnb or .emn file (default: the bundled demo game)")
-    p.add_argument("--json", action="store_true", help="print the replay as JSON (the contract in DESIGN.md)")
+    p.add_argument("--json", action="store_true", help="print the replay as JSON (the contract in the README, 'inspect --json')")
     p.add_argument("--strict", action="store_true", help="refuse any schema problem instead of repairing it")
     p.add_argument("--steps", action="store_true", help="also list every step of the timeline")
     p.set_defaults(func=run)
