@@ -262,7 +262,7 @@ class _DealReplay:
         }
 
     def _initial_hands(self) -> tuple[list[list[Card]], list[bool], list[bool]]:
-        """Hands as dealt, from ``playerCards``; the others are filled in by :meth:`_backfill`."""
+        """Hands as dealt, from ``playerCards``; the others are filled in by :meth:`ensure_hands`."""
         given = self.deal.initialState.playerCards or []
         hands: list[list[Card]] = [[] for _ in range(self.P)]
         known = [False] * self.P
