@@ -96,6 +96,7 @@ _RANK_LETTER = {
     Rank.ACE: "A",
 }
 _LETTER_RANK = {v: k for k, v in _RANK_LETTER.items()}
+_JACK = Rank.JACK  # bound once: the suit rules ask for it for every card they judge
 _LETTER_RANK["N"] = Rank.NINE
 
 CARD_RE = re.compile(r"^([78N9TJQKAX][SsHhCcDdxtngh]|[LRB])$")
@@ -212,7 +213,7 @@ def effective_suit(card: Card, trump: Suit | None) -> Suit | None:
         return trump
     if card.generic in ("R", "L"):
         return None
-    if trump is not None and card.rank == Rank.JACK and card.suit is trump.partner:
+    if trump is not None and card.rank == _JACK and card.suit is _PARTNER[trump]:
         return trump
     return card.suit
 
@@ -241,7 +242,8 @@ def trick_power(card: Card, trump: Suit | None, led: Suit | None) -> int:
     Joker > right bower > left bower > other trumps by rank > led suit by rank.  Built on
     :func:`effective_suit`, so the left bower is judged in one place.
     """
-    card = resolve(card, trump)
+    if card.generic is not None and trump is not None:
+        card = resolve(card, trump)
     if card.joker:
         return 1000
     suit = effective_suit(card, trump)
@@ -249,7 +251,7 @@ def trick_power(card: Card, trump: Suit | None, led: Suit | None) -> int:
     if suit is None:
         return 0
     if trump is not None and suit is trump:
-        if card.rank == Rank.JACK:
+        if card.rank == _JACK:
             return 500 if card.suit is trump else 499
         return 300 + rank
     if suit is led:

@@ -45,6 +45,7 @@ __all__ = ["DealContext", "DealOutcome", "replay_deal", "HAND_SIZE"]
 #: Cards dealt to each player (and tricks in a deal), whatever the ruleset.
 HAND_SIZE = 5
 UNKNOWN = parse_card("Xx")
+_CARD_STEP = StepKind.CARD  # bound once: an enum member read through its class costs more than the step's own work
 _CARDS: dict[str, Card] = {}
 
 
@@ -103,7 +104,7 @@ class DealOutcome:
     shown_at: tuple[int, ...]  # for each problem, the step (within the deal) it is shown on; -1: none
 
 
-@dataclass(frozen=True)
+@dataclass(slots=True)
 class _Layout:
     """The play of a trick-play phase before any hand is walked: who played each card.
 
@@ -205,7 +206,7 @@ class _DealReplay:
         if not self.build:
             return
         fixed = self._fixed
-        if fixed is None or kind is not StepKind.CARD:
+        if fixed is None or kind is not _CARD_STEP:
             row = self._fixed = self._fields()  # the next card steps start from a copy of this row
         else:
             row = fixed.copy()  # ``fixed`` is an earlier step's row: never changed in place
@@ -558,10 +559,10 @@ class _DealReplay:
                 if keep:
                     self.trick = build(TrickState, {"number": t, "leader": lead, "seats": seats[: c + 1], "cards": cards[: c + 1], "led": led, "winner": None, "complete": False})
                     to_act = order[c + 1] if c + 1 < per_trick else None
-                    action = build(Action, {"kind": StepKind.CARD, "seat": seat, "card": card, "call": None, "index": flat})
-                    self.emit(StepKind.CARD, action, annotations=ann.get(str(flat), ()), to_act=to_act)
+                    action = build(Action, {"kind": _CARD_STEP, "seat": seat, "card": card, "call": None, "index": flat})
+                    self.emit(_CARD_STEP, action, annotations=ann.get(str(flat), ()), to_act=to_act)
                 elif self.pending:
-                    self.emit(StepKind.CARD, None)
+                    self.emit(_CARD_STEP, None)
                 else:
                     self.count += 1  # what emit does for a step without problems when no state is built
                 self.action_steps.append(self.count - 1)
@@ -638,23 +639,27 @@ class _DealReplay:
         self.emit(StepKind.DEAL_SCORED, Action(StepKind.DEAL_SCORED))
 
     def summary(self) -> DealSummary:
-        return DealSummary(
-            deal=self.index,
-            deal_number=self.deal.dealNumber,
-            dealer=self.dealer,
-            up_card=card_name(self.up),
-            trump=None if self.thrown_in else ("n" if self.no_trump else (self.trump.value if self.trump else None)),
-            maker=self.maker,
-            alone=self.alone,
-            alone_defender=self.alone_defender,
-            sit_out=tuple(sorted(self.sit_out)),
-            tricks=tuple(self.shown),
-            tricks_per_team=self.tricks_per_team(),
-            points=_teams(self.points) if self.points is not None else None,
-            score_after=_teams(self.score),
-            complete=self.points is not None,
-            first_step=self.first_step,
-            last_step=self.first_step + self.count - 1,
+        trump = self.trump
+        return build(
+            DealSummary,
+            {
+                "deal": self.index,
+                "deal_number": self.deal.dealNumber,
+                "dealer": self.dealer,
+                "up_card": card_name(self.up),
+                "trump": None if self.thrown_in else ("n" if self.no_trump else (trump.value if trump is not None else None)),
+                "maker": self.maker,
+                "alone": self.alone,
+                "alone_defender": self.alone_defender,
+                "sit_out": tuple(sorted(self.sit_out)),
+                "tricks": tuple(self.shown),
+                "tricks_per_team": self.tricks_per_team(),
+                "points": _teams(self.points) if self.points is not None else None,
+                "score_after": _teams(self.score),
+                "complete": self.points is not None,
+                "first_step": self.first_step,
+                "last_step": self.first_step + self.count - 1,
+            },
         )
 
 
@@ -726,7 +731,7 @@ def replay_deal(
                 r.problem("cards played before trump was made", severity="warning", phase=pi, phase_type="TRICK_PLAY")
             r.play(phase, pi)
     r.finish()
-    built = tuple(make_state(row) for row in r.rows)
+    built = tuple([make_state(row) for row in r.rows])
     return DealOutcome(
         summary=r.summary(),
         states=built,

@@ -19,7 +19,7 @@ from engine.model import Deal
 from engine.replay import replay
 from engine.rules import Table
 from engine.ruleset import Ruleset
-from engine.state import Action, Call, GameState, TrickState, evolve_state
+from engine.state import Action, Call, DealSummary, GameState, TrickState, evolve_state
 from engine.validate import validate_document
 from tests.test_engine_summary import _breaches
 
@@ -45,13 +45,12 @@ def test_built_values_equal_constructed_ones(seed: int) -> None:
     tl = replay(validate_document(doc, reference=False), source="b.egn")
     states = list(tl.steps) + [s for b in tl.branches for s in b.steps]
     kinds: set[type] = set()
-    for state in states:
-        for value in _values(state):
-            assert set(vars(value)) == {f.name for f in fields(type(value))}, type(value).__name__
-            copy = _rebuilt(value)
-            assert copy == value and hash(copy) == hash(value) and repr(copy) == repr(value)
-            kinds.add(type(value))
-    assert kinds == {GameState, Call, TrickState, Action}
+    for value in [*tl.deals, *(v for state in states for v in _values(state))]:
+        assert set(vars(value)) == {f.name for f in fields(type(value))}, type(value).__name__
+        copy = _rebuilt(value)
+        assert copy == value and hash(copy) == hash(value) and repr(copy) == repr(value)
+        kinds.add(type(value))
+    assert kinds == {DealSummary, GameState, Call, TrickState, Action}
 
 
 def test_evolve_state_refuses_unknown_fields() -> None:
