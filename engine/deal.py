@@ -6,7 +6,8 @@ game loop (:mod:`engine.replay`) and the alternative lines (:mod:`engine.branch`
 call it.
 
 The deal is walked once, in file order.  Hands missing from ``playerCards`` are
-back-calculated from the play, which needs the trick winners, which need trump: so the
+back-calculated from the play (:mod:`engine.layout`: who played each card), which needs
+the trick winners, which need trump: so the
 steps before the first card leaves a hand (deal start and the calls, during which no hand
 changes) are kept as field rows and get their hands once the play has been laid out,
 just before the dealer picks up or the first card is played.
@@ -24,9 +25,10 @@ from typing import Any
 
 from .cards import Card, Suit, card_name, parse_card, resolve
 from .errors import Place, Problem
+from .layout import HAND_SIZE, Layout, card_of, lay_out
 from .model import BiddingPhase, Deal, TrickPlayPhase
 from .cards import effective_suit
-from .rules import Table, led_suit, reneges, score_deal, trick_winner
+from .rules import Table, led_suit, reneges, score_deal
 from .ruleset import Ruleset
 from .state import (
     Action,
@@ -42,33 +44,8 @@ from .state import (
 
 __all__ = ["DealContext", "DealOutcome", "replay_deal", "HAND_SIZE"]
 
-#: Cards dealt to each player (and tricks in a deal), whatever the ruleset.
-HAND_SIZE = 5
 UNKNOWN = parse_card("Xx")
 _CARD_STEP = StepKind.CARD  # bound once: an enum member read through its class costs more than the step's own work
-_CARDS: dict[str, Card] = {}
-
-
-_RESOLVED: dict[tuple[str, Suit | None], tuple[Card, Suit | None]] = {}
-_ORDERS: dict[tuple[int, int, frozenset[int]], tuple[int, ...]] = {}
-
-
-def _resolved(text: str, trump: Suit | None) -> tuple[Card, Suit | None]:
-    """The card a validated text names under ``trump``, and the suit it follows (remembered)."""
-    key = (text, trump)
-    hit = _RESOLVED.get(key)
-    if hit is None:
-        card = resolve(_card(text), trump)
-        hit = _RESOLVED[key] = (card, effective_suit(card, trump))
-    return hit
-
-
-def _card(text: str) -> Card:
-    """``parse_card`` for validated text, remembered (a game names the same few cards)."""
-    card = _CARDS.get(text)
-    if card is None:
-        card = _CARDS[text] = parse_card(text)
-    return card
 
 
 @dataclass
@@ -102,24 +79,6 @@ class DealOutcome:
     action_steps: tuple[int, ...]  # step (within the deal) of each action: calls, then cards
     problems: tuple[Problem, ...]  # this deal's problems, in the order found
     shown_at: tuple[int, ...]  # for each problem, the step (within the deal) it is shown on; -1: none
-
-
-@dataclass(slots=True)
-class _Layout:
-    """The play of a trick-play phase before any hand is walked: who played each card.
-
-    Needs only trump, the sitting-out seats and the first leader; the hands not given in
-    the file are back-calculated from it.
-    """
-
-    leaders: tuple[int, ...]
-    orders: tuple[tuple[int, ...], ...]  # per trick: the playing seats from its leader
-    seats: tuple[tuple[int, ...], ...]  # per trick: the seat of each card played
-    cards: tuple[tuple[Card, ...], ...]  # per trick: the cards, trump-relative notation resolved
-    suits: tuple[tuple[Suit | None, ...], ...]  # per trick: each card's effective suit
-    winners: tuple[int | None, ...]  # per trick: position of the winning card among a full row
-    played_by: dict[int, list[Card]]
-    complete: bool  # every one of the HAND_SIZE tricks is recorded in full
 
 
 class _DealReplay:
@@ -168,7 +127,7 @@ class _DealReplay:
         self.points: tuple[int, ...] | None = None
         self.thrown_in = False
         self.played: dict[tuple[object, ...], int] = {}  # card identity -> trick it was played in
-        self.layout: _Layout | None = None
+        self.layout: Layout | None = None
         self.hands, self.known, self.given = self._initial_hands()
         self.ready = False  # hands back-calculated (see the module docstring)
         self.ids: list[list[tuple[object, ...]]] = []  # per seat: identity of each card held (set with the hands)
@@ -269,7 +228,7 @@ class _DealReplay:
         known = [False] * self.P
         for seat in range(self.P):
             if seat < len(given) and given[seat]:
-                hands[seat] = [_card(c) for c in given[seat]]
+                hands[seat] = [card_of(c) for c in given[seat]]
                 known[seat] = all(c.known for c in hands[seat])
         return hands, known, [bool(h) for h in hands]
 
@@ -285,7 +244,7 @@ class _DealReplay:
         if self.ready:
             return
         self.ready = True
-        layout = self.layout = self._lay_out(play.tricks) if play is not None else None
+        layout = self.layout = lay_out(play.tricks, self.table, self.trump, self.sit_out, self._first_leader()) if play is not None else None
         played_by = layout.played_by if layout is not None else {}
         complete = layout is not None and layout.complete
         for seat in range(self.P):
@@ -309,46 +268,6 @@ class _DealReplay:
             row["hands"] = hands
             row["hands_known"] = known
         self._fixed = None
-
-    def _order(self, lead: int) -> tuple[int, ...]:
-        """The playing seats clockwise from ``lead`` (remembered per table, leader and sitters-out)."""
-        key = (self.P, lead, self.sit_out)
-        order = _ORDERS.get(key)
-        if order is None:
-            order = _ORDERS[key] = tuple(self.table.order_from(lead, self.sit_out))
-        return order
-
-    def _lay_out(self, tricks: Sequence[Sequence[str]]) -> _Layout:
-        """Seat of every card, trick by trick (a full trick's winner leads the next)."""
-        trump = self.trump
-        sit_out = self.sit_out
-        order_leader = self._first_leader()
-        per_trick = self.P - len(sit_out)
-        leader: int | None = order_leader
-        leaders: list[int] = []
-        orders: list[tuple[int, ...]] = []
-        played_seats: list[tuple[int, ...]] = []
-        played_cards: list[tuple[Card, ...]] = []
-        played_suits: list[tuple[Suit | None, ...]] = []
-        winners: list[int | None] = []
-        played_by: dict[int, list[Card]] = {}
-        for trick in tricks:
-            lead = leader if leader is not None else order_leader
-            leaders.append(lead)
-            seats = self._order(lead)
-            orders.append(seats)
-            pairs = [_resolved(c, trump) for c in trick[:per_trick]]
-            cards = tuple([card for card, _ in pairs])
-            played_cards.append(cards)
-            played_suits.append(tuple([suit for _, suit in pairs]))
-            played_seats.append(seats[: len(cards)])
-            w = trick_winner(cards, trump) if len(trick) >= per_trick else None
-            winners.append(w)
-            leader = seats[w if w is not None else 0] if len(trick) == per_trick else None
-            for seat, card in zip(seats, cards):
-                played_by.setdefault(seat, []).append(card)
-        complete = len(tricks) >= HAND_SIZE and all(len(t) == per_trick for t in tricks[:HAND_SIZE])
-        return _Layout(tuple(leaders), tuple(orders), tuple(played_seats), tuple(played_cards), tuple(played_suits), tuple(winners), played_by, complete)
 
     # -- bidding -------------------------------------------------------------
 
