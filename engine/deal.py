@@ -7,10 +7,10 @@ call it.
 
 The deal is walked once, in file order.  Hands missing from ``playerCards`` are
 back-calculated from the play (:mod:`engine.layout`: who played each card), which needs
-the trick winners, which need trump: so the
-steps before the first card leaves a hand (deal start and the calls, during which no hand
-changes) are kept as field rows and get their hands once the play has been laid out,
-just before the dealer picks up or the first card is played.
+the trick winners, which need trump: so the steps before the first card leaves a hand
+(deal start and the calls, during which no hand changes) are kept as field rows and get
+their hands once the play has been laid out, just before the dealer picks up or the
+first card is played.
 
 ``states=False`` (the summary-only pass) runs the same rules and checks, finds the same
 problems and the same summary, and builds no states: what ``inspect``, statistics and a
