@@ -3,7 +3,9 @@
 Pure: text and bytes in, values out; no files, sockets or clocks.  The main entry points:
 
 * :func:`engine.load.load_game` — any EGN form (detected by content) to a replayed game;
-* :func:`engine.replay.replay` — a validated document to a :class:`engine.state.Timeline`;
+* :func:`engine.replay.replay` — a validated document to a :class:`engine.state.Timeline`
+  (``summary_only=True``: deal summaries and problems without states);
+* :func:`engine.deal.replay_deal` — one deal's state machine;
 * :func:`engine.cards.effective_suit` — the one place that judges suit (left bower).
 """
 

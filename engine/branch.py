@@ -1,4 +1,4 @@
-"""Alternative lines (EGN spec section 1.5) as branches of the replay.
+"""Alternative lines (a deal's ``alternativeLines``: what else could have been played) as branches of the replay.
 
 A line is replayed as the main line up to the deviation followed by the line's own
 phases, from the running score before the deal.  The branch keeps the steps from the
@@ -15,10 +15,10 @@ from __future__ import annotations
 
 from dataclasses import dataclass, replace
 
+from .deal import DealContext, DealOutcome, replay_deal
 from .errors import Place, Problem
 from .model import AlternativeLine, BiddingPhase, Deal, TrickPlayPhase
-from .replay import _Ctx, _DealOut, replay_deal
-from .state import Branch
+from .state import Branch, evolve_state
 
 __all__ = ["build_branch"]
 
@@ -98,34 +98,48 @@ def _branch_deal(deal: Deal, line: AlternativeLine, line_no: int, per: int) -> t
 
 
 def build_branch(
-    ctx: _Ctx, deal: Deal, index: int, line_no: int, line: AlternativeLine, main: _DealOut, *, score_before: tuple[int, ...], tokens_before: tuple[int, ...]
+    ctx: DealContext,
+    deal: Deal,
+    index: int,
+    line_no: int,
+    line: AlternativeLine,
+    main: DealOutcome,
+    *,
+    score_before: tuple[int, ...],
+    tokens_before: tuple[int, ...],
+    states: bool = True,
 ) -> Branch | None:
-    """Replay one alternative line of a deal; its problems go to ``ctx``."""
+    """Replay one alternative line of a deal; its problems go to ``ctx``.
+
+    ``states=False`` (the summary-only pass) reports the line's problems and returns
+    ``None``: there are no steps to keep.
+    """
     here = Place(source=ctx.source, deal=index, line=line_no)
-    per = max(1, ctx.table.players - len(main.summary_args["sit_out"]))
+    per = max(1, ctx.table.players - len(main.summary.sit_out))
     try:
         alt, where = _branch_deal(deal, line, line_no, per)
     except Exception as exc:  # noqa: BLE001 - a broken analysis line never stops the replay
         ctx.problems.append(Problem(here, f"alternative line cannot be built: {exc}", "schema"))
         return None
-    sub = _Ctx(source=ctx.source, rules=ctx.rules, table=ctx.table, players=ctx.players)
-    out = replay_deal(sub, alt, index, score=score_before, tokens=tokens_before, first_step=0, branch=f"{index}:{line_no}", line=line_no)
+    sub = ctx.fresh()
+    out = replay_deal(sub, alt, index, score=score_before, tokens=tokens_before, first_step=0, branch=f"{index}:{line_no}", line=line_no, states=states)
     b = line.branchIndex
     if b < len(out.action_steps):
         start = out.action_steps[b]
     else:
-        start = len(out.states)
+        start = out.step_count
         ctx.problems.append(Problem(here, f"branchIndex {b} is past the end of the alternative line", "schema", "warning"))
-    shared = {id(p) for s in out.states[:start] for p in s.problems}
     mapped: dict[int, Problem] = {}
-    for p in sub.problems:
-        place = where.place(p.place) if id(p) not in shared else None
+    for p, at in zip(out.problems, out.shown_at):
+        place = where.place(p.place) if not 0 <= at < start else None
         if place is not None:
             mapped[id(p)] = replace(p, place=place)
     ctx.problems.extend(q for q in mapped.values() if q not in ctx.problems)
-    parent = main.summary_args["first_step"] + max(0, start - 1)
+    if not states:
+        return None
+    parent = main.summary.first_step + max(0, start - 1)
     steps = tuple(
-        replace(s, step=parent + 1 + i, problems=tuple(mapped[id(p)] for p in s.problems if id(p) in mapped))
+        evolve_state(s, step=parent + 1 + i, problems=tuple(mapped[id(p)] for p in s.problems if id(p) in mapped))
         for i, s in enumerate(out.states[start:])
     )
     return Branch(deal=index, line=line_no, branch_index=b, parent_step=parent, steps=steps)

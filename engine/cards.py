@@ -1,4 +1,4 @@
-"""Card notation (EGN spec section 2) and the one function that judges suit.
+"""Card notation (EGN's card strings) and the one function that judges suit.
 
 Notation: rank ``7 8 9 N T J Q K A X`` + suit ``s h c d`` (or upper case), ``x`` (unknown),
 ``t``/``n``/``g`` (generic trump / next / green); whole cards ``R`` ``L`` (right and left
@@ -11,7 +11,7 @@ follow-suit, trick winner, renege detection and hand sorting all go through it.
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from functools import lru_cache
 from enum import Enum, IntEnum
 
@@ -24,9 +24,7 @@ __all__ = [
     "JOKER",
     "parse_card",
     "card_name",
-    "is_card_text",
     "effective_suit",
-    "same_colour",
     "deck",
     "resolve",
     "sort_key",
@@ -52,10 +50,6 @@ class Suit(str, Enum):
     def partner(self) -> Suit:
         """The other suit of the same colour (the left bower's printed suit)."""
         return _PARTNER[self]
-
-    @property
-    def symbol(self) -> str:
-        return {"s": "\u2660", "h": "\u2665", "c": "\u2663", "d": "\u2666"}[self.value]
 
     @property
     def label(self) -> str:
@@ -102,6 +96,7 @@ _RANK_LETTER = {
     Rank.ACE: "A",
 }
 _LETTER_RANK = {v: k for k, v in _RANK_LETTER.items()}
+_JACK = Rank.JACK  # bound once: the suit rules ask for it for every card they judge
 _LETTER_RANK["N"] = Rank.NINE
 
 CARD_RE = re.compile(r"^([78N9TJQKAX][SsHhCcDdxtngh]|[LRB])$")
@@ -114,6 +109,10 @@ class Card:
     ``generic`` keeps notation that only makes sense once trump is known:
     ``"t"``/``"n"``/``"g"`` (suit relative to trump), ``"R"``/``"L"`` (bowers).
     ``text`` is the original spelling, so ``card_name(parse_card(s)) == s``.
+
+    ``identity`` (what makes two cards the same physical card, spelling ignored) and
+    ``known`` (one definite card of the deck, or the joker) are worked out once, when the
+    card is made: the replay asks both for every card it walks.
     """
 
     rank: Rank | None
@@ -121,29 +120,21 @@ class Card:
     joker: bool = False
     generic: str | None = None
     text: str = ""
+    identity: tuple[object, ...] = field(init=False, repr=False, compare=False)
+    known: bool = field(init=False, repr=False, compare=False)
+
+    def __post_init__(self) -> None:
+        object.__setattr__(self, "identity", (self.rank, self.suit, self.joker, self.generic))
+        object.__setattr__(self, "known", self.joker or (self.rank is not None and self.suit is not None and self.generic is None))
 
     def __str__(self) -> str:
         return self.text or card_name(self)
-
-    @property
-    def known(self) -> bool:
-        """True when the card is one definite card of the deck (or the joker)."""
-        return self.joker or (self.rank is not None and self.suit is not None and self.generic is None)
-
-    @property
-    def identity(self) -> tuple[object, ...]:
-        """What makes two cards the same physical card (spelling ignored)."""
-        return (self.rank, self.suit, self.joker, self.generic)
 
     def same(self, other: Card) -> bool:
         return self.identity == other.identity
 
 
 JOKER = Card(None, None, joker=True, text="B")
-
-
-def is_card_text(text: object) -> bool:
-    return isinstance(text, str) and CARD_RE.match(text) is not None
 
 
 def parse_card(text: str, *, place: Place | None = None) -> Card:
@@ -189,10 +180,6 @@ def card_name(card: Card) -> str:
     return r + ("x" if card.suit is None else card.suit.value)
 
 
-def same_colour(a: Suit, b: Suit) -> bool:
-    return a.colour == b.colour
-
-
 def resolve(card: Card, trump: Suit | None) -> Card:
     """Turn trump-relative notation (``R``, ``L``, ``Xt``, ``Kn``) into a concrete card.
 
@@ -220,12 +207,13 @@ def effective_suit(card: Card, trump: Suit | None) -> Suit | None:
     follows its printed suit.  Returns ``None`` when the suit cannot be known (``Xx``, a
     joker with no trump, a ``g`` card).
     """
-    card = resolve(card, trump)
+    if card.generic is not None and trump is not None:
+        card = resolve(card, trump)
     if card.joker:
         return trump
     if card.generic in ("R", "L"):
         return None
-    if trump is not None and card.rank == Rank.JACK and card.suit is trump.partner:
+    if trump is not None and card.rank == _JACK and card.suit is _PARTNER[trump]:
         return trump
     return card.suit
 
@@ -254,7 +242,8 @@ def trick_power(card: Card, trump: Suit | None, led: Suit | None) -> int:
     Joker > right bower > left bower > other trumps by rank > led suit by rank.  Built on
     :func:`effective_suit`, so the left bower is judged in one place.
     """
-    card = resolve(card, trump)
+    if card.generic is not None and trump is not None:
+        card = resolve(card, trump)
     if card.joker:
         return 1000
     suit = effective_suit(card, trump)
@@ -262,7 +251,7 @@ def trick_power(card: Card, trump: Suit | None, led: Suit | None) -> int:
     if suit is None:
         return 0
     if trump is not None and suit is trump:
-        if card.rank == Rank.JACK:
+        if card.rank == _JACK:
             return 500 if card.suit is trump else 499
         return 300 + rank
     if suit is led:

@@ -1,7 +1,8 @@
 """Load a game from text or bytes in any EGN form, validate it and replay it.
 
-The form is detected by content, never by file name: JSON text (``.egn``, ``.emn``) or a
-binary file (``.egnb`` condensed/expanded, EMN binary) recognised by its magic byte.
+The form is detected by content, never by file name (:func:`engine.sniff.detect_form`,
+which the codecs use too): JSON text (``.egn``, ``.emn``) or a binary file (``.egnb``
+condensed/expanded, EMN binary) recognised by its magic byte.
 Callers open files; this module only sees text or bytes plus a ``source`` name for errors.
 """
 
@@ -11,8 +12,11 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from .errors import CodecError, EgnError, Place, Problem, SchemaError, SizeLimitError
-from .model import EgnDocument, parse_document
+from .model import EgnDocument
+from .repair import parse_document
+from .packed import unpack_deals
 from .replay import replay
+from .sniff import detect_form
 from .state import Timeline
 
 __all__ = ["LoadedGame", "LoadedMatch", "load_game", "load_any", "parse_json", "MAX_INPUT"]
@@ -62,31 +66,19 @@ def parse_json(data: bytes | str, *, source: str) -> Any:
     return parse_json_text(data, source=source)
 
 
-def _looks_like_json(data: bytes | str) -> bool:
-    """JSON text starts (after a BOM and white space) like a JSON value.
-
-    Binary EGN starts with a magic byte (0x00-0x02) or, for legacy condensed files, a
-    protobuf tag (0x0a, 0x12, 0x1a, 0x22); a JSON string at the top is never a game, so
-    ``"`` is left to the binary reader.
-    """
-    if isinstance(data, str):
-        return True
-    head = data[:64].lstrip(b"\xef\xbb\xbf \t\r\n")
-    return head[:1] != b"" and head[:1] in b"{[-0123456789tfn"
-
-
-def load_game(data: bytes | str, *, source: str = "<input>", strict: bool = False, previous: Timeline | None = None) -> LoadedGame:
+def load_game(data: bytes | str, *, source: str = "<input>", strict: bool = False, previous: Timeline | None = None, summary_only: bool = False) -> LoadedGame:
     """Load one game (JSON or binary EGN) and replay it.
 
     Lenient (default): schema problems are repaired where possible and collected.
     Strict: the first schema problem raises.  Rule breaches never raise.  ``previous``
     (an earlier replay of the same game) lets the replay reuse the deals that did not
-    change — what a live feed wants after each new action.
+    change — what a live feed wants after each new action.  ``summary_only`` replays
+    without building states (see :func:`engine.replay.replay`).
 
     Raises:
         EgnError: the input cannot be read as an EGN game at all (or, strict, is invalid).
     """
-    loaded = load_any(data, source=source, strict=strict, previous=previous)
+    loaded = load_any(data, source=source, strict=strict, previous=previous, summary_only=summary_only)
     if isinstance(loaded, LoadedMatch):
         if not loaded.games:
             raise SchemaError("the match holds no games", Place(source=source))
@@ -94,7 +86,7 @@ def load_game(data: bytes | str, *, source: str = "<input>", strict: bool = Fals
     return loaded
 
 
-def load_any(data: bytes | str, *, source: str = "<input>", strict: bool = False, previous: Timeline | None = None) -> LoadedGame | LoadedMatch:
+def load_any(data: bytes | str, *, source: str = "<input>", strict: bool = False, previous: Timeline | None = None, summary_only: bool = False) -> LoadedGame | LoadedMatch:
     """Load a game or a match from any form, detected by content.
 
     Raises:
@@ -104,31 +96,33 @@ def load_any(data: bytes | str, *, source: str = "<input>", strict: bool = False
         raise SizeLimitError(f"{len(data)} bytes: input is limited to {MAX_INPUT} bytes (8 MiB)", Place(source=source))
     if not data:
         raise CodecError("empty input", Place(source=source))
+    detected = "json" if isinstance(data, str) else detect_form(data)
     form = "json"
-    if _looks_like_json(data):
+    if detected == "json":
         obj = parse_json(data, source=source)
     else:
         from . import codec
 
         assert isinstance(data, bytes)
-        if data[0] == 0x02:
+        if detected == "emn":
             match = codec.decode_emn(data, source=source, validate=strict)
-            return _match(match, source=source, strict=strict, form="emn-binary")
-        form = "expanded" if data[0] == 0x00 else "condensed"
+            return _match(match, source=source, strict=strict, form="emn-binary", summary_only=summary_only)
+        form = "expanded" if detected == "expanded" else "condensed"
         obj = codec.decode_bytes(data, source=source, validate=False)  # parse_document validates (or repairs)
     if isinstance(obj, dict) and obj.get("fileType") == "Euchre Match Notation":
-        return _match(obj, source=source, strict=strict, form=form)
-    return game_from_json(obj, source=source, strict=strict, form=form, previous=previous)
+        return _match(obj, source=source, strict=strict, form=form, summary_only=summary_only)
+    return game_from_json(obj, source=source, strict=strict, form=form, previous=previous, summary_only=summary_only)
 
 
-def game_from_json(obj: Any, *, source: str, strict: bool = False, form: str = "json", previous: Timeline | None = None) -> LoadedGame:
-    """Validate (or repair) a parsed EGN JSON object and replay it.
+def game_from_json(obj: Any, *, source: str, strict: bool = False, form: str = "json", previous: Timeline | None = None, summary_only: bool = False) -> LoadedGame:
+    """Validate (or repair) a parsed EGN JSON object, read its packed deals and replay it.
 
     Raises:
         SchemaError: strict and invalid, or not an EGN object.
     """
     parsed = parse_document(obj, source=source, strict=strict)
-    timeline = replay(parsed.document, source=source, previous=previous)
+    deals = unpack_deals(parsed.document, source=source)
+    timeline = replay(parsed.document, source=source, previous=previous, deals=deals, summary_only=summary_only)
     return LoadedGame(
         source=source,
         document=parsed.document,
@@ -140,7 +134,7 @@ def game_from_json(obj: Any, *, source: str, strict: bool = False, form: str = "
     )
 
 
-def _match(obj: Any, *, source: str, strict: bool, form: str) -> LoadedMatch:
+def _match(obj: Any, *, source: str, strict: bool, form: str, summary_only: bool = False) -> LoadedMatch:
     from . import codec
 
     if strict:
@@ -149,7 +143,7 @@ def _match(obj: Any, *, source: str, strict: bool, form: str) -> LoadedMatch:
     for i, game in enumerate(obj.get("games") or []):
         data = game.get("gameData") if isinstance(game, dict) else None
         try:
-            games.append(game_from_json(data, source=f"{source} game {i}", strict=strict, form=form))
+            games.append(game_from_json(data, source=f"{source} game {i}", strict=strict, form=form, summary_only=summary_only))
         except EgnError:
             if strict:
                 raise

@@ -17,7 +17,7 @@ __all__ = [
     "trick_winner",
     "led_suit",
     "can_follow",
-    "is_renege",
+    "reneges",
     "DealResult",
     "score_deal",
 ]
@@ -94,12 +94,16 @@ def can_follow(hand: Sequence[Card], led: Suit | None, trump: Suit | None) -> bo
     return led is not None and any(effective_suit(c, trump) is led for c in hand)
 
 
-def is_renege(card: Card, hand_before: Sequence[Card], led: Suit | None, trump: Suit | None) -> bool:
-    """The card does not follow ``led`` although the hand could."""
-    suit = effective_suit(card, trump)
+def reneges(suit: Suit | None, held: Sequence[Suit | None], led: Suit | None) -> bool:
+    """A card of ``suit`` does not follow ``led`` although the hand could.
+
+    ``suit`` is the played card's effective suit, ``held`` those of the hand before it was
+    played (each from :func:`engine.cards.effective_suit` under the deal's trump: the
+    replay works them out once per card).
+    """
     if led is None or suit is led or suit is None:
         return False
-    return can_follow(hand_before, led, trump)
+    return led in held
 
 
 @dataclass(frozen=True)

@@ -19,7 +19,7 @@ class LonerLead(str, Enum):
 
 
 class Ruleset(BaseModel):
-    """EGN ``metadata.ruleset`` (snake_case keys, spec section 4), defaults filled in.
+    """EGN ``metadata.ruleset`` (snake_case keys, as EGN writes them), defaults filled in.
 
     The document model keeps which keys were actually written (``model_fields_set``), since
     the binary codecs store exactly those.
@@ -61,10 +61,6 @@ class Ruleset(BaseModel):
         return (15 - lowest) * 4 + (1 if self.joker else 0)
 
     @property
-    def hand_size(self) -> int:
-        return 5
-
-    @property
     def target(self) -> int | None:
         """Winning score, or ``None`` for a fixed number of deals."""
         return None if self.num_deals > 0 else self.winning_score
@@ -78,7 +74,7 @@ def _make(**kw: Any) -> Ruleset:
     return Ruleset.model_validate(kw)
 
 
-#: Regional presets (see issue 2): name -> ruleset.
+#: Regional presets: name -> the ruleset most played there (README, "Rules").
 PRESETS: dict[str, Ruleset] = {
     "us-canada": _make(winning_score=10, min_rank=9, joker=False),
     "british": _make(winning_score=11, min_rank=9, joker=True),

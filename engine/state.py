@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 from enum import Enum
-from typing import Any
+from typing import Any, TypeVar
 
 from .cards import Card, Suit, card_name
 from .errors import Problem
@@ -26,6 +26,9 @@ __all__ = [
     "Branch",
     "Timeline",
     "team_of",
+    "make_state",
+    "build",
+    "evolve_state",
 ]
 
 
@@ -56,10 +59,6 @@ class Call:
     call: str  # "Pass", "Order", "s", "h", "d", "c", "n", "x"
     index: int  # position in the bidding phase
     round: int  # 1 or 2
-
-    @property
-    def is_pass(self) -> bool:
-        return self.call == "Pass"
 
 
 @dataclass(frozen=True)
@@ -189,6 +188,46 @@ class GameState:
         }
 
 
+_T = TypeVar("_T")
+
+
+def build(cls: type[_T], fields: dict[str, Any]) -> _T:
+    """An instance of one of this module's frozen dataclasses from a fresh mapping of *every* field.
+
+    The replay builds about 130 states a game, each with its trick and action; the
+    generated ``__init__`` (a frozen ``object.__setattr__`` per field) cost more than the
+    rules themselves.  The result is an ordinary frozen value, equal to one built by the
+    constructor from the same values; a missing field would only show when read, so
+    callers pass complete mappings (``tests/test_engine_replay.py`` compares with
+    constructor-built values).
+    """
+    value = object.__new__(cls)
+    object.__setattr__(value, "__dict__", fields)  # the mapping becomes the value's own: callers pass a fresh one
+    return value
+
+
+def make_state(fields: dict[str, Any]) -> GameState:
+    """A :class:`GameState` from a mapping that holds every one of its fields (see :func:`build`)."""
+    return build(GameState, fields)
+
+
+def evolve_state(state: GameState, **changes: Any) -> GameState:
+    """``dataclasses.replace`` for states, without re-running ``__init__`` (see :func:`make_state`).
+
+    Raises:
+        TypeError: a name that is not a field of :class:`GameState`.
+    """
+    unknown = changes.keys() - _STATE_FIELDS
+    if unknown:
+        raise TypeError(f"not GameState fields: {sorted(unknown)}")
+    fields = dict(state.__dict__)
+    fields.update(changes)
+    return make_state(fields)
+
+
+_STATE_FIELDS = frozenset(GameState.__dataclass_fields__)
+
+
 @dataclass(frozen=True)
 class DealSummary:
     """One deal's outcome, in the shape of the ``inspect --json`` contract."""
@@ -264,7 +303,7 @@ class Timeline:
         return self.deals[deal].first_step
 
     def to_json(self) -> dict[str, Any]:
-        """The ``inspect --json`` contract (DESIGN.md, "Contracts")."""
+        """The ``inspect --json`` contract (README, "``inspect --json``")."""
         return {
             "deals": [d.to_json() for d in self.deals],
             "finalScore": list(self.final_score),

@@ -30,18 +30,6 @@ ALLOWED: dict[str, frozenset[str]] = {
     "overlay": frozenset({"engine", "renderer", "overlay", "studio"}),
 }
 
-#: Cycles known today and being removed on other branches; the lead empties this set after
-#: merging them.  Nothing else may be added here.
-#: - engine.branch <-> engine.replay (branch imports replay's private context): the engine
-#:   engineer's branch moves one deal's state machine into its own module.
-#: - renderer.scene -> renderer.build -> ... -> renderer.scene (an unused alias in scene
-#:   closes the circle): the renderer engineer's branch removes the alias.
-CYCLES_BEING_FIXED: frozenset[frozenset[str]] = frozenset(
-    {
-        frozenset({"engine.branch", "engine.replay"}),
-    }
-)
-
 
 def module_name(path: Path) -> str:
     parts = list(path.relative_to(ROOT).with_suffix("").parts)
@@ -158,7 +146,7 @@ def test_no_upward_imports(package: str) -> None:
 
 
 def test_no_import_cycles() -> None:
-    found = [sorted(c) for c in cycles(EDGES) if c not in CYCLES_BEING_FIXED]
+    found = [sorted(c) for c in cycles(EDGES)]
     assert found == [], "import cycles:\n" + "\n".join(" <-> ".join(c) for c in found)
 
 

@@ -16,7 +16,7 @@ import pytest
 
 from engine.codec.common import annotation_keys_numeric
 from engine.errors import EgnError
-from engine.model import accepts_document, check_document, validate_document
+from engine.validate import accepts_document, check_document, validate_document
 from overlay.bench.fuzz import mutate_json
 from tests.support import SHARED_EGN as SHARED, shared_egn as shared
 

@@ -16,7 +16,7 @@ import pytest
 
 from engine.errors import EgnError, SchemaError
 from engine.load import load_game
-from engine.model import validate_document
+from engine.validate import validate_document
 from tests.support import SHARED_EGN, shared_egn, shared_files
 
 GOLDEN = Path(__file__).parent / "golden" / "engine"

@@ -14,7 +14,7 @@ import pytest
 from engine.errors import CodecError, SchemaError, SizeLimitError
 from engine.generate import generate_game
 from engine.load import MAX_INPUT, load_game
-from engine.model import validate_document
+from engine.validate import validate_document
 from overlay.cli import main
 from tests.support import shared_egn
 
@@ -153,10 +153,21 @@ def test_console_script_runs() -> None:
     assert json.loads(out.stdout)["winner"] in (0, 1)
 
 
+@pytest.mark.parametrize("name", ["demo.egn"])
+def test_inspect_json_is_the_full_replay_contract(name: str, capsys: pytest.CaptureFixture[str]) -> None:
+    path = ROOT / "assets" / "demo" / name
+    assert main(["inspect", "--json", str(path)]) == 0  # the summary-only pass
+    printed = json.loads(capsys.readouterr().out)
+    full = load_game(path.read_bytes(), source=path.name)
+    assert printed == json.loads(json.dumps(full.timeline.to_json())) and printed["deals"]
+
+
 def test_bench_engine_json(capsys: pytest.CaptureFixture[str]) -> None:
     assert main(["bench", "engine", "--json", "--repeat", "1", "--corpus", str(ROOT / "assets" / "demo")]) == 0
     figures = json.loads(capsys.readouterr().out)
-    assert figures["games"] == 1 and figures["games_per_s"] > 0 and figures["deals_per_s"] > 0
+    for kind in ("full", "summary"):
+        assert figures[f"{kind}_games"] == 1 and figures[f"{kind}_games_per_s"] > 0 and figures[f"{kind}_deals_per_s"] > 0
+    assert figures["full_deals"] == figures["summary_deals"] > 0
 
 
 def match_of(games: list[dict[str, Any]]) -> dict[str, Any]:

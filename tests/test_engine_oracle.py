@@ -12,7 +12,7 @@ from typing import Any
 import pytest
 
 from engine.generate import generate_game
-from engine.model import validate_document
+from engine.validate import validate_document
 from engine.replay import replay
 
 SAME_COLOUR = {"s": "c", "c": "s", "h": "d", "d": "h"}

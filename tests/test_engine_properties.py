@@ -10,7 +10,7 @@ from hypothesis import strategies as st
 
 from engine.cards import Card, card_name, deck, effective_suit, parse_card, sort_key
 from engine.generate import generate_game
-from engine.model import validate_document
+from engine.validate import validate_document
 from engine.replay import replay
 from engine.state import StepKind
 

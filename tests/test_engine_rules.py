@@ -7,7 +7,7 @@ from typing import Any
 import pytest
 
 from engine.cards import Suit, parse_card
-from engine.model import validate_document
+from engine.validate import validate_document
 from engine.replay import replay
 from engine.rules import Table, score_deal
 from engine.ruleset import Ruleset, preset

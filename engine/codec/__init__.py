@@ -14,6 +14,8 @@ import json
 from typing import Any
 
 from ..errors import CodecError, EgnError, Place, SizeLimitError
+from ..sniff import detect_form as detect  # the one content sniffer, shared with engine.load
+from ..sniff import is_binary
 from .baseline import canonical, sha256_hex, strip
 from .common import MAX_BINARY, annotation_keys_numeric, relocate
 from .condensed import decode_condensed_body, encode_condensed_body
@@ -52,7 +54,7 @@ MAGIC_EMN = 0x02
 
 
 def _validate(doc: Any, source: str) -> None:
-    from ..model import accepts_document, validate_document
+    from ..validate import accepts_document, validate_document
 
     # A document the fast check accepts passes both checks below (see engine.fastcheck);
     # anything else takes the full path, which alone decides and words the error.
@@ -64,31 +66,6 @@ def _validate(doc: Any, source: str) -> None:
 
 def _placed(exc: EgnError, source: str) -> EgnError:
     return relocate(exc, source=source)
-
-
-def is_binary(data: bytes) -> bool:
-    """True when ``data`` is a binary EGN/EMN file rather than JSON text.
-
-    JSON text starts (after an optional BOM and whitespace) with ``{``; binaries start with
-    a magic byte 0x00-0x02 or, for the legacy condensed form, a protobuf tag (``0x0a``
-    followed by a length byte, never a JSON character).
-    """
-    if not data:
-        return False
-    if data[0] in (MAGIC_EXPANDED, MAGIC_CONDENSED, MAGIC_EMN):
-        return True
-    head = data[3:] if data.startswith(b"\xef\xbb\xbf") else data
-    head = head.lstrip(b" \t\r\n")
-    return not head[:1] in (b"{", b"[")
-
-
-def detect(data: bytes) -> str:
-    """``"expanded"``, ``"condensed"``, ``"emn"``, ``"legacy-condensed"`` or ``"json"``."""
-    if not is_binary(data):
-        return "json"
-    return {MAGIC_EXPANDED: "expanded", MAGIC_CONDENSED: "condensed", MAGIC_EMN: "emn"}.get(
-        data[0], "legacy-condensed"
-    )
 
 
 def _check_size(data: bytes, source: str, limit: int | None = None, what: str = "input") -> None:

@@ -144,7 +144,7 @@ def validate_emn(obj: Any, *, source: str = "<input>") -> None:
             for key, value in scores.items():
                 if isinstance(value, bool) or not isinstance(value, (int, float)):
                     raise c.fail(f"/metadata/result/scores/{key}", "must be number")
-    from ..model import validate_document
+    from ..validate import validate_document
 
     for i, game in enumerate(c.array(doc["games"], "/games")):
         path = f"/games/{i}"

@@ -8,11 +8,10 @@ import sys
 from pathlib import Path
 from typing import Any
 
-from engine.load import LoadedGame, LoadedMatch, load_any, load_game
+from engine.load import LoadedGame, LoadedMatch, load_any
 from engine.state import DealSummary, team_of
 
 from ..bench.corpus import DEMO_GAME as DEMO
-
 
 
 def register(sub: Any) -> None:
@@ -31,13 +30,9 @@ def register(sub: Any) -> None:
     p.set_defaults(func=run)
 
 
-def read_game(path: str, *, strict: bool) -> LoadedGame:
-    data = Path(path).read_bytes()
-    return load_game(data, source=Path(path).name, strict=strict)
-
-
 def run(args: argparse.Namespace) -> int:
-    loaded = load_any(Path(args.file).read_bytes(), source=Path(args.file).name, strict=args.strict)
+    # the deal summaries need no states: only --steps builds the whole timeline
+    loaded = load_any(Path(args.file).read_bytes(), source=Path(args.file).name, strict=args.strict, summary_only=not args.steps)
     games = loaded.games if isinstance(loaded, LoadedMatch) else (loaded,)
     for game in games:
         for problem in game.all_problems:
@@ -86,6 +81,3 @@ def _row(position: int, d: DealSummary) -> str:
     tricks = " ".join(f"{t.winner if t.winner is not None else '?'}" for t in d.tricks)
     pts = "-" if d.points is None else f"{d.points[0]}-{d.points[1]}"
     return f"{position + 1:>4} {d.dealer:>3} {d.up_card or '':>3} {trump:>5} {maker:>5} {alone:>5}  {tricks:<24} {pts:>7} {d.score_after[0]:>3}-{d.score_after[1]:<3}"
-
-
-# --------------------------------------------------------------------------- bench

@@ -1,4 +1,4 @@
-"""Review: trick play edge cases (unjudgeable tricks, short tricks, decks, the joker)."""
+"""Trick play edge cases (unjudgeable tricks, short tricks, decks, the joker)."""
 
 from __future__ import annotations
 

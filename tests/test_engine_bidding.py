@@ -1,4 +1,4 @@
-"""Review: the GameState during and right after bidding (alone, sitting out, up-card, whose turn)."""
+"""The GameState during and right after bidding (alone, sitting out, up-card, whose turn)."""
 
 from __future__ import annotations
 

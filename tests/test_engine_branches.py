@@ -1,4 +1,4 @@
-"""Review: alternative lines (spec 1.5) as branches: parent step, steps, problem places."""
+"""Alternative lines (a deal's ``alternativeLines``) as branches: parent step, steps, problem places."""
 
 from __future__ import annotations
 

@@ -1,0 +1,101 @@
+"""Who played each card: a trick-play phase laid out before any hand is walked.
+
+The file writes each trick's cards in table order from its leader, and the winner of a
+full trick leads the next; so the seat of every card follows from trump, the seats that
+sit out and the first leader alone.  The deal replay (:mod:`engine.deal`) lays the play
+out first, back-calculates the hands missing from ``playerCards`` from it, then walks the
+cards with the hands known.  Pure: values in, a :class:`Layout` out.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass
+
+from .cards import Card, Suit, effective_suit, parse_card, resolve
+from .rules import Table, trick_winner
+
+__all__ = ["HAND_SIZE", "Layout", "lay_out", "card_of"]
+
+#: Cards dealt to each player (and tricks in a deal), whatever the ruleset.
+HAND_SIZE = 5
+
+# Bounded memos: validated card texts x five trump values; tables of at most 10 seats.
+_CARDS: dict[str, Card] = {}
+_RESOLVED: dict[tuple[str, Suit | None], tuple[Card, Suit | None]] = {}
+_ORDERS: dict[tuple[int, int, frozenset[int]], tuple[int, ...]] = {}
+
+
+def card_of(text: str) -> Card:
+    """``parse_card`` for validated text, remembered (a game names the same few cards)."""
+    card = _CARDS.get(text)
+    if card is None:
+        card = _CARDS[text] = parse_card(text)
+    return card
+
+
+def _resolved(text: str, trump: Suit | None) -> tuple[Card, Suit | None]:
+    """The card a validated text names under ``trump``, and the suit it follows (remembered)."""
+    key = (text, trump)
+    hit = _RESOLVED.get(key)
+    if hit is None:
+        card = resolve(card_of(text), trump)
+        hit = _RESOLVED[key] = (card, effective_suit(card, trump))
+    return hit
+
+
+def _order(table: Table, lead: int, sit_out: frozenset[int]) -> tuple[int, ...]:
+    """The playing seats clockwise from ``lead`` (remembered)."""
+    key = (table.players, lead, sit_out)
+    order = _ORDERS.get(key)
+    if order is None:
+        order = _ORDERS[key] = tuple(table.order_from(lead, sit_out))
+    return order
+
+
+@dataclass(slots=True)
+class Layout:
+    """The seat, resolved card and effective suit of every card of a play phase, per trick."""
+
+    leaders: tuple[int, ...]
+    orders: tuple[tuple[int, ...], ...]  # per trick: the playing seats from its leader
+    seats: tuple[tuple[int, ...], ...]  # per trick: the seat of each card played
+    cards: tuple[tuple[Card, ...], ...]  # per trick: the cards, trump-relative notation resolved
+    suits: tuple[tuple[Suit | None, ...], ...]  # per trick: each card's effective suit
+    winners: tuple[int | None, ...]  # per trick: position of the winning card among a full row
+    played_by: dict[int, list[Card]]  # per seat: the cards it played, in order
+    complete: bool  # every one of the HAND_SIZE tricks is recorded in full
+
+
+def lay_out(tricks: Sequence[Sequence[str]], table: Table, trump: Suit | None, sit_out: frozenset[int], first_leader: int) -> Layout:
+    """Seat of every card, trick by trick: a full trick's winner leads the next.
+
+    Cards past the number of playing seats are left out.  A trick nobody can judge goes
+    to its leader; after a short trick the next is led from ``first_leader`` again.
+    """
+    per_trick = table.players - len(sit_out)
+    leader: int | None = first_leader
+    leaders: list[int] = []
+    orders: list[tuple[int, ...]] = []
+    played_seats: list[tuple[int, ...]] = []
+    played_cards: list[tuple[Card, ...]] = []
+    played_suits: list[tuple[Suit | None, ...]] = []
+    winners: list[int | None] = []
+    played_by: dict[int, list[Card]] = {}
+    for trick in tricks:
+        lead = leader if leader is not None else first_leader
+        leaders.append(lead)
+        seats = _order(table, lead, sit_out)
+        orders.append(seats)
+        pairs = [_resolved(c, trump) for c in trick[:per_trick]]
+        cards = tuple([card for card, _ in pairs])
+        played_cards.append(cards)
+        played_suits.append(tuple([suit for _, suit in pairs]))
+        played_seats.append(seats[: len(cards)])
+        w = trick_winner(cards, trump) if len(trick) >= per_trick else None
+        winners.append(w)
+        leader = seats[w if w is not None else 0] if len(trick) == per_trick else None
+        for seat, card in zip(seats, cards):
+            played_by.setdefault(seat, []).append(card)
+    complete = len(tricks) >= HAND_SIZE and all(len(t) == per_trick for t in tricks[:HAND_SIZE])
+    return Layout(tuple(leaders), tuple(orders), tuple(played_seats), tuple(played_cards), tuple(played_suits), tuple(winners), played_by, complete)
