@@ -29,6 +29,11 @@ class Ctx:
     timing: Timing
     title: str | None
     b: Builder = field(default_factory=Builder)
+    #: team names from the match data (team 0, team 1); an empty or missing one falls back
+    #: to the players' names
+    teams: tuple[str, ...] = ()
+    #: per seat, an image id (photo or flag) drawn on the name plate; None = none
+    photos: tuple[str | None, ...] = ()
 
     def __post_init__(self) -> None:
         self.st: StepTiming = self.timing.of(self.state.kind)
@@ -59,6 +64,9 @@ class Ctx:
         return self.theme.team_ns if team == 0 else self.theme.team_ew
 
     def team_name(self, team: int) -> str:
+        """The match data's team name, else the players' names joined."""
+        if team < len(self.teams) and self.teams[team]:
+            return self.teams[team]
         seats = [s for s in range(self.players) if s % 2 == team]
         return " & ".join(self.name(s) for s in seats)
 
@@ -66,9 +74,16 @@ class Ctx:
         """Surnames (last word of each name): what a scorebug has room for.
 
         Names in CJK scripts stay whole: they are short, and the family name comes first.
+        The match data's team name, when set, is used instead.
         """
+        if team < len(self.teams) and self.teams[team]:
+            return self.teams[team]
         seats = [s for s in range(self.players) if s % 2 == team]
         return " & ".join(n if uses_fallback("bold", n) else n.split()[-1] for n in (self.name(s) for s in seats))
+
+    def photo(self, seat: int) -> str | None:
+        """The image id of the seat's photo or flag (match data), or None."""
+        return self.photos[seat] if seat < len(self.photos) else None
 
     # cards ---------------------------------------------------------------------------
     def face_up(self, seat: int) -> bool:
