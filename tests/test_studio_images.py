@@ -118,7 +118,7 @@ def test_a_logo_slot_fits_its_image_inside_the_box_keeping_the_aspect(steps: tup
     assert frame[int(300 + h - 5), 1400 + 160, 3] == 0
     # an empty slot draws nothing (the editor still shows its box)
     empty = view.model_copy(update={"extras": (Extra(id="sponsor", type=ExtraType.LOGO, x=1400, y=300),)})
-    assert build_broadcast_scene(st, empty).ops == build_broadcast_scene(st, View()).ops
+    assert {op[0] for op in build_broadcast_scene(st, empty).ops} <= {"s", "r", "tr", "sc"}
 
 
 def test_the_stinger_covers_the_change_of_deal_at_half_time(steps: tuple[GameState, ...], assets: Assets) -> None:
