@@ -195,7 +195,6 @@ def _stinger(ctx: Ctx, view: View) -> None:
     b.rrect(0, 0, W, H, 0, th.panel[:7], None, 0)  # opaque: nothing of either deal shows through
     b.rrect(0, 0, 16, H, 0, th.accent, None, 0)
     b.rrect(W - 16, 0, 16, H, 0, th.accent, None, 0)
-    b.rrect(0, H * 0.5 - 3, W, 6, 0, th.team_ns, None, 0)
     if tr.image is not None:
         b.image(tr.image, W * 0.25, H * 0.25, W * 0.5, H * 0.5, "contain")
     b.restore()

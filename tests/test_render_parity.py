@@ -324,6 +324,8 @@ def _image_id(data: bytes) -> str:
 _PNGS = [_test_png(48, 32, 0), _test_png(30, 60, 1)]
 IMAGES = {_image_id(d): d for d in _PNGS}
 WIDE, TALL = list(IMAGES)
+PORTRAIT = _test_png(40, 52, 2)  # a player's photo
+IMAGES[_image_id(PORTRAIT)] = PORTRAIT
 
 
 def _image(b: Builder) -> None:
@@ -436,6 +438,34 @@ def test_player_matches_skia_on_a_game_frame(page: Any) -> None:
         f = _figures(scene, t, _premul(png))
         print(t, f)
         _assert_parity(f"game frame at t={t}", f)
+
+
+@pytest.mark.parametrize("what", ["photos-and-logo", "stinger-half-time"])
+def test_player_matches_skia_on_broadcast_images(page: Any, what: str) -> None:
+    """Name-plate photos, a logo slot and the stinger (entering, then at half time) in a
+    game frame: the page player and the skia executor agree."""
+    from renderer.extras import build_broadcast_scene
+    from renderer.matchdata import MatchData
+    from renderer.timing import Timing
+    from renderer.view import Extra, ExtraType, default_view
+
+    tl = load_game(json.dumps(generate_game(2, deals=2)), source="g").timeline
+    photo = _image_id(PORTRAIT)
+    match = MatchData.model_validate({"teams": [{"name": "Orde\u00ae Me Up"}, {"name": "Left Bowers"}], "players": [{"photo": photo}, {"photo": TALL}, {}, {"photo": WIDE}]})
+    view = default_view().model_copy(update={"extras": (Extra(id="logo", type=ExtraType.LOGO, x=1480, y=860, image=WIDE),)})
+    if what == "stinger-half-time":
+        state = next(s for s in tl.steps if s.kind is StepKind.DEAL_START and s.deal == 1)
+        timing = Timing.model_validate({"transition": {"style": "stinger", "run_time": 0.8, "image": TALL}})
+        ts = [0.2, 0.4]
+    else:
+        state = next(s for s in tl.steps if s.kind is StepKind.CARD and s.trick is not None and len(s.trick.cards) == 2)
+        timing, ts = Timing(), [0.2, 0.2]
+    scene = build_broadcast_scene(state, view, timing=timing, match=match, size=(1280, 720))
+    assert scene.images
+    for t, png in zip(ts, page.evaluate(DRAW, [scene.dumps(), ts])):
+        f = _figures(scene, t, _premul(png))
+        print(what, t, f)
+        _assert_parity(f"{what} at t={t}", f)
 
 
 # ---- the player's exported functions equal the Python ones -----------------------------------
