@@ -158,10 +158,16 @@ def _player_intro(ctx: Ctx, ex: Extra, match: MatchData | None) -> None:
     b.translate(0, b.tween(0.0, 0.45, 24.0, 0.0, "out"))
     _panel(ctx, ex, w, h)
     b.rrect(0, 0, 14, h, 6, colour, None, 0)
-    # the seat badge: initials in the team colour (a photo needs an image op the scene lacks)
+    # the seat badge: the player's photo, else initials, on the team colour
     b.rrect(34, 18, 96, 96, 48, colour, None, 0)
-    initials = "".join(p[0] for p in ctx.name(seat).split()[:2]).upper() or str(seat + 1)
-    ctx.label(th.font_title, 40, 82, 81, initials, "#ffffff", align="center", width=84)
+    if player is not None and player.photo is not None:
+        b.save()
+        b.clip(34, 18, 96, 96, 48)
+        b.image(player.photo, 34, 18, 96, 96, "cover")
+        b.restore()
+    else:
+        initials = "".join(p[0] for p in ctx.name(seat).split()[:2]).upper() or str(seat + 1)
+        ctx.label(th.font_title, 40, 82, 81, initials, "#ffffff", align="center", width=84)
     text = ex.style.text_colour or th.text
     ctx.label(th.font_title, ex.style.font_size or 44, 152, 62, ctx.name(seat).upper(), text, width=w - 176, ls=0.5)
     line = player.line if player is not None and player.line else ""

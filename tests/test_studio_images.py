@@ -103,6 +103,16 @@ def test_a_players_photo_is_drawn_on_the_name_plate(steps: tuple[GameState, ...]
     assert rgb(bare, x, y) != GREEN and bare[int(y), int(x), 3] == 255
 
 
+def test_the_player_intro_shows_the_photo_in_its_badge(steps: tuple[GameState, ...], assets: Assets) -> None:
+    st = steps[5]
+    view = View(extras=(Extra(id="intro", type=ExtraType.PLAYER_INTRO, x=100, y=800),))
+    match = MatchData.model_validate({"players": [{"photo": PHOTO_ID}, {}, {}, {}], "intro": 0})
+    frame = to_rgba(raster(build_broadcast_scene(st, view, match=match), 5.0, assets))
+    assert rgb(frame, 100 + 82, 800 + 66) == GREEN  # the badge's centre
+    initials = to_rgba(raster(build_broadcast_scene(st, view, match=match.model_copy(update={"players": ()})), 5.0, assets))
+    assert rgb(initials, 100 + 82, 800 + 66) != GREEN
+
+
 def test_a_logo_slot_fits_its_image_inside_the_box_keeping_the_aspect(steps: tuple[GameState, ...], assets: Assets) -> None:
     st = steps[5]
     w, h = EXTRA_SIZES[ExtraType.LOGO]
