@@ -148,6 +148,24 @@ def test_the_stinger_covers_the_change_of_deal_at_half_time(steps: tuple[GameSta
     assert build_broadcast_scene(second, timing=plain).images == []
 
 
+def test_a_caller_loads_a_scenes_images_from_the_uploads_into_assets(steps: tuple[GameState, ...], tmp_path: Path) -> None:
+    from studio.uploads import read_images, store_image
+
+    folder = tmp_path / "uploads"
+    assert store_image(folder, PHOTO) == PHOTO_ID
+    match = MatchData.model_validate({"players": [{"photo": PHOTO_ID}, {"photo": LOGO_ID}, {}, {}]})
+    scene = build_broadcast_scene(steps[5], default_view(), match=match)
+    found = read_images(folder, scene.images)
+    assert found == {PHOTO_ID: PHOTO}  # the logo was never stored: left out, drawn as nothing
+    a = Assets.load()
+    for k, v in found.items():
+        a.add_image(k, v)
+    x, y = badge_centre(default_view())
+    assert rgb(to_rgba(raster(scene, 5.0, a)), x, y) == GREEN
+    with pytest.raises(ValueError, match="md5"):
+        a.add_image(LOGO_ID, PHOTO)  # an id names its content
+
+
 # --------------------------------------------------------------------------- the media route
 
 
