@@ -38,18 +38,22 @@ def build_scene(
     *,
     title: str | None = None,
     size: tuple[int, int] | None = None,
+    teams: tuple[str, ...] = (),
+    photos: tuple[str | None, ...] = (),
 ) -> Scene:
     """Compute the scene of ``state``.
 
     ``size`` is the output canvas in pixels (default: the view's own size); the view is scaled
-    uniformly to fit it and centred.
+    uniformly to fit it and centred.  ``teams`` are the match data's team names (the scorebug
+    and name plates prefer them to the players' surnames; empty = those); ``photos`` per seat
+    an image id drawn on the name plate (:mod:`renderer.photo`).
     """
     global _DEFAULT_VIEW
     if view is None:
         if _DEFAULT_VIEW is None:
             _DEFAULT_VIEW = default_view()
         view = _DEFAULT_VIEW
-    ctx = Ctx(state, view, theme or DEFAULT_THEME, timing or DEFAULT_TIMING, title)
+    ctx = Ctx(state, view, theme or DEFAULT_THEME, timing or DEFAULT_TIMING, title, teams=tuple(teams), photos=tuple(photos))
     out_w, out_h = size or (view.width, view.height)
     s = min(out_w / view.width, out_h / view.height)
     ox, oy = (out_w - view.width * s) / 2, (out_h - view.height * s) / 2
@@ -87,6 +91,7 @@ def build_scene(
         defs=b.defs,
         ops=b.ops,
         elements=boxes,
+        images=sorted(b.images),
     )
 
 

@@ -34,6 +34,11 @@ class Ctx:
     timing: Timing
     title: str | None
     b: Builder = field(default_factory=Builder)
+    #: team names from the match data (team 0, team 1); an empty or missing one falls back
+    #: to the players' names
+    teams: tuple[str, ...] = ()
+    #: per seat, an image id (photo or flag) drawn on the name plate; None = none
+    photos: tuple[str | None, ...] = ()
 
     def __post_init__(self) -> None:
         self.st: StepTiming = self.timing.of(self.state.kind)
@@ -64,6 +69,9 @@ class Ctx:
         return self.theme.team_ns if team == 0 else self.theme.team_ew
 
     def team_name(self, team: int) -> str:
+        """The match data's team name, else the players' names joined."""
+        if team < len(self.teams) and self.teams[team]:
+            return self.teams[team]
         seats = [s for s in range(self.players) if s % 2 == team]
         return " & ".join(self.name(s) for s in seats)
 
@@ -76,7 +84,10 @@ class Ctx:
         ("PRIYA & MARGUERITE"), else the side of the table ("NORTH · SOUTH").  Guessing a
         surname from the last word turned "Orde® Me Up" into "UP".  Names in CJK scripts are
         kept whole at the second stage (they are short and the family name comes first).
+        The match data's team name, when set, is used instead.
         """
+        if team < len(self.teams) and self.teams[team]:
+            return self.teams[team].upper() + suffix
         seats = [s for s in range(self.players) if s % 2 == team]
         names = [self.name(s) for s in seats]
         floor = min(1.0, MIN_TEXT / size) if size > 0 else 1.0
@@ -87,6 +98,10 @@ class Ctx:
             if measure(font, size * floor, text, ls) <= width:
                 return text
         return side + suffix
+
+    def photo(self, seat: int) -> str | None:
+        """The image id of the seat's photo or flag (match data), or None."""
+        return self.photos[seat] if seat < len(self.photos) else None
 
     # cards ---------------------------------------------------------------------------
     def face_up(self, seat: int) -> bool:

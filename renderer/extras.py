@@ -25,6 +25,7 @@ __all__ = ["EXTRA_SIZES", "extra_size", "build_broadcast_scene", "draw_extras"]
 EXTRA_SIZES: dict[ExtraType, tuple[float, float]] = {
     ExtraType.EVENT_TITLE: (560.0, 100.0),
     ExtraType.PLAYER_INTRO: (760.0, 132.0),
+    ExtraType.LOGO: (320.0, 180.0),
 }
 
 
@@ -43,14 +44,16 @@ def build_broadcast_scene(
     title: str | None = None,
     size: tuple[int, int] | None = None,
 ) -> Scene:
-    """The scene of one output: ``build_scene`` with the match's display names and event
-    title, then the view's extras and the deal transition on top."""
+    """The scene of one output: ``build_scene`` with the match's display names, team names,
+    photos and event title, then the view's extras and the deal transition on top."""
     view = view or default_view()
     theme = theme or DEFAULT_THEME
     timing = timing or DEFAULT_TIMING
     shown = apply_match(state, match)
     title = match.title_for(title) if match is not None else title
-    scene = build_scene(shown, view, theme, timing, title=title, size=size)
+    teams = tuple(t.name for t in match.teams) if match is not None else ()
+    photos = tuple(p.photo for p in match.players) if match is not None else ()
+    scene = build_scene(shown, view, theme, timing, title=title, size=size, teams=teams, photos=photos)
     return draw_extras(scene, shown, view, theme, timing, match, title=title)
 
 
@@ -58,7 +61,8 @@ def draw_extras(
     scene: Scene, state: GameState, view: View, theme: Theme, timing: Timing, match: MatchData | None, *, title: str | None
 ) -> Scene:
     """``scene`` with the extras of ``view`` and the deal transition appended (pure)."""
-    wipe = timing.transition.style == "wipe" and state.kind is StepKind.DEAL_START and state.deal > 0
+    style = timing.transition.style
+    wipe = style != "cut" and state.kind is StepKind.DEAL_START and state.deal > 0
     extras = [e for e in view.extras if e.visible]
     if not extras and not wipe:
         return scene
@@ -66,7 +70,9 @@ def draw_extras(
     b.tracks = list(scene.tracks)
     b.defs = dict(scene.defs)
     b.fonts = set(scene.fonts)
-    ctx = Ctx(state, view, theme, timing, title, b)
+    b.images = set(scene.images)
+    teams = tuple(t.name for t in match.teams) if match is not None else ()
+    ctx = Ctx(state, view, theme, timing, title, b, teams=teams)
     s = min(scene.width / view.width, scene.height / view.height)
     ox, oy = (scene.width - view.width * s) / 2, (scene.height - view.height * s) / 2
     ctx.out_scale = s
@@ -85,8 +91,12 @@ def draw_extras(
             _event_title(ctx, ex, match, title)
         elif ex.type is ExtraType.PLAYER_INTRO:
             _player_intro(ctx, ex, match)
+        elif ex.type is ExtraType.LOGO:
+            _logo(ctx, ex)
         b.restore()
-    if wipe:
+    if wipe and style == "stinger":
+        _stinger(ctx, view)
+    elif wipe:
         _wipe(ctx, view)
     b.restore()
     return Scene(
@@ -99,6 +109,7 @@ def draw_extras(
         defs=b.defs,
         ops=scene.ops + b.ops,
         elements=boxes,
+        images=sorted(b.images),
     )
 
 
@@ -149,15 +160,51 @@ def _player_intro(ctx: Ctx, ex: Extra, match: MatchData | None) -> None:
     b.translate(0, b.tween(0.0, 0.45, 24.0, 0.0, "out"))
     _panel(ctx, ex, w, h)
     b.rrect(0, 0, 14, h, 6, colour, None, 0)
-    # the seat badge: initials in the team colour (a photo needs an image op the scene lacks)
+    # the seat badge: the player's photo, else initials, on the team colour
     b.rrect(34, 18, 96, 96, 48, colour, None, 0)
-    initials = "".join(p[0] for p in ctx.name(seat).split()[:2]).upper() or str(seat + 1)
-    ctx.label(th.font_title, 40, 82, 81, initials, "#ffffff", align="center", width=84)
+    if player is not None and player.photo is not None:
+        b.save()
+        b.clip(34, 18, 96, 96, 48)
+        b.image(player.photo, 34, 18, 96, 96, "cover")
+        b.restore()
+    else:
+        initials = "".join(p[0] for p in ctx.name(seat).split()[:2]).upper() or str(seat + 1)
+        ctx.label(th.font_title, 40, 82, 81, initials, "#ffffff", align="center", width=84)
     text = ex.style.text_colour or th.text
     ctx.label(th.font_title, ex.style.font_size or 44, 152, 62, ctx.name(seat).upper(), text, width=w - 176, ls=0.5)
     line = player.line if player is not None and player.line else ""
     sub = (_team_label(ctx, match, team, th.font_body, 22, w - 176) + (f" \u00b7 {line}" if line else "")).upper()
     ctx.label(th.font_body, 22, 152, 100, sub, th.muted, width=w - 176, ls=1.0)
+    b.restore()
+
+
+def _logo(ctx: Ctx, ex: Extra) -> None:
+    """A logo or sponsor slot: the uploaded image fitted inside the box, aspect kept (an
+    empty slot draws nothing: the editor still shows its box)."""
+    if ex.image is None:
+        return
+    w, h = extra_size(ex.type)
+    if ex.style.background:
+        ctx.b.rrect(0, 0, w, h, ex.style.radius or 0.0, ex.style.background, None, 0)
+    ctx.b.image(ex.image, 0, 0, w, h, "contain")
+
+
+def _stinger(ctx: Ctx, view: View) -> None:
+    """A full-canvas panel in the theme's colours, with the stinger image in its middle, that
+    sweeps in from the left, covers the canvas at half the run time (the new deal is drawn
+    under it) and sweeps out to the right."""
+    tr = ctx.timing.transition
+    b, th = ctx.b, ctx.theme
+    W, H = float(view.width), float(view.height)
+    half = tr.run_time / 2
+    x = b.track([(0.0, -W), (half, 0.0, tr.ease), (tr.run_time, W, tr.ease)])
+    b.save()
+    b.translate(x, 0)
+    b.rrect(0, 0, W, H, 0, th.panel[:7], None, 0)  # opaque: nothing of either deal shows through
+    b.rrect(0, 0, 16, H, 0, th.accent, None, 0)
+    b.rrect(W - 16, 0, 16, H, 0, th.accent, None, 0)
+    if tr.image is not None:
+        b.image(tr.image, W * 0.25, H * 0.25, W * 0.5, H * 0.5, "contain")
     b.restore()
 
 

@@ -26,7 +26,7 @@ class PlayerData(BaseModel):
     model_config = ConfigDict(extra="forbid", frozen=True, title="Player")
 
     name: str = Field("", max_length=64, title="Display name", description="Shown on the name plate; empty = the name in the game file.")
-    photo: str | None = Field(None, pattern=UPLOAD_ID, title="Photo or flag", description="An uploaded image (id), kept with the match. Not drawn yet: the scene has no image op.")
+    photo: str | None = Field(None, pattern=UPLOAD_ID, title="Photo or flag", description="An uploaded image (id): drawn as a round badge on the name plate (cropped to fill it).")
     line: str = Field("", max_length=120, title="Intro line", description="A line of text for the player-intro lower third (club, record, hometown).")
 
 
@@ -35,7 +35,7 @@ class TeamData(BaseModel):
 
     model_config = ConfigDict(extra="forbid", frozen=True, title="Team")
 
-    name: str = Field("", max_length=48, title="Team name", description="Shown by the event title and the player intro; empty = the players' surnames.")
+    name: str = Field("", max_length=48, title="Team name", description="Shown on the scorebug, the event title and the player intro; empty = the players' surnames.")
 
 
 def _players() -> tuple[PlayerData, ...]:

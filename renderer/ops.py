@@ -25,6 +25,7 @@ ops.json rewritten.  Each missing piece fails a test.
 from __future__ import annotations
 
 import json
+import re
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 from enum import Enum
@@ -42,6 +43,9 @@ __all__ = [
     "OPS",
     "OP",
     "PAINTS",
+    "IMAGE_ID",
+    "FITS",
+    "fit_rect",
     "SceneError",
     "names_in",
     "require_handlers",
@@ -83,6 +87,11 @@ class FieldType(str, Enum):
     SPRITE = "sprite"
     #: gradient stops ``[[offset 0..1, colour], ...]``
     STOPS = "stops"
+    #: an image named by its content: ``<32 hex digits of its md5>.<png|jpg|webp|gif>``
+    IMAGE = "image"
+    #: how an image fills its box: ``"contain"`` (all of it, aspect kept) or ``"cover"``
+    #: (the whole box, aspect kept, the overflow cropped evenly)
+    FIT = "fit"
 
 
 @dataclass(frozen=True)
@@ -161,6 +170,15 @@ OPS: tuple[OpSpec, ...] = (
         "draw the sprite defs[id] at x, y scaled by s; a sprite is a card: it draws inside the "
         "box 0..100 x 0..140 (the skia executor caches it as an image of that box, 4 px margin)",
     ),
+    OpSpec(
+        "im",
+        D,
+        _f("id:image x:num y:num w:num h:num fit:fit"),
+        "the image id fitted into the box x, y, w, h (contain or cover, centred, aspect kept; "
+        "cover crops to the box), bilinear, at the global alpha, no shadow; an image the "
+        "executor has not loaded draws nothing (the skia executor takes it from its Assets, "
+        "the page from its image base URL + id, redrawing when it arrives)",
+    ),
 )
 
 OP: Mapping[str, OpSpec] = {spec.name: spec for spec in OPS}
@@ -172,6 +190,21 @@ PAINTS: tuple[PaintSpec, ...] = (
         "linear gradient in the current user space; stops = [[offset 0..1, colour], ...]",
     ),
 )
+
+
+def fit_rect(iw: float, ih: float, x: float, y: float, w: float, h: float, fit: str) -> tuple[float, float, float, float, float, float, float, float]:
+    """Source and destination rects ``(sx, sy, sw, sh, dx, dy, dw, dh)`` of an image of
+    ``iw`` x ``ih`` pixels fitted into the box ``x, y, w, h`` (the ``im`` op's rule; the page
+    player computes the same in JS)."""
+    if iw <= 0 or ih <= 0 or w <= 0 or h <= 0:
+        return 0.0, 0.0, 0.0, 0.0, x, y, 0.0, 0.0
+    if fit == "cover":
+        k = max(w / iw, h / ih)
+        sw, sh = w / k, h / k
+        return (iw - sw) / 2, (ih - sh) / 2, sw, sh, x, y, w, h
+    k = min(w / iw, h / ih)
+    dw, dh = iw * k, ih * k
+    return 0.0, 0.0, float(iw), float(ih), x + (w - dw) / 2, y + (h - dh) / 2, dw, dh
 
 
 class SceneError(ValueError):
@@ -246,7 +279,13 @@ _TYPE_DOC = {
     FieldType.PATH: "SVG path data, absolute M L C Q Z only",
     FieldType.SPRITE: "a key of the scene's defs",
     FieldType.STOPS: "[[offset 0..1, colour], ...]",
+    FieldType.IMAGE: "an image's content id: 32 hex digits of its md5, a dot, png|jpg|webp|gif",
+    FieldType.FIT: '"contain" or "cover"',
 }
+
+#: an image id (the content hash names the image; see studio.uploads)
+IMAGE_ID = re.compile(r"^[0-9a-f]{32}\.(png|jpg|webp|gif)$")
+FITS = ("contain", "cover")
 
 
 # validation --------------------------------------------------------------------------------
@@ -297,6 +336,10 @@ def _field_problem(kind: FieldType, v: Any, tracks: int, defs: Mapping[str, Any]
         return f"{v!r} is not a list of [offset, colour] stops"
     if kind is FieldType.SPRITE:
         return None if isinstance(v, str) and v in defs else f"{v!r} is not a sprite of the scene"
+    if kind is FieldType.IMAGE:
+        return None if isinstance(v, str) and IMAGE_ID.match(v) else f"{v!r} is not an image id (md5 hex + .png/.jpg/.webp/.gif)"
+    if kind is FieldType.FIT:
+        return None if v in FITS else f"{v!r} is not one of {list(FITS)}"
     if kind is FieldType.PATH:
         if isinstance(v, str) and v and set(v) <= set("MLCQZ0123456789.-+eE ,"):
             return None

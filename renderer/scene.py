@@ -8,6 +8,9 @@ Scene JSON (``Scene.to_json()``)::
       "bg": null | "#rrggbbaa",     # null = transparent (cleared to 0,0,0,0)
       "dur": 1.2,                   # seconds until the scene is still (run time + hold)
       "fonts": ["bold", ...],       # font keys used; see renderer.fonts.font_files()
+      "images": ["<md5>.png", ...], # image ids the "im" ops draw (only when there are any):
+                                    # the page loads them from its image base URL, the skia
+                                    # executor finds them in its Assets
       "tracks": [track, ...],       # animated values, referenced from ops as {"k": index}
       "defs": {"id": [op, ...]},    # sprites (card faces and backs), drawn by "sp"
       "ops": [op, ...],
@@ -95,9 +98,11 @@ class Scene:
     ops: list[Op]
     #: element boxes in canvas pixels (id, type, x, y, w, h, scale): for tests and the studio
     elements: list[dict[str, Any]] = field(default_factory=list)
+    #: image ids the scene's ``im`` ops draw (sorted)
+    images: list[str] = field(default_factory=list)
 
     def to_json(self) -> dict[str, Any]:
-        return {
+        data: dict[str, Any] = {
             "v": FORMAT_VERSION,
             "w": self.width,
             "h": self.height,
@@ -109,6 +114,9 @@ class Scene:
             "ops": self.ops,
             "elements": self.elements,
         }
+        if self.images:  # scenes without images keep their text as before
+            data["images"] = self.images
+        return data
 
     def dumps(self) -> str:
         """Compact JSON text for the page player."""
@@ -138,6 +146,7 @@ class Scene:
             defs=dict(data.get("defs", {})),
             ops=list(data["ops"]),
             elements=list(data.get("elements", [])),
+            images=list(data.get("images", [])),
         )
 
 
@@ -148,6 +157,7 @@ class Builder:
         self.ops: list[Op] = []
         self.tracks: list[Track] = []
         self.fonts: set[str] = set()
+        self.images: set[str] = set()
         self.defs: dict[str, list[Op]] = {}
         self._track_ids: dict[str, int] = {}
         self.duration = 0.0
@@ -238,6 +248,11 @@ class Builder:
 
     def sprite(self, sid: str, x: float, y: float, s: float = 1.0) -> None:
         self.ops.append(["sp", sid, _r(x), _r(y), round(s, 4)])
+
+    def image(self, image_id: str, x: float, y: float, w: float, h: float, fit: str = "contain") -> None:
+        """The image ``image_id`` (a content id) fitted into the box (see the ``im`` op)."""
+        self.images.add(image_id)
+        self.ops.append(["im", image_id, _r(x), _r(y), _r(w), _r(h), fit])
 
 
 def _n(v: Num) -> Num:

@@ -11,6 +11,7 @@ from engine.state import StepKind, UpCardState
 from .callout import gather_times
 from .cardart import suit_colour, suit_path
 from .context import HAND_TYPES, Ctx
+from .photo import plate_photo
 from .scene import Num
 from .view import Element, ElementType
 
@@ -167,7 +168,7 @@ def _plate(ctx: Ctx, el: Element, seat: int) -> None:
             ix = right - tag_w
             b.rrect(ix - 2, y + 11, 24, 24, 12, "#ffffffff", None, 0)
             b.path(suit_path(icon, ix + 3, y + 16, 14), suit_colour(icon, th.cards), None, 0)
-    name_x = x + 22
+    name_x = x + 22 + plate_photo(ctx, x, y, h, seat)
     name_w = right - name_x - (tag_w + 12 if tag_w else 0)
     size = el.style.font_size or 27.0
     ctx.label(th.font_heading, size, name_x, y + 32, ctx.name(seat).upper(), ctx.text_colour(el), width=name_w, ls=0.5)

@@ -9,6 +9,7 @@ from pydantic import AfterValidator, BaseModel, ConfigDict, Field, WithJsonSchem
 from engine.state import StepKind
 
 from .easing import EASINGS
+from .ops import IMAGE_ID
 
 __all__ = ["StepTiming", "Transition", "Timing", "DEFAULT_TIMING", "EaseName"]
 
@@ -48,9 +49,10 @@ class Transition(BaseModel):
 
     model_config = ConfigDict(extra="forbid", frozen=True)
 
-    style: Literal["cut", "wipe"] = Field("cut", title="Deal transition", description="cut: the new deal simply appears; wipe: a panel-coloured band sweeps across.")
-    run_time: float = Field(0.6, gt=0, le=5, title="Transition time", description="Seconds the wipe takes (from the start of the deal-start step).")
-    ease: EaseName = Field("inout", title="Transition easing", description="Easing of the wipe.")
+    style: Literal["cut", "wipe", "stinger"] = Field("cut", title="Deal transition", description="cut: the new deal simply appears; wipe: a panel-coloured band sweeps across; stinger: a full panel in the theme's colours (with the stinger image, if any) sweeps in, covers the change of deal at half time and sweeps out.")
+    run_time: float = Field(0.6, gt=0, le=5, title="Transition time", description="Seconds the wipe or stinger takes (from the start of the deal-start step).")
+    ease: EaseName = Field("inout", title="Transition easing", description="Easing of the wipe or stinger.")
+    image: str | None = Field(None, pattern=IMAGE_ID.pattern, title="Stinger image", description="An uploaded image (id) the stinger carries, fitted inside its middle; empty = the theme's colours only.")
 
 
 class Timing(BaseModel):

@@ -11,6 +11,7 @@ from enum import Enum
 
 from pydantic import BaseModel, ConfigDict, Field, model_validator
 
+from .ops import IMAGE_ID
 from .theme import HEX_COLOUR
 
 __all__ = ["ElementType", "ElementStyle", "Element", "ExtraType", "Extra", "Perspective", "View", "default_view"]
@@ -72,6 +73,7 @@ class ExtraType(str, Enum):
 
     EVENT_TITLE = "event-title"  # event title and subtitle, team names
     PLAYER_INTRO = "player-intro"  # lower third for the player the operator introduces
+    LOGO = "logo"  # an uploaded logo or sponsor image, fitted inside the box
 
 
 class Extra(BaseModel):
@@ -87,6 +89,7 @@ class Extra(BaseModel):
     scale: float = Field(1.0, gt=0, le=10, title="Scale", description="Size factor from the top-left corner.")
     visible: bool = Field(True, title="Visible", description="Hidden extras are not drawn.")
     style: ElementStyle = Field(default_factory=ElementStyle, title="Style", description="Style overrides.")
+    image: str | None = Field(None, pattern=IMAGE_ID.pattern, title="Image", description="Logo or sponsor slots: the uploaded image (id), fitted inside the slot's box keeping its aspect ratio.")
 
 
 class Perspective(str, Enum):

@@ -12,9 +12,10 @@ import hashlib
 import os
 import re
 import tempfile
+from collections.abc import Iterable
 from pathlib import Path
 
-__all__ = ["MAX_UPLOAD", "UploadRefused", "image_kind", "store_image", "upload_path"]
+__all__ = ["MAX_UPLOAD", "UploadRefused", "image_kind", "store_image", "upload_path", "read_images"]
 
 MAX_UPLOAD = 2 * 1024 * 1024
 _NAME = re.compile(r"^[0-9a-f]{32}\.(png|jpg|webp|gif)$")
@@ -76,3 +77,16 @@ def upload_path(folder: Path, name: str) -> tuple[Path, str] | None:
     if not path.is_file():
         return None
     return path, _CONTENT_TYPES[name.rsplit(".", 1)[1]]
+
+
+def read_images(folder: Path, ids: Iterable[str]) -> dict[str, bytes]:
+    """The stored bytes of each upload id in ``ids`` (a scene's ``images``), for a skia
+    executor's ``Assets.add_image``: the renderer reads no files, its caller does.  Ids not
+    stored (or not upload ids) are left out: the ``im`` op then draws nothing, as the page
+    does for an image it cannot load."""
+    out: dict[str, bytes] = {}
+    for name in ids:
+        found = upload_path(folder, name)
+        if found is not None:
+            out[name] = found[0].read_bytes()
+    return out

@@ -71,6 +71,10 @@ def test_an_executor_that_differs_from_the_table_is_refused(
     assert (f"unlisted ['{extra}']" in text) if extra else ("unlisted []" in text)
 
 
+#: an image id (content ids need no file to be valid scene data)
+PHOTO = "0123456789abcdef0123456789abcdef.png"
+
+
 def _every_builder_method(b: Builder) -> None:
     k = b.tween(0, 1, 0.0, 1.0, "back")
     b.save()
@@ -85,6 +89,7 @@ def _every_builder_method(b: Builder) -> None:
     b.text("bold", 12, 0, 10, "Jd", "#ffffffff", 0.5)
     b.defs["x"] = [["rr", 0, 0, 100, 140, 7, "#ffffffff", None, 0]]
     b.sprite("x", 0, 0, 0.5)
+    b.image(PHOTO, 0, 0, 20, 10, "cover")
     b.restore()
 
 
@@ -101,7 +106,9 @@ def test_every_scene_the_renderer_builds_follows_the_table() -> None:
     seen: set[str] = set()
     for state in tl.steps:
         for view in [None, focus] if state.step % 4 == 0 else [None]:
-            scene = build_scene(state, view, size=(1280, 720))
+            photos = (PHOTO, None, None, PHOTO) if state.step % 3 == 0 else ()  # match data's photos
+            scene = build_scene(state, view, size=(1280, 720), photos=photos)
+            assert scene.images == ([PHOTO] if photos else [])
             again = Scene.from_json(json.loads(scene.dumps()), source=f"step {state.step}")  # checks every op
             assert again.dumps() == scene.dumps()
             seen |= {op[0] for ops in [scene.ops, *scene.defs.values()] for op in ops}
@@ -119,6 +126,8 @@ BAD: list[tuple[str, Any, str]] = [
     ("bad path", ["p", "M0 0 A 1 1 0 0 1 2 2", "#ffffff", None, 0], "/ops/1/1"),
     ("unknown sprite", ["sp", "nope", 0, 0, 1], "/ops/1/1"),
     ("text fill is a colour", ["t", "bold", 10, 0, 0, "x", None, 0], "/ops/1/6"),
+    ("image id is a content id", ["im", "../overlay.sqlite3", 0, 0, 1, 1, "contain"], "/ops/1/1"),
+    ("image fit", ["im", "0" * 32 + ".png", 0, 0, 1, 1, "stretch"], "/ops/1/6"),
 ]
 
 

@@ -47,7 +47,7 @@ from renderer.easing import EASINGS, ease
 from renderer.fonts import font_files
 from renderer.layers import plan
 from renderer.ops import OPS, PAINTS, table
-from renderer.raster import raster, to_premul
+from renderer.raster import default_assets, raster, to_premul
 from renderer.scene import Builder, Scene, sample
 from tests.support import PLAYER_ORIGIN, launch_options, serve_player_page
 
@@ -81,6 +81,11 @@ def page() -> Iterator[Any]:
         try:
             pg = browser.new_page()
             urls = serve_player_page(pg, PAGE, font_files())
+            # the page loads images from its image base, /media/ by default, as the overlay serves
+            # them; the skia executor has them in its Assets
+            pg.route(f"{ORIGIN}/media/*", _serve_image)
+            for image_id, data in IMAGES.items():
+                default_assets().add_image(image_id, data)
             pg.goto(f"{ORIGIN}/")
             pg.evaluate(
                 """async (urls) => {
@@ -92,6 +97,13 @@ def page() -> Iterator[Any]:
             yield pg
         finally:
             browser.close()
+
+
+def _serve_image(route: Any) -> Any:
+    data = IMAGES.get(route.request.url.rsplit("/", 1)[1])
+    if data is None:
+        return route.fulfill(status=404, body="no such image")
+    return route.fulfill(body=data, content_type="image/png")
 
 
 def _premul(png: str) -> np.ndarray:
@@ -165,7 +177,7 @@ class Case:
             b.defs[sid] = sb.ops
             b.fonts |= sb.fonts
         self.draw(b)
-        return Scene(W, H, None, max(b.duration, 1.0), sorted(b.fonts), b.tracks, b.defs, b.ops)
+        return Scene(W, H, None, max(b.duration, 1.0), sorted(b.fonts), b.tracks, b.defs, b.ops, images=sorted(b.images))
 
 
 def _card(b: Builder) -> None:
@@ -288,6 +300,60 @@ def _sprite(b: Builder) -> None:
     b.restore()
 
 
+def _test_png(w: int, h: int, seed: int) -> bytes:
+    """A small PNG with hard and soft edges, colour ramps and translucent pixels."""
+    from PIL import Image
+
+    y, x = np.mgrid[0:h, 0:w]
+    rgba = np.zeros((h, w, 4), dtype=np.uint8)
+    rgba[..., 0] = (x * 255 // max(w - 1, 1)).astype(np.uint8)
+    rgba[..., 1] = (y * 255 // max(h - 1, 1)).astype(np.uint8)
+    rgba[..., 2] = np.where((x // 6 + y // 6 + seed) % 2 == 0, 230, 40).astype(np.uint8)
+    rgba[..., 3] = np.where(x < w // 5, 128, 255).astype(np.uint8)
+    buf = BytesIO()
+    Image.fromarray(rgba, "RGBA").save(buf, format="PNG")
+    return buf.getvalue()
+
+
+def _image_id(data: bytes) -> str:
+    import hashlib
+
+    return hashlib.md5(data).hexdigest() + ".png"
+
+
+_PNGS = [_test_png(48, 32, 0), _test_png(30, 60, 1)]
+IMAGES = {_image_id(d): d for d in _PNGS}
+WIDE, TALL = list(IMAGES)
+PORTRAIT = _test_png(40, 52, 2)  # a player's photo
+IMAGES[_image_id(PORTRAIT)] = PORTRAIT
+
+
+def _image(b: Builder) -> None:
+    b.image(WIDE, 4, 4, 48, 32)  # 1:1
+    b.image(WIDE, 60, 4, 110, 40, "contain")  # scaled up, letterboxed sideways
+    b.image(TALL, 180, 4, 50, 60, "cover")  # cropped top and bottom
+    b.save()
+    b.clip(10, 60, 70, 70, 35)  # a round badge, as on the name plates (on the team colour)
+    b.rrect(10, 60, 70, 70, 0, "#2f8cffff")
+    b.image(TALL, 10, 60, 70, 70, "cover")
+    b.restore()
+    b.save()
+    b.alpha(b.tween(0, 1, 0.2, 1.0, "linear"))
+    b.translate(100, 70)
+    b.scale(0.75)
+    b.image(WIDE, 0, 0, 160, 100, "contain")  # global alpha, scaled down
+    b.restore()
+    b.image("f" * 32 + ".png", 0, 0, 240, 160, "cover")  # never loaded: draws nothing
+
+
+def _image_rotated(b: Builder) -> None:
+    b.save()
+    b.translate(120, 80)
+    b.rotate(b.tween(0, 1, -0.3, 0.5, "linear"))  # anti-aliased edges (Chromium's rule)
+    b.image(WIDE, -60, -40, 120, 80, "contain")
+    b.restore()
+
+
 def _together(b: Builder) -> None:
     b.save()
     b.translate(b.tween(0, 1, -20, 30, "inout"), 8)
@@ -330,6 +396,8 @@ CASES: list[Case] = [
     Case("path", _path, uses={"p", "lin"}),
     Case("text", _text, uses={"t", "rr"}),
     Case("sprite", _sprite, uses={"sp", "sh", "a", "cl", "p", "t"}, sprites=CARD),
+    Case("image", _image, ts=(0.0, 0.5, 1.0), uses={"im", "cl", "a", "tr", "sc"}),
+    Case("image-rotated", _image_rotated, ts=(0.0, 1.0), uses={"im", "ro"}),
     Case("together", _together, ts=(0.0, 0.25, 0.5, 0.75, 1.0), sprites=CARD),
 ] + [Case(f"ease-{n}", _eased(n), ts=(0.0, 0.13, 0.37, 0.5, 0.61, 0.88, 1.0), uses={f"ease:{n}"}) for n in EASINGS]
 
@@ -370,6 +438,34 @@ def test_player_matches_skia_on_a_game_frame(page: Any) -> None:
         f = _figures(scene, t, _premul(png))
         print(t, f)
         _assert_parity(f"game frame at t={t}", f)
+
+
+@pytest.mark.parametrize("what", ["photos-and-logo", "stinger-half-time"])
+def test_player_matches_skia_on_broadcast_images(page: Any, what: str) -> None:
+    """Name-plate photos, a logo slot and the stinger (entering, then at half time) in a
+    game frame: the page player and the skia executor agree."""
+    from renderer.extras import build_broadcast_scene
+    from renderer.matchdata import MatchData
+    from renderer.timing import Timing
+    from renderer.view import Extra, ExtraType, default_view
+
+    tl = load_game(json.dumps(generate_game(2, deals=2)), source="g").timeline
+    photo = _image_id(PORTRAIT)
+    match = MatchData.model_validate({"teams": [{"name": "Orde\u00ae Me Up"}, {"name": "Left Bowers"}], "players": [{"photo": photo}, {"photo": TALL}, {}, {"photo": WIDE}]})
+    view = default_view().model_copy(update={"extras": (Extra(id="logo", type=ExtraType.LOGO, x=1480, y=860, image=WIDE),)})
+    if what == "stinger-half-time":
+        state = next(s for s in tl.steps if s.kind is StepKind.DEAL_START and s.deal == 1)
+        timing = Timing.model_validate({"transition": {"style": "stinger", "run_time": 0.8, "image": TALL}})
+        ts = [0.2, 0.4]
+    else:
+        state = next(s for s in tl.steps if s.kind is StepKind.CARD and s.trick is not None and len(s.trick.cards) == 2)
+        timing, ts = Timing(), [0.2, 0.2]
+    scene = build_broadcast_scene(state, view, timing=timing, match=match, size=(1280, 720))
+    assert scene.images
+    for t, png in zip(ts, page.evaluate(DRAW, [scene.dumps(), ts])):
+        f = _figures(scene, t, _premul(png))
+        print(what, t, f)
+        _assert_parity(f"{what} at t={t}", f)
 
 
 # ---- the player's exported functions equal the Python ones -----------------------------------

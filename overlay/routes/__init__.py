@@ -1,6 +1,6 @@
 """The service's routes, one ``RouteTableDef`` per area, registered by ``create_app``.
 
-Read-only (no token): ``GET /``, ``GET /overlay/{channel}``, ``/static/*``, ``/fonts/*``,
+Read-only (no token): ``GET /``, ``GET /overlay/{channel}``, ``/static/*``, ``/fonts/*``, ``/media/*`` (uploaded images by content id),
 ``WS /ws/overlay/{channel}``, ``GET /api/channels/{id}/state`` and its socket.  Everything
 else under ``/api`` is marked :func:`overlay.auth.protected`.
 """
@@ -9,13 +9,14 @@ from __future__ import annotations
 
 from aiohttp import web
 
-from . import channels, control, feed, pages, settings, state
+from . import channels, control, feed, media, pages, settings, state
 
 __all__ = ["TABLES"]
 
 #: every area's table, in registration order
 TABLES: tuple[web.RouteTableDef, ...] = (
     pages.routes,
+    media.routes,
     channels.routes,
     feed.routes,
     control.routes,

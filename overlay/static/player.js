@@ -10,7 +10,8 @@
  *   const player = new EuchrePlayer(canvas, {fontUrls: {bold: "/fonts/bold.ttf", ...}});
  *   await player.ready;                       // op table and fonts loaded (FontFace, family =
  *                                             // font key), but "cjk"
- *   await player.sceneReady;                  // after setScene: every font the scene uses is loaded
+ *   await player.sceneReady;                  // after setScene: every font and image the scene
+ *                                             // uses is loaded (images: {imageBase: "/media/"})
  *   player.setScene(sceneJsonOrText, startTimeSeconds);
  *   player.renderAt(t);                       // t = seconds since the scene's start
  *   player.renderNow(nowSeconds);             // = renderAt(now - startTime)
@@ -217,7 +218,36 @@
         }
       },
     },
+    im: {
+      run(pl, op) {
+        if (pl.alpha <= 0) return;
+        const img = pl.images.get(op[1]);
+        if (!img) return; // not loaded (yet): nothing; the page redraws when it arrives
+        const [, , x, y, w, h, fit] = op;
+        const r = fitRect(img.naturalWidth, img.naturalHeight, x, y, w, h, fit);
+        if (r[6] <= 0 || r[7] <= 0) return;
+        pl.ctx.drawImage(img, r[0], r[1], r[2], r[3], r[4], r[5], r[6], r[7]);
+      },
+      box(pl, op, add) {
+        const [, , x, y, w, h] = op;
+        add(x, y, x + w, y + h, false);
+      },
+    },
   };
+
+  /* Source and destination rects [sx, sy, sw, sh, dx, dy, dw, dh] of an iw x ih image fitted
+   * into the box x, y, w, h: renderer/ops.py fit_rect, the same arithmetic. */
+  function fitRect(iw, ih, x, y, w, h, fit) {
+    if (iw <= 0 || ih <= 0 || w <= 0 || h <= 0) return [0, 0, 0, 0, x, y, 0, 0];
+    if (fit === "cover") {
+      const k = Math.max(w / iw, h / ih);
+      const sw = w / k, sh = h / k;
+      return [(iw - sw) / 2, (ih - sh) / 2, sw, sh, x, y, w, h];
+    }
+    const k = Math.min(w / iw, h / ih);
+    const dw = iw * k, dh = ih * k;
+    return [0, 0, iw, ih, x + (w - dw) / 2, y + (h - dh) / 2, dw, dh];
+  }
 
   // ---- the table (ops.json), installed once per page ----
   let TABLE = null;
@@ -407,6 +437,10 @@
       this.startTime = 0;
       this.paths = new Map();
       this.urls = opts.fontUrls || {};
+      // images by content id (the scene's "images"), loaded from imageBase + id
+      this.imageBase = opts.imageBase || "/media/";
+      this.images = new Map(); // id -> decoded HTMLImageElement
+      this.imageLoads = new Map(); // id -> Promise (settles when loaded or failed)
       this.faces = {};
       this.lastT = 0;
       this.plan = null;
@@ -446,6 +480,27 @@
       return this.faces[key];
     }
 
+    _loadImage(id) {
+      let p = this.imageLoads.get(id);
+      if (!p) {
+        const img = new Image();
+        img.src = this.imageBase + encodeURIComponent(id);
+        p = img.decode().then(
+          () => {
+            this.images.set(id, img);
+            this.clearLayers(); // layers drawn before it arrived lack it
+            return true;
+          },
+          () => {
+            this.imageLoads.delete(id); // a later scene may try again
+            return false;
+          },
+        );
+        this.imageLoads.set(id, p);
+      }
+      return p;
+    }
+
     setScene(scene, sceneStartTime) {
       this.scene = typeof scene === "string" ? JSON.parse(scene) : scene;
       this.startTime = sceneStartTime || 0;
@@ -463,10 +518,14 @@
       this.stillAt = Math.min(still, this.scene.dur || 0);
       const keys = (this.scene.fonts || []).filter((k) => this.urls[k]);
       const fresh = keys.filter((k) => !this.faces[k]);
-      /** Resolves once the op table and every font of the current scene are loaded (for
-       * deterministic capture). */
-      this.sceneReady = Promise.all([this.ready].concat(keys.map((k) => this._load(k))));
-      if (fresh.length) {
+      // the scene's "images", and any im op's image (a scene written by hand may omit the list)
+      const wanted = new Set(this.scene.images || []);
+      for (const op of this.scene.ops) if (op[0] === "im") wanted.add(op[1]);
+      const imgs = Array.from(wanted).filter((id) => !this.images.has(id));
+      /** Resolves once the op table, every font and every image of the current scene are
+       * loaded (or an image failed: it then draws nothing), for deterministic capture. */
+      this.sceneReady = Promise.all([this.ready].concat(keys.map((k) => this._load(k)), imgs.map((id) => this._loadImage(id))));
+      if (fresh.length || imgs.length) {
         const shown = this.scene;
         this.sceneReady.then(() => { if (this.scene === shown) this.renderAt(this.lastT); });
       }

@@ -28,6 +28,9 @@ async function upload(file) {
   return r.id;
 }
 
+/** A thumbnail URL of an uploaded image (a blob: the studio's own requests carry the token). */
+const image = (id) => S.api.blobUrl(`/studio/api/uploads/${enc(id)}`);
+
 export function renderTabs() {
   const nav = clear($("#tabs"));
   for (const [id, label] of TABS)
@@ -55,8 +58,9 @@ export function renderPanel() {
     const f = h("div");
     p.append(f);
     const schema = list === "elements" ? sch.element : { ...sch.view.$defs.Extra, $defs: sch.view.$defs };
-    renderForm(f, schema, schema, el, opts(["outputs", "preview", "view", list, i], { omit: ["id", "type"] }));
+    renderForm(f, schema, schema, el, opts(["outputs", "preview", "view", list, i], { omit: ["id", "type"], upload, image }));
     if (el.type === "player-intro") p.append(h("p", { class: "help" }, "Fire the intro from the Match tab."));
+    if (el.type === "logo") p.append(h("p", { class: "help" }, "Upload the logo or sponsor image under Image; it is fitted inside the slot's box, keeping its aspect ratio."));
   } else if (S.tab === "view") {
     const f = h("div");
     p.append(h("h2", {}, "Preview view"), f);
@@ -68,7 +72,7 @@ export function renderPanel() {
   } else if (S.tab === "timing") {
     const f = h("div");
     p.append(f);
-    renderForm(f, sch.timing, sch.timing, S.shown.timing, opts(["timing"], { easings: sch.easings }));
+    renderForm(f, sch.timing, sch.timing, S.shown.timing, opts(["timing"], { easings: sch.easings, upload, image }));
   } else if (S.tab === "match") {
     const f = h("div");
     const fire = h("div", { class: "row" }, h("strong", {}, "Player intro:"));
@@ -80,7 +84,6 @@ export function renderPanel() {
     });
     fire.append(h("button", { onclick: () => edit("intro off", (c) => { c.match.intro = null; }) }, "Hide"));
     p.append(fire, f);
-    const image = (id) => S.api.blobUrl(`/studio/api/uploads/${enc(id)}`);
     renderForm(f, sch.match, sch.match, S.shown.match, opts(["match"], { upload, image, omit: ["intro"] }));
   } else if (S.tab === "outputs") {
     renderOutputs(p);

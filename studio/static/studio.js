@@ -143,8 +143,9 @@ function renderElements() {
   });
   const have = new Set((v.extras || []).map((x) => x.type));
   const add = h("div", { class: "row" });
-  for (const [type, label] of [["event-title", "+ Event title"], ["player-intro", "+ Player intro"]]) {
-    if (!have.has(type)) add.append(h("button", { title: "add this broadcast extra to the preview's view", onclick: () => addExtra(type) }, label));
+  for (const [type, label] of [["event-title", "+ Event title"], ["player-intro", "+ Player intro"], ["logo", "+ Logo slot"]]) {
+    // logo and sponsor slots: as many as wanted
+    if (!have.has(type) || type === "logo") add.append(h("button", { title: "add this broadcast extra to the preview's view", onclick: () => addExtra(type) }, label));
   }
   ul.append(h("li", {}, add));
 }
@@ -157,9 +158,11 @@ function addExtra(type) {
     const ids = new Set(placed(v).map((e) => e.id));
     let id = type;
     for (let n = 2; ids.has(id); n++) id = `${type}-${n}`;
-    // centred on the lower third (intro) or the upper middle (title)
-    const y = type === "player-intro" ? v.height * 0.95 - hh - 40 : v.height * 0.05 + 100;
-    v.extras.push({ id, type, x: Math.round((v.width - w) / 2), y: Math.round(y), scale: 1, visible: true });
+    // centred on the lower third (intro) or the upper middle (title); a logo slot in the
+    // top-right corner inside title-safe
+    const y = type === "player-intro" ? v.height * 0.95 - hh - 40 : type === "logo" ? v.height * 0.05 + 20 : v.height * 0.05 + 100;
+    const x = type === "logo" ? v.width * 0.95 - w - 20 : (v.width - w) / 2;
+    v.extras.push({ id, type, x: Math.round(x), y: Math.round(y), scale: 1, visible: true });
   });
 }
 
