@@ -34,7 +34,7 @@ from engine.errors import Place, SchemaError
 from engine.state import GameState, StepKind
 
 from .build import build_scene
-from .raster import Assets, default_assets, parse_colour, raster, to_rgba
+from .raster import Assets, parse_colour, raster, to_rgba
 from .scene import Scene
 from .theme import Theme
 from .timing import Timing
@@ -243,7 +243,12 @@ def parse_sync(data: str | bytes, steps: Sequence[GameState], *, source: str) ->
         deal_starts.setdefault(s.deal, s.step)
         if s.kind is StepKind.CARD and s.trick is not None and len(s.trick.cards) == 1:
             lead_cards.setdefault((s.deal, s.trick.number), s.step)
-    for key, value in (doc.get("deals") or {}).items():
+    # an EGN file's own "deals" is the game, not stamps
+    deal_table = {} if legacy else doc.get("deals") or {}
+    trick_table = {} if legacy else doc.get("tricks") or {}
+    if not isinstance(deal_table, dict) or not isinstance(trick_table, dict):
+        raise SchemaError("'deals' and 'tricks' map numbers to seconds", place)
+    for key, value in deal_table.items():
         try:
             d = int(key) - 1
         except ValueError:
@@ -252,7 +257,7 @@ def parse_sync(data: str | bytes, steps: Sequence[GameState], *, source: str) ->
         if d not in deal_starts:
             raise SchemaError(f"no such deal: the game has deals 1..{len(deal_starts)}", where)
         stamps[deal_starts[d]] = _stamp(value, where)
-    for key, value in (doc.get("tricks") or {}).items():
+    for key, value in trick_table.items():
         try:
             d_text, t_text = str(key).split(".")
             d, t = int(d_text) - 1, int(t_text) - 1
@@ -326,7 +331,9 @@ class FrameSource:
         self.schedule = schedule
         self.view, self.theme, self.timing, self.title = view, theme, timing, title
         self.size = size
-        self.assets = assets or default_assets()
+        # own caches: an export starts from the same cache state on every run (the sprite and
+        # layer caches may move an anti-aliased pixel by a few levels; see the report)
+        self.assets = assets or Assets.load()
         self._scenes: OrderedDict[int, tuple[Scene, float]] = OrderedDict()
         self._last: tuple[tuple[int, float], skia.Image] | None = None
 

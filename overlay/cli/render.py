@@ -96,7 +96,9 @@ def _model(path: str | None, cls: Any) -> Any:
     return cls.model_validate(json.loads(Path(path).read_text(encoding="utf-8")))
 
 
-def load_job(args: argparse.Namespace, *, size: tuple[int, int] | None = None, fps: Fraction | None = None) -> Job:
+def load_job(
+    args: argparse.Namespace, *, size: tuple[int, int] | None = None, fps: Fraction | None = None, from_zero: bool = False
+) -> Job:
     """Load the game and settings named by ``args`` (see :func:`add_job_arguments`).
 
     Step start times are the Director's (:class:`overlay.director.Track` over
@@ -146,7 +148,7 @@ def load_job(args: argparse.Namespace, *, size: tuple[int, int] | None = None, f
         rate = fps or parse_fps(args.fps)
     except ValueError as exc:
         raise OSError(f"--fps: {exc}") from None
-    schedule = Schedule.of(starts, durations, steps=parse_deals(args.deals, steps), from_zero=bool(args.sync))
+    schedule = Schedule.of(starts, durations, steps=parse_deals(args.deals, steps), from_zero=from_zero or bool(args.sync))
     return Job(
         source=args.game,
         steps=steps,
@@ -175,18 +177,18 @@ def run_frames(
     total: int | None,
     desc: str,
     on_interrupt: str,
-    write: Callable[[Any, Any], None] | None = None,
+    write: Callable[[Any, Any], int | None] | None = None,
 ) -> int:
     """Write every frame of ``frames`` with a progress bar; Ctrl+C keeps or removes the file.
 
     Returns the exit code (0, or 130 after Ctrl+C) and says on stderr what was left.
     """
-    put = write or (lambda w, f: w.write(f))
+    put = write or (lambda w, f: w.write(f))  # returns the frames it wrote (None: one)
     bar = progress(total, desc=desc)
     try:
         for frame in frames:
-            put(writer, frame)
-            bar.update(1)
+            n = put(writer, frame)
+            bar.update(1 if n is None else n)
     except KeyboardInterrupt:
         bar.close()
         keep = on_interrupt == "keep"
