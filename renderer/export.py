@@ -459,6 +459,17 @@ class VideoWriter:
             image = self._bg_surface.makeImageSnapshot()
         return to_rgba(image)
 
+    def over_background(self, rgba: RGBA) -> RGBA:
+        """A straight-alpha frame (e.g. a page screenshot) over the background, if any."""
+        if self._bg is None:
+            return rgba
+        a = rgba[..., 3:4].astype(np.uint16)
+        bg = np.array(_rgba_of(self._bg)[:3], np.uint16)
+        out = np.empty_like(rgba)
+        out[..., :3] = ((rgba[..., :3] * a + bg * (255 - a) + 127) // 255).astype(np.uint8)
+        out[..., 3] = 255
+        return out
+
     def write(self, image: skia.Image | None) -> None:
         self.write_rgba(self.rgba(image))
 
