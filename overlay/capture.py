@@ -81,6 +81,12 @@ class _Browser:
         finally:
             self._pw.stop()
 
+    def open(self, url: str) -> None:
+        """Load ``url``; a refusal (e.g. a size the page does not allow) is an OSError."""
+        resp = self.page.goto(url)
+        if resp is not None and not resp.ok:
+            raise OSError(f"{url}: HTTP {resp.status}: {resp.text()[:200]}")
+
     def screenshot(self) -> RGBA:
         """The page with a transparent background, straight RGBA."""
         return decode_png(self.page.screenshot(type="png", omit_background=True))
@@ -181,7 +187,7 @@ class PageClockCapture(_Browser):
     def __enter__(self) -> PageClockCapture:
         super().__enter__()
         try:
-            self.page.goto(self.url)
+            self.open(self.url)
             self.page.wait_for_function("() => window.euchreOverlay && window.euchreOverlay.current() && window.euchreOverlay.current().hasScene", timeout=15000)
             self.page.evaluate("() => window.euchreOverlay.player.sceneReady")
             self.t0 = float(
@@ -217,7 +223,7 @@ class LiveCapture(_Browser):
             self._cdp = cdp
             cdp.send("Emulation.setDefaultBackgroundColorOverride", {"color": {"r": 0, "g": 0, "b": 0, "a": 0}})
             cdp.on("Page.screencastFrame", self._on_frame)
-            self.page.goto(self.url)
+            self.open(self.url)
             self.page.wait_for_function("() => window.euchreOverlay && window.euchreOverlay.current()", timeout=15000)
             w, h = self.size
             cdp.send("Page.startScreencast", {"format": "png", "maxWidth": w, "maxHeight": h, "everyNthFrame": 1})

@@ -168,6 +168,7 @@ export default class EuchreOverlayGraphic extends HTMLElement {
     }
     await this.player.sceneReady;
     this.currentStep = step;
+    this._show();
     this.player.renderAt(Math.max(0, t - starts[step]));
     return ok({ currentStep: step });
   }
@@ -222,12 +223,20 @@ export default class EuchreOverlayGraphic extends HTMLElement {
     this.raf = 0;
     const c = this.current;
     if (!this.visible || !c || !c.has) { this._clear(); return; }
+    this._show();
     const t = c.age + (performance.now() / 1000 - c.t0) * c.rate;
     this.player.renderAt(t);
     if (c.rate > 0 && !this.player.isStill(t)) this._kick();
   }
 
+  /* Shown between play and stop: hidden by CSS, since the player may redraw by itself when
+   * a font arrives. */
+  _show() {
+    if (this.canvas) this.canvas.style.visibility = this.visible ? "visible" : "hidden";
+  }
+
   _clear() {
+    this._show();
     if (!this.canvas) return;
     const ctx = this.canvas.getContext("2d");
     ctx.setTransform(1, 0, 0, 1, 0, 0);
