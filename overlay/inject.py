@@ -38,8 +38,9 @@ class LiveOverlay:
     """A channel's current overlay, kept up to date by a WebSocket client in a thread.
 
     ``image(now)`` is the overlay at monotonic time ``now`` (``None`` while the channel has
-    no game).  The page socket only serves page sizes (1280x720 to 3840x2160): a smaller
-    video gets the overlay drawn at the page size and scaled.
+    no game), scaled to ``video_size`` (which :func:`inject` sets from the input).  The page
+    socket only serves page sizes (1280x720 to 3840x2160): a smaller video gets the overlay
+    drawn at a page size and scaled.
     """
 
     def __init__(self, server: str, channel: str, *, output: str = "program", size: tuple[int, int] = (1920, 1080)) -> None:
@@ -218,6 +219,7 @@ def inject(
             raise OSError(f"{src}: no video stream")
         vin = inp.streams.video[0]
         ain = inp.streams.audio[0] if inp.streams.audio else None
+        overlay.video_size = (vin.codec_context.width, vin.codec_context.height)
         rate = Fraction(vin.average_rate or vin.guessed_rate or 30)
         period = 1.0 / float(rate)
         out = av.open(sys.stdout.buffer if dst == "-" else dst, "w", format=output_format(dst))

@@ -104,3 +104,51 @@ def test_logger_action_reaches_the_output(server: str, tmp_path: Path) -> None:
     assert sent_at - 1 <= first <= sent_at + WITHIN, (sent_at, first)
     assert all(np.abs(fb[i] - fa[times[i]]).mean() <= 2.0 for i in range(0, max(0, sent_at - 1)))
 
+
+
+def _send_udp(src: Path, url: str, stop_after: float) -> None:
+    """Stream ``src`` as MPEG-TS over UDP at its own pace, then stop (the sender goes away)."""
+    with av.open(str(src)) as inp, av.open(url, "w", format="mpegts") as out:
+        streams = {s.index: out.add_stream_from_template(s) for s in (inp.streams.video[0], inp.streams.audio[0])}
+        t0 = time.monotonic()
+        for packet in inp.demux(inp.streams.video[0], inp.streams.audio[0]):
+            if packet.dts is None:
+                continue
+            at = float(packet.dts * packet.time_base)
+            if at > stop_after:
+                break
+            wait = t0 + at - time.monotonic()
+            if wait > 0:
+                time.sleep(wait)
+            packet.stream = streams[packet.stream.index]
+            out.mux(packet)
+
+
+def test_a_stopped_stream_ends_the_output_cleanly(server: str, tmp_path: Path) -> None:
+    import socket
+
+    _api(server, "POST", "/channels", {"id": "table2"})
+    _api(server, "PUT", "/channels/table2/game", json.dumps(generate_game(4)).encode())
+    src = tmp_path / "match.mp4"
+    write_match(src, seconds=6.0, size=(640, 360), fps=25)
+    with socket.socket(socket.AF_INET, socket.SOCK_DGRAM) as s:
+        s.bind(("127.0.0.1", 0))
+        port = s.getsockname()[1]
+    sender = threading.Thread(target=_send_udp, args=(src, f"udp://127.0.0.1:{port}?pkt_size=1316", 3.0))
+    out = tmp_path / "out.mp4"
+    overlay = LiveOverlay(server, "table2", size=(1280, 720)).start()
+    stats = InjectStats()
+    runner = threading.Thread(target=lambda: inject(f"udp://127.0.0.1:{port}?timeout=2000000", str(out), overlay, stats=stats, timeout=2.0))
+    runner.start()
+    time.sleep(0.3)
+    sender.start()
+    sender.join(timeout=30)
+    runner.join(timeout=30)
+    overlay.stop()
+    assert not runner.is_alive(), "inject did not end when the stream stopped"
+    with av.open(str(out)) as b:
+        frames = [f for f in b.decode(video=0)]
+    with av.open(str(out)) as b:
+        audio = [f for f in b.decode(audio=0)]
+    assert len(frames) == stats.frames >= 50  # most of the three seconds sent, all playable
+    assert sum(f.samples for f in audio) / 48000 > 2.0  # the audio came through

@@ -34,6 +34,7 @@ def register(sub: Any) -> None:
     p.add_argument("--output-name", default="program", choices=("program", "preview", "clean"), help="which output of the channel (default program)")
     p.add_argument("--realtime", action=argparse.BooleanOptionalAction, default=None, help="pace the input to real time (default: on for a file, off for a stream)")
     p.add_argument("--preset", default="veryfast", help="x264 preset (default veryfast)")
+    p.add_argument("--page-size", default=None, help="the page size the overlay is drawn at before scaling to the video (default 1920x1080; match the video's aspect)")
     p.set_defaults(func=run_inject)
 
 
@@ -79,8 +80,6 @@ def _serve_in_thread(args: argparse.Namespace) -> tuple[str, Any]:
 
 
 def run_inject(args: argparse.Namespace) -> int:
-    import av
-
     from ..inject import LiveOverlay, inject
 
     stopper = None
@@ -89,15 +88,10 @@ def run_inject(args: argparse.Namespace) -> int:
         server, stopper = _serve_in_thread(args)
         print(f"euchre-overlay: serving on {server}", file=sys.stderr)
     try:
-        try:
-            with av.open(args.input, timeout=10) as probe:
-                if not probe.streams.video:
-                    raise OSError(f"{args.input}: no video stream")
-                v = probe.streams.video[0].codec_context
-                size = (v.width, v.height)
-        except av.error.FFmpegError as exc:
-            raise OSError(f"{args.input}: cannot open the input ({exc})") from None
-        overlay = LiveOverlay(server, args.channel, output=args.output_name, size=size).start()
+        from .frame import parse_size
+
+        page = parse_size(args.page_size) or (1920, 1080)
+        overlay = LiveOverlay(server, args.channel, output=args.output_name, size=page).start()
         tty = sys.stderr.isatty()
 
         def status(st: Any) -> None:
