@@ -28,7 +28,7 @@ from typing import Any
 
 import skia  # type: ignore[import-not-found]
 
-__all__ = ["LiveOverlay", "InjectStats", "inject", "output_format", "DROP_AFTER"]
+__all__ = ["LiveOverlay", "InjectStats", "inject", "output_format", "serve_in_thread", "DROP_AFTER"]
 
 #: a frame this many frame periods behind its due time is dropped (not encoded)
 DROP_AFTER = 3.0
@@ -285,3 +285,54 @@ def inject(
     finally:
         inp.close()
     return stats
+
+
+def serve_in_thread(settings: Any) -> tuple[str, Callable[[], None]]:
+    """Run the overlay service in a thread of this process: ``(url, stop)``.
+
+    The app of ``serve`` (``create_app``) without its banner: stdout may carry the stream.
+
+    Raises:
+        OSError: it did not start within 20 seconds.
+    """
+    from aiohttp import web
+
+    from .app import create_app
+
+    ready = threading.Event()
+    box: dict[str, Any] = {}
+
+    async def run() -> None:
+        box["loop"] = asyncio.get_running_loop()
+        box["stop"] = stop_event = asyncio.Event()
+        runner = web.AppRunner(create_app(settings), handle_signals=False)
+        await runner.setup()
+        try:
+            site = web.TCPSite(runner, settings.host, settings.port)
+            await site.start()
+            server = getattr(site, "_server", None)
+            sockets = getattr(server, "sockets", None) or []
+            box["port"] = sockets[0].getsockname()[1] if sockets else settings.port
+            ready.set()
+            await stop_event.wait()
+        finally:
+            await runner.cleanup()
+
+    def main() -> None:
+        try:
+            asyncio.run(run())
+        except Exception as exc:  # noqa: BLE001 - reported to the caller below
+            box["error"] = exc
+            ready.set()
+
+    thread = threading.Thread(target=main, name="overlay-server", daemon=True)
+    thread.start()
+    if not ready.wait(20) or "error" in box:
+        raise OSError(f"the in-process overlay server did not start: {box.get('error', 'timeout')}")
+    url = f"http://127.0.0.1:{box['port']}"
+
+    def stop() -> None:
+        box["loop"].call_soon_threadsafe(box["stop"].set)
+        thread.join(timeout=10)
+
+    return url, stop

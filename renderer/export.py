@@ -18,7 +18,10 @@ from __future__ import annotations
 import bisect
 import json
 import math
+import os
+import queue
 import shutil
+import threading
 from collections import OrderedDict
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
@@ -400,6 +403,7 @@ def composite_over(frame: RGBA, overlay: skia.Image | None) -> RGBA:
 class VideoWriter:
     """Encodes frames into ``path`` with one of :data:`CODECS`.
 
+    ``container_format`` overrides the muxer chosen from the file name.
     ``write(image)`` takes a premultiplied skia image (or ``None`` for an empty frame);
     frames are numbered in order at ``fps``.  ``close()`` flushes the encoder and finishes
     the container; ``abort(keep=True)`` does the same after an interruption (the file plays
@@ -414,6 +418,7 @@ class VideoWriter:
         fps: Fraction,
         size: tuple[int, int],
         background: str | None = None,
+        container_format: str | None = None,
     ) -> None:
         import av
 
@@ -423,6 +428,11 @@ class VideoWriter:
         self.size = size
         self.frames = 0
         self.closed = False
+        self._last_image: Any = _NOTHING
+        self._last_name = ""
+        self._error: BaseException | None = None
+        self._queue: queue.Queue[Any] = queue.Queue(maxsize=8)
+        self._thread: threading.Thread | None = None
         w, h = size
         if self.codec.encoder in ("libx264", "libvpx-vp9") or self.codec.pix_fmt.startswith("yuv"):
             if w % 2 or h % 2:
@@ -439,7 +449,7 @@ class VideoWriter:
             self._stream: Any = None
             return
         self.path.parent.mkdir(parents=True, exist_ok=True)
-        self._container = av.open(str(self.path), "w")
+        self._container = av.open(str(self.path), "w", format=container_format)
         stream = self._container.add_stream(self.codec.encoder, rate=fps, options=dict(self.codec.options))
         stream.width, stream.height = w, h
         stream.pix_fmt = self.codec.pix_fmt
@@ -447,6 +457,8 @@ class VideoWriter:
             # webm: tell players the stream has alpha (the muxer writes the AlphaMode element)
             stream.metadata["alpha_mode"] = "1"
         self._stream = stream
+        self._thread = threading.Thread(target=self._work, name="video-writer", daemon=True)
+        self._thread.start()
 
     def rgba(self, image: skia.Image | None) -> RGBA:
         """The straight-alpha RGBA the encoder gets for ``image`` (background applied)."""
@@ -471,21 +483,65 @@ class VideoWriter:
         return out
 
     def write(self, image: skia.Image | None) -> None:
+        """Append ``image``; the same image again (a held step) reuses the converted frame."""
+        if self.frames and image is self._last_image:
+            self._put(None)
+            return
         self.write_rgba(self.rgba(image))
+        self._last_image = image
 
     def write_rgba(self, rgba: RGBA) -> None:
+        """Append a straight-alpha RGBA frame (the array must not change afterwards)."""
+        self._last_image = _NOTHING
+        self._put(rgba)
+
+    def _put(self, rgba: RGBA | None) -> None:
+        """Queue frame number ``self.frames`` (``None``: the previous picture again)."""
+        if self._container is None:
+            name = f"frame_{self.frames:06d}.png"
+            if rgba is None:
+                os.link(self.path / self._last_name, self.path / name)
+            else:
+                from PIL import Image
+
+                Image.fromarray(rgba, "RGBA").save(self.path / name, compress_level=1)
+                self._last_name = name
+        else:
+            self._check()
+            self._queue.put((rgba, self.frames))
+        self.frames += 1
+
+    def _work(self) -> None:
+        """The encoder thread: converts, encodes and muxes (PyAV releases the GIL there, so
+        rasterising the next frame overlaps with encoding this one)."""
         import av
 
-        if self._container is None:
-            from PIL import Image
+        last: Any = None
+        try:
+            while True:
+                item = self._queue.get()
+                if item is _NOTHING:
+                    return
+                rgba, pts = item
+                if rgba is not None:
+                    last = av.VideoFrame.from_ndarray(rgba, format="rgba").reformat(format=self.codec.pix_fmt)
+                last.pts = pts  # in 1/fps units: the encoder's time base
+                for packet in self._stream.encode(last):
+                    self._container.mux(packet)
+        except BaseException as exc:  # noqa: BLE001 - handed to the writing thread
+            self._error = exc
+            while self._queue.get() is not _NOTHING:  # unblock the producer
+                pass
 
-            Image.fromarray(rgba, "RGBA").save(self.path / f"frame_{self.frames:06d}.png", compress_level=1)
-        else:
-            frame = av.VideoFrame.from_ndarray(rgba, format="rgba")
-            frame.pts = self.frames  # in 1/fps units: the encoder's time base
-            for packet in self._stream.encode(frame):
-                self._container.mux(packet)
-        self.frames += 1
+    def _check(self) -> None:
+        if self._error is not None:
+            raise self._error
+
+    def _finish(self) -> None:
+        """Stop the encoder thread after the queued frames."""
+        if self._thread is not None and self._thread.is_alive():
+            self._queue.put(_NOTHING)
+            self._thread.join()
 
     def close(self) -> None:
         """Flush and finish the file."""
@@ -493,6 +549,8 @@ class VideoWriter:
             return
         self.closed = True
         if self._container is not None:
+            self._finish()
+            self._check()
             for packet in self._stream.encode(None):
                 self._container.mux(packet)
             self._container.close()
@@ -504,6 +562,7 @@ class VideoWriter:
             return
         self.closed = True
         if self._container is not None:
+            self._finish()
             try:
                 self._container.close()
             except Exception:  # noqa: BLE001 - a half-written container may refuse to close
@@ -511,6 +570,9 @@ class VideoWriter:
             self.path.unlink(missing_ok=True)
         else:
             shutil.rmtree(self.path, ignore_errors=True)
+
+
+_NOTHING = object()
 
 
 def _rgba_of(colour: int) -> tuple[int, int, int, int]:

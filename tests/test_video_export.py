@@ -27,7 +27,7 @@ from renderer.export import CODECS, FrameSource, Schedule, VideoWriter, parse_sy
 from renderer.raster import Assets, raster, to_rgba
 from renderer.timing import DEFAULT_TIMING
 
-from .video_inputs import write_match
+from overlay.bench.export import write_input
 
 SIZE = (320, 180)
 FPS = Fraction(10)
@@ -191,7 +191,7 @@ def test_render_sync_places_the_stamped_step(game_file: Path, tmp_path: Path) ->
 
 def test_composite_keeps_rate_size_and_audio(game_file: Path, tmp_path: Path) -> None:
     match = tmp_path / "match.mp4"
-    write_match(match, seconds=3.0, size=SIZE, fps=25)
+    write_input(match, seconds=3.0, size=SIZE, fps=25)
     sync_file = tmp_path / "sync.json"
     sync_file.write_text(json.dumps({"steps": {"0": 0.4}}), encoding="utf-8")
     out = tmp_path / "out.mp4"

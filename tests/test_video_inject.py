@@ -25,7 +25,7 @@ import pytest
 from engine.generate import generate_game
 from overlay.inject import InjectStats, LiveOverlay, inject, output_format
 
-from .video_inputs import write_match
+from overlay.bench.export import write_input
 
 #: frames (at 25 fps: 0.4 s) within which a logger action reaches the output
 WITHIN = 10
@@ -68,7 +68,7 @@ def test_logger_action_reaches_the_output(server: str, tmp_path: Path) -> None:
     _api(server, "POST", "/channels", {"id": "table1"})
     _api(server, "PUT", "/channels/table1/game", json.dumps(game).encode())
     src = tmp_path / "match.mp4"
-    write_match(src, seconds=5.0, size=(640, 360), fps=25)
+    write_input(src, seconds=5.0, size=(640, 360), fps=25)
     out = tmp_path / "out.mp4"
     overlay = LiveOverlay(server, "table1", size=(640, 360)).start()
     stats = InjectStats()
@@ -130,7 +130,7 @@ def test_a_stopped_stream_ends_the_output_cleanly(server: str, tmp_path: Path) -
     _api(server, "POST", "/channels", {"id": "table2"})
     _api(server, "PUT", "/channels/table2/game", json.dumps(generate_game(4)).encode())
     src = tmp_path / "match.mp4"
-    write_match(src, seconds=6.0, size=(640, 360), fps=25)
+    write_input(src, seconds=6.0, size=(640, 360), fps=25)
     with socket.socket(socket.AF_INET, socket.SOCK_DGRAM) as s:
         s.bind(("127.0.0.1", 0))
         port = s.getsockname()[1]

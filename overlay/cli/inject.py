@@ -9,9 +9,7 @@ stdout), audio copied.  Late and dropped frames are counted and shown.
 from __future__ import annotations
 
 import argparse
-import asyncio
 import sys
-import threading
 from pathlib import Path
 from typing import Any
 
@@ -38,54 +36,16 @@ def register(sub: Any) -> None:
     p.set_defaults(func=run_inject)
 
 
-def _serve_in_thread(args: argparse.Namespace) -> tuple[str, Any]:
-    """Start the overlay service in this process; returns its URL and a stopper."""
-    from ..config import ServerSettings
-    from ..store import default_data_dir
-    from .serve import serve
-
-    settings = ServerSettings(port=args.port, data_dir=args.data or default_data_dir())
-    ready = threading.Event()
-    box: dict[str, Any] = {}
-
-    def main() -> None:
-        import contextlib
-        import io
-
-        async def run() -> None:
-            box["loop"] = asyncio.get_running_loop()
-            box["stop"] = asyncio.Event()
-            started = asyncio.Event()
-            task = asyncio.ensure_future(serve(settings, ready=started, stop=box["stop"]))
-            await started.wait()
-            ready.set()
-            await task
-
-        with contextlib.redirect_stdout(io.StringIO()) as text:
-            box["text"] = text
-            asyncio.run(run())
-
-    thread = threading.Thread(target=main, name="overlay-server", daemon=True)
-    thread.start()
-    if not ready.wait(20):
-        raise OSError("the in-process overlay server did not start")
-    first = box["text"].getvalue().splitlines()[0]
-    url = first.split("serving on ", 1)[1].split()[0]
-
-    def stop() -> None:
-        box["loop"].call_soon_threadsafe(box["stop"].set)
-        thread.join(timeout=10)
-
-    return url, stop
-
-
 def run_inject(args: argparse.Namespace) -> int:
-    from ..inject import LiveOverlay, inject
+    from ..inject import LiveOverlay, inject, serve_in_thread
 
     stopper = None
     server = args.server
     if args.serve:
-        server, stopper = _serve_in_thread(args)
+        from ..config import ServerSettings
+        from ..store import default_data_dir
+
+        server, stopper = serve_in_thread(ServerSettings(port=args.port, data_dir=args.data or default_data_dir()))
         print(f"euchre-overlay: serving on {server}", file=sys.stderr)
     try:
         from .frame import parse_size
