@@ -146,7 +146,8 @@ class GraphicCapture(_Browser):
             res = page.evaluate("([m, p]) => ografHost.load(m, p)", [ORIGIN + MANIFEST, params])
             if not res or res.get("statusCode") != 200:
                 raise OSError(f"the OGraf graphic refused to load: {res!r}")
-            first = min([0.0, *self.timeline["starts"]])  # type: ignore[list-item]
+            starts: list[float] = self.timeline["starts"]  # type: ignore[assignment]
+            first = min([0.0, *starts])
             schedule = [{"timestamp": first * 1000.0 - 1.0, "action": {"type": "playAction", "params": {}}}]
             page.evaluate("(s) => ografHost.call('setActionsSchedule', {schedule: s})", schedule)
         except BaseException:

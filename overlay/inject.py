@@ -242,7 +242,9 @@ def inject(
                             out.mux(packet)
                         continue
                     for frame in packet.decode():
-                        vt = float(frame.pts * frame.time_base) if frame.pts is not None else stats.frames * period
+                        if not isinstance(frame, av.VideoFrame):
+                            continue
+                        vt = float(frame.pts * frame.time_base) if frame.pts is not None and frame.time_base is not None else stats.frames * period
                         first = start_pts is None
                         if start_pts is None:
                             start_pts = vt
@@ -259,7 +261,7 @@ def inject(
                             continue
                         if behind > 1.0:
                             stats.late += 1
-                        rgba = frame.to_ndarray(format="rgba")
+                        rgba: Any = frame.to_ndarray(format="rgba")
                         composite_over(rgba, overlay.image(now))
                         vf = av.VideoFrame.from_ndarray(rgba, format="rgba")
                         pts = max(last_pts + 1, round(vt * float(rate)))

@@ -165,7 +165,7 @@ def load_job(
 
 def progress(total: int | None, *, desc: str, unit: str = "frame") -> Any:
     """A progress bar on a terminal (frames, frames/s, time left); silent in a pipe."""
-    from tqdm import tqdm
+    from tqdm import tqdm  # type: ignore[import-untyped]
 
     return tqdm(total=total, desc=desc, unit=unit, file=sys.stderr, disable=None, dynamic_ncols=True, smoothing=0.1)
 
