@@ -219,3 +219,28 @@ def test_composite_keeps_rate_size_and_audio(game_file: Path, tmp_path: Path) ->
     opaque, clear = ov[..., 3] == 255, ov[..., 3] == 0
     assert np.abs(fb[60][clear] - fa[60][clear]).mean() < 4  # the match shows through
     assert np.abs(fb[60][opaque] - ov[..., :3][opaque]).mean() < 12  # the overlay covers it (4:2:0)
+
+
+@pytest.mark.parametrize("mode", ["keep", "remove"])
+def test_ctrl_c_keeps_a_playable_file_or_removes_it(mode: str, game_file: Path, tmp_path: Path) -> None:
+    import re
+    import signal
+    import time
+
+    out = tmp_path / "long.mov"
+    cmd = [sys.executable, "-m", "overlay.cli", "render", str(game_file), "-o", str(out), "--size", "320x180", "--on-interrupt", mode]
+    proc = subprocess.Popen(cmd, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    deadline = time.monotonic() + 120
+    while time.monotonic() < deadline and (not out.exists() or out.stat().st_size < 200_000):
+        time.sleep(0.05)
+    proc.send_signal(signal.SIGINT)
+    _, err = proc.communicate(timeout=60)
+    assert proc.returncode == 130, err
+    assert "frame/s" not in err and "%|" not in err  # no progress bar in a pipe
+    if mode == "keep":
+        m = re.search(r"interrupted: kept .*long\.mov \((\d+) frames, playable\)", err)
+        assert m, err
+        frames = decode(out, "qtrle")
+        assert len(frames) == int(m.group(1)) > 0
+    else:
+        assert "interrupted: removed" in err and not out.exists()
