@@ -11,6 +11,7 @@ import copy
 import json
 import subprocess
 import sys
+import urllib.request
 from collections.abc import Iterator
 from fractions import Fraction
 from pathlib import Path
@@ -173,6 +174,11 @@ def test_ograf_graphic_in_a_minimal_host(server: dict[str, str]) -> None:
             assert _shown(page)
             assert page.evaluate("() => ografHost.call('customAction', {id: 'control', payload: {op: 'next'}})")["statusCode"] == 401
             page.evaluate(f"() => ografHost.call('updateAction', {{data: {{token: '{server['token']}'}}}})")
+            # shown already: a further play steps the channel (operator NEXT: auto-advance off)
+            assert page.evaluate("() => ografHost.call('playAction', {})")["statusCode"] == 200
+            req = urllib.request.Request(base + "/api/channels/demo", headers={"Authorization": "Bearer " + server["token"]})
+            with urllib.request.urlopen(req, timeout=10) as r:
+                assert json.loads(r.read())["playhead"]["auto"] is False
             assert page.evaluate("() => ografHost.call('customAction', {id: 'control', payload: {op: 'pause'}})")["statusCode"] == 200
             page.evaluate("() => ografHost.call('stopAction', {})")
             assert not _shown(page)

@@ -7,8 +7,9 @@
  *
  * Real time: the element follows a channel over the same WebSocket as the OBS page
  * (/ws/overlay/{channel}: scene messages with the scene, its age and rate) and draws with
- * requestAnimationFrame until the scene is still.  playAction shows it (and, given the API
- * token, steps the channel: NEXT, or a seek with goto); stopAction hides it.
+ * requestAnimationFrame until the scene is still.  The first playAction shows it; given the
+ * API token, a later one steps the channel (NEXT x delta) and one with goto seeks to that
+ * step; stopAction hides it.
  * Non-real time: data.timeline gives step start times and a URL template of each step's
  * scene; goToTime(ms) applies the scheduled actions up to that time, loads the step's scene
  * once and draws it with player.renderAt(t): the picture depends on the time only, which is
@@ -109,9 +110,11 @@ export default class EuchreOverlayGraphic extends HTMLElement {
 
   async playAction(params) {
     params = params || {};
+    const shown = this.visible;
     this.visible = true;
     if (this.renderType === "realtime") {
-      if (this.data.token && this.data.channel) {
+      // the first play shows the graphic; later ones (or a goto) step the channel
+      if (this.data.token && this.data.channel && (shown || typeof params.goto === "number")) {
         if (typeof params.goto === "number") await this._control("seek?step=" + params.goto);
         else for (let i = 0; i < (params.delta || 1); i++) await this._control("next");
       }
