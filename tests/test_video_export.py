@@ -244,3 +244,28 @@ def test_ctrl_c_keeps_a_playable_file_or_removes_it(mode: str, game_file: Path, 
         assert len(frames) == int(m.group(1)) > 0
     else:
         assert "interrupted: removed" in err and not out.exists()
+
+
+def test_channel_settings_give_timing_and_view(game_file: Path, tmp_path: Path) -> None:
+    """--channel-settings: the channel's timing spaces the steps, its output's view draws them."""
+    import argparse
+
+    from overlay.cli.render import load_job
+    from overlay.protocol import ChannelSettings
+    from overlay.scenes import RenderSettings
+
+    doc = ChannelSettings(title="t", timing={"card": {"run_time": 0.2, "hold": 0.1, "ease": "out"}})
+    path = tmp_path / "settings.json"
+    path.write_text(doc.model_dump_json(), encoding="utf-8")
+    ns = argparse.Namespace(
+        game=str(game_file), channel_settings=str(path), output_name="clean", view=None, theme=None, timing=None,
+        sync=None, size="320x180", fps="30", deals="2",
+    )
+    job = load_job(ns)
+    rs = RenderSettings(doc)
+    assert job.view == rs.view("clean") and job.timing == rs.timing
+    card = next(s.step for s in job.steps if s.kind is StepKind.CARD)
+    assert job.schedule.durations[card] == pytest.approx(0.3)
+    deal2 = [s.step for s in job.steps if s.deal == 1]
+    assert (job.schedule.first, job.schedule.last) == (deal2[0], deal2[-1])
+    assert job.schedule.t0 == job.schedule.starts[deal2[0]]
