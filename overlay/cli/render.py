@@ -219,6 +219,8 @@ def run_render(args: argparse.Namespace) -> int:
         writer = VideoWriter(out, codec, fps=job.fps, size=job.size, background=args.background)
     except ValueError as exc:
         raise OSError(str(exc)) from None
+    if job.video_url:
+        print(f"euchre-overlay: synced to the match video {job.video_url}", file=sys.stderr)
     src = job.frames()
     total = job.schedule.frames(job.fps)
 
