@@ -71,12 +71,14 @@ def _render(args: argparse.Namespace, size: tuple[int, int], fps: Fraction, tmp:
         src.image(sched.time_of(0, fps))  # fonts, sprites: not part of the rate
         path = tmp / (f"r_{name}" + (codec.suffix or ""))
         writer = VideoWriter(path, codec, fps=fps, size=size)
-        t0 = time.perf_counter()
+        t0, c0 = time.perf_counter(), time.process_time()
         for i in range(n):
             writer.write(src.image(sched.time_of(i, fps)))
         writer.close()
-        dt = time.perf_counter() - t0
+        dt, cpu = time.perf_counter() - t0, time.process_time() - c0
         out[f"render_{name}_fps"] = round(n / dt, 1)
+        # CPU time (both threads) per frame: what the rate would be on idle cores
+        out[f"render_{name}_cpu_ms_per_frame"] = round(cpu / n * 1000.0, 2)
     return out
 
 
