@@ -17,6 +17,7 @@ from __future__ import annotations
 
 import asyncio
 import json
+import queue
 import sys
 import threading
 import time
@@ -159,13 +160,13 @@ class LiveOverlay:
 
 @dataclass
 class InjectStats:
-    """What happened: frames written, late and dropped, and when each frame was written."""
+    """What happened: frames written, late and dropped, and when each frame was drawn."""
 
     frames: int = 0
     late: int = 0
     dropped: int = 0
     started: float = 0.0  # monotonic time of the first frame's due time
-    written: list[tuple[float, float]] = field(default_factory=list)  # (video time, monotonic)
+    written: list[tuple[float, float]] = field(default_factory=list)  # (video time, monotonic time drawn)
 
     def line(self) -> str:
         return f"{self.frames} frames, {self.late} late, {self.dropped} dropped"
@@ -223,11 +224,12 @@ def inject(
         rate = Fraction(vin.average_rate or vin.guessed_rate or 30)
         period = 1.0 / float(rate)
         out = av.open(sys.stdout.buffer if dst == "-" else dst, "w", format=output_format(dst))
+        vout = out.add_stream("libx264", rate=rate, options={"preset": preset, "tune": "zerolatency", "crf": "20"})
+        vout.width, vout.height = vin.codec_context.width, vin.codec_context.height
+        vout.pix_fmt = "yuv420p"
+        aout = out.add_stream_from_template(ain) if ain is not None else None
+        enc = _Encoder(out, vout, aout)
         try:
-            vout = out.add_stream("libx264", rate=rate, options={"preset": preset, "tune": "zerolatency", "crf": "20"})
-            vout.width, vout.height = vin.codec_context.width, vin.codec_context.height
-            vout.pix_fmt = "yuv420p"
-            aout = out.add_stream_from_template(ain) if ain is not None else None
             start_pts: float | None = None
             last_pts = -1
             next_status = time.monotonic() + 1.0
@@ -237,9 +239,8 @@ def inject(
                     if stop():
                         break
                     if packet.stream.type == "audio":
-                        if aout is not None and packet.dts is not None:
-                            packet.stream = aout
-                            out.mux(packet)
+                        if packet.dts is not None:
+                            enc.put(("a", packet))
                         continue
                     for frame in packet.decode():
                         if not isinstance(frame, av.VideoFrame):
@@ -250,7 +251,7 @@ def inject(
                             start_pts = vt
                         vt -= start_pts
                         now = time.monotonic()
-                        # the clock starts once the first frame is out (encoder and caches warm)
+                        # the clock starts with the first frame drawn (caches warm)
                         due = now if first else stats.started + vt
                         if pace and now < due:
                             time.sleep(due - now)
@@ -263,30 +264,74 @@ def inject(
                             stats.late += 1
                         rgba: Any = frame.to_ndarray(format="rgba")
                         composite_over(rgba, overlay.image(now))
-                        vf = av.VideoFrame.from_ndarray(rgba, format="rgba")
                         pts = max(last_pts + 1, round(vt * float(rate)))
                         last_pts = pts
-                        vf.pts = pts
-                        for p in vout.encode(vf):
-                            out.mux(p)
+                        enc.put(("v", rgba, pts))
                         stats.frames += 1
-                        done = time.monotonic()
                         if first:
-                            stats.started = done
-                        stats.written.append((vt, done))
+                            stats.started = time.monotonic()
+                        stats.written.append((vt, now))
                         if status is not None and now >= next_status:
                             status(stats)
                             next_status = now + 1.0
             except av.error.FFmpegError as exc:
                 # a stream that stops (sender gone, read timeout) ends the output cleanly
                 print(f"euchre-overlay: input ended: {exc}", file=sys.stderr)
-            for p in vout.encode(None):
-                out.mux(p)
         finally:
-            out.close()
+            enc.close()
     finally:
         inp.close()
     return stats
+
+
+class _Encoder:
+    """Encodes and muxes in its own thread (PyAV releases the GIL there), so decoding and
+    drawing the next frame overlap with encoding this one; audio goes through the same
+    queue to keep the muxer in one thread and in order."""
+
+    def __init__(self, out: Any, vout: Any, aout: Any) -> None:
+        self.out, self.vout, self.aout = out, vout, aout
+        self.queue: queue.Queue[Any] = queue.Queue(maxsize=8)
+        self.error: BaseException | None = None
+        self.thread = threading.Thread(target=self._work, name="inject-encoder", daemon=True)
+        self.thread.start()
+
+    def put(self, item: tuple[Any, ...]) -> None:
+        if self.error is not None:
+            raise self.error
+        self.queue.put(item)
+
+    def _work(self) -> None:
+        import av
+
+        try:
+            while (item := self.queue.get()) is not None:
+                if item[0] == "a":
+                    if self.aout is not None:
+                        item[1].stream = self.aout
+                        self.out.mux(item[1])
+                    continue
+                vf = av.VideoFrame.from_ndarray(item[1], format="rgba")
+                vf.pts = item[2]
+                for p in self.vout.encode(vf):
+                    self.out.mux(p)
+        except BaseException as exc:  # noqa: BLE001 - handed to the reading thread
+            self.error = exc
+            while self.queue.get() is not None:  # unblock the reader
+                pass
+
+    def close(self) -> None:
+        """Encode what is queued, flush the encoder and finish the output."""
+        try:
+            self.queue.put(None)
+            self.thread.join()
+            if self.error is None:
+                for p in self.vout.encode(None):
+                    self.out.mux(p)
+        finally:
+            self.out.close()
+        if self.error is not None:
+            raise self.error
 
 
 def serve_in_thread(settings: Any) -> tuple[str, Callable[[], None]]:

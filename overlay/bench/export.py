@@ -137,14 +137,16 @@ def run(args: argparse.Namespace) -> dict[str, Any]:
                 for paced in (True, False):
                     overlay = LiveOverlay(url, "demo", size=size).start()
                     stats = InjectStats()
-                    t0 = time.perf_counter()
+                    t0, c0 = time.perf_counter(), time.process_time()
                     inject(str(src), str(tmp / "out.mp4"), overlay, realtime=paced, stats=stats)
-                    dt = time.perf_counter() - t0
+                    dt, cpu = time.perf_counter() - t0, time.process_time() - c0
                     overlay.stop()
                     if paced:
                         figures.update({"inject_realtime_frames": stats.frames, "inject_realtime_late": stats.late, "inject_realtime_dropped": stats.dropped})
                     else:
                         figures["inject_unpaced_fps"] = round(stats.frames / dt, 1)
+                        # decode, draw, encode (both threads; the in-process server's share too)
+                        figures["inject_cpu_ms_per_frame"] = round(cpu / max(1, stats.frames) * 1000.0, 2)
         finally:
             stop()
         if "rss" not in skip:
