@@ -222,10 +222,12 @@ class LiveCapture(_Browser):
         try:
             cdp = self.page.context.new_cdp_session(self.page)
             self._cdp = cdp
-            cdp.send("Emulation.setDefaultBackgroundColorOverride", {"color": {"r": 0, "g": 0, "b": 0, "a": 0}})
             cdp.on("Page.screencastFrame", self._on_frame)
             self.open(self.url)
             self.page.wait_for_function("() => window.euchreOverlay && window.euchreOverlay.current()", timeout=15000)
+            # no white page behind the canvas (never take a playwright screenshot from here on:
+            # it resets this override when it is done)
+            cdp.send("Emulation.setDefaultBackgroundColorOverride", {"color": {"r": 0, "g": 0, "b": 0, "a": 0}})
             w, h = self.size
             cdp.send("Page.startScreencast", {"format": "png", "maxWidth": w, "maxHeight": h, "everyNthFrame": 1})
         except BaseException:
@@ -246,6 +248,12 @@ class LiveCapture(_Browser):
         """One frame per ``1/fps`` of wall time (the newest screencast frame), for ``duration``
         seconds (``None``: until ``stop()`` or Ctrl+C)."""
         period = 1.0 / fps
+        # the recording starts with the first screencast frame (the page is drawing by then)
+        give_up = time.monotonic() + 15.0
+        while self.latest is None:
+            if time.monotonic() > give_up:
+                raise OSError(f"{self.url}: no screencast frame from Chromium")
+            self.page.wait_for_timeout(10)
         start = time.monotonic()
         n = 0
         last: RGBA | None = None
@@ -253,16 +261,12 @@ class LiveCapture(_Browser):
         while duration is None or n < round(duration * fps):
             if stop():
                 return
-            due = start + n * period
-            wait = due - time.monotonic()
+            wait = start + n * period - time.monotonic()
             # waiting in playwright lets its event loop deliver screencast frames
             self.page.wait_for_timeout(max(1.0, wait * 1000.0))
             with self._lock:
                 png = self.latest
-            if png is None and last is None:
-                # nothing painted yet: the page itself, once
-                last = self.screenshot()
-            elif png is not None and png is not last_png:
+            if png is not last_png:
                 last, last_png = decode_png(png), png
             assert last is not None
             yield last
