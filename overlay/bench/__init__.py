@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from types import ModuleType
 
-from . import codecs, engine, fuzz, live, render, studio
+from . import codecs, engine, export, fuzz, live, render, studio
 
 __all__ = ["TARGETS"]
 
@@ -21,4 +21,5 @@ TARGETS: dict[str, ModuleType] = {
     "render": render,
     "live": live,
     "studio": studio,
+    "export": export,
 }

@@ -1,0 +1,148 @@
+"""``euchre-overlay composite MATCH GAME --sync FILE -o OUT``: the overlay burned into a match.
+
+Each decoded video frame gets the overlay of its own timestamp (the sync file places the
+steps on the match's clock), drawn over it by skia; the result keeps the video's frame rate
+and size and is encoded as H.264; the audio packets are copied untouched.
+"""
+
+from __future__ import annotations
+
+import argparse
+import sys
+from collections.abc import Iterator
+from fractions import Fraction
+from pathlib import Path
+from typing import Any
+
+__all__ = ["register", "run_composite", "composite"]
+
+
+def register(sub: Any) -> None:
+    from .render import add_job_arguments
+
+    p = sub.add_parser(
+        "composite",
+        help="burn the overlay into a recorded match (audio copied, frame rate and size kept)",
+        description="Lay the game's graphics over MATCH, synced by --sync, and write an H.264 file.",
+    )
+    p.add_argument("match", help="the recorded match (any format ffmpeg reads)")
+    p.add_argument("game", help="a .egn/.egnb/.emn file")
+    p.add_argument("-o", "--output", required=True, help="output video (.mp4, .mkv, .mov)")
+    p.add_argument("--crf", type=int, default=18, help="H.264 quality (default 18)")
+    p.add_argument("--preset", default="veryfast", help="x264 preset (default veryfast)")
+    p.add_argument("--on-interrupt", choices=("keep", "remove"), default="keep", help="Ctrl+C keeps a playable file (default) or removes it")
+    add_job_arguments(p)
+    p.set_defaults(func=run_composite)
+
+
+class _Muxer:
+    """The output file: an H.264 stream of the match's size and rate, audio copied."""
+
+    def __init__(self, path: Path, video: Any, audio: Any, *, rate: Fraction, crf: int, preset: str) -> None:
+        import av
+
+        self.path = path
+        self.frames = 0
+        self.closed = False
+        self.out = av.open(str(path), "w")
+        vs = self.out.add_stream("libx264", rate=rate, options={"crf": str(crf), "preset": preset})
+        vs.width, vs.height = video.codec_context.width, video.codec_context.height
+        vs.pix_fmt = "yuv420p"
+        self.video = vs
+        self.rate = rate
+        self.audio = self.out.add_stream_from_template(audio) if audio is not None else None
+        self._last_pts = -1
+
+    def frame(self, rgba: Any, time: float) -> None:
+        import av
+
+        f = av.VideoFrame.from_ndarray(rgba, format="rgba")
+        pts = max(self._last_pts + 1, round(time * self.rate))
+        self._last_pts = pts
+        f.pts = pts
+        for p in self.video.encode(f):
+            self.out.mux(p)
+        self.frames += 1
+
+    def packet(self, packet: Any) -> None:
+        if self.audio is not None and packet.dts is not None:
+            packet.stream = self.audio
+            self.out.mux(packet)
+
+    def close(self) -> None:
+        if self.closed:
+            return
+        self.closed = True
+        for p in self.video.encode(None):
+            self.out.mux(p)
+        self.out.close()
+
+    def abort(self, *, keep: bool) -> None:
+        if keep:
+            self.close()
+            return
+        self.closed = True
+        try:
+            self.out.close()
+        except Exception:  # noqa: BLE001 - a half-written container may refuse to close
+            pass
+        self.path.unlink(missing_ok=True)
+
+
+def composite(args: argparse.Namespace, match: Any) -> tuple[_Muxer, Iterator[Any], int | None]:
+    """Open the output for ``match`` (an open PyAV container) and the frames to write."""
+    from renderer.export import composite_over
+
+    from .render import load_job
+
+    video = match.streams.video[0]
+    audio = match.streams.audio[0] if match.streams.audio else None
+    rate = Fraction(video.average_rate or video.guessed_rate or 30)
+    size = (video.codec_context.width, video.codec_context.height)
+    job = load_job(args, size=size, fps=rate, from_zero=True)
+    src = job.frames()
+    muxer = _Muxer(Path(args.output), video, audio, rate=rate, crf=args.crf, preset=args.preset)
+    start = float(video.start_time * video.time_base) if video.start_time is not None else 0.0
+    total = video.frames or None
+
+    def items() -> Iterator[Any]:
+        streams = [video] + ([audio] if audio is not None else [])
+        for packet in match.demux(*streams):
+            if packet.stream.type == "audio":
+                yield ("a", packet)
+                continue
+            for frame in packet.decode():
+                t = float(frame.pts * frame.time_base) - start if frame.pts is not None else muxer.frames / float(rate)
+                rgba = frame.to_ndarray(format="rgba")
+                yield ("v", (composite_over(rgba, src.image(t)), t))
+
+    return muxer, items(), total
+
+
+def run_composite(args: argparse.Namespace) -> int:
+    import av
+
+    from .render import run_frames
+
+    if not args.sync:
+        print("euchre-overlay: note: no --sync file: the first step starts at the video's time 0", file=sys.stderr)
+    try:
+        match = av.open(args.match)
+    except av.error.FFmpegError as exc:
+        raise OSError(f"{args.match}: cannot read the video ({exc})") from None
+    if not match.streams.video:
+        raise OSError(f"{args.match}: no video stream")
+    try:
+        muxer, items, total = composite(args, match)
+
+        def put(m: Any, item: Any) -> int:
+            kind, value = item
+            if kind == "a":
+                m.packet(value)
+                return 0
+            m.frame(*value)
+            return 1
+
+        return run_frames(muxer, items, total=total, desc="composite", on_interrupt=args.on_interrupt, write=put)
+    finally:
+        match.close()

@@ -1,0 +1,257 @@
+/* euchre-overlay as an EBU OGraf graphic: a Web Component that runs the page's player.
+ *
+ * The host imports this module, defines the element and calls the OGraf Graphics API:
+ *   load({renderType, data, renderCharacteristics}), updateAction({data}), playAction({delta,
+ *   goto}), stopAction(), customAction({id, payload}), dispose(), and for non-real-time
+ *   rendering goToTime({timestamp}) (milliseconds) and setActionsSchedule({schedule}).
+ *
+ * Real time: the element follows a channel over the same WebSocket as the OBS page
+ * (/ws/overlay/{channel}: scene messages with the scene, its age and rate) and draws with
+ * requestAnimationFrame until the scene is still.  The first playAction shows it; given the
+ * API token, a later one steps the channel (NEXT x delta) and one with goto seeks to that
+ * step; stopAction hides it.
+ * Non-real time: data.timeline gives step start times and a URL template of each step's
+ * scene; goToTime(ms) applies the scheduled actions up to that time, loads the step's scene
+ * once and draws it with player.renderAt(t): the picture depends on the time only, which is
+ * what the deterministic capture (overlay/capture.py) relies on.
+ * Plain ES2020 (OBS's Chrome 127, CasparCG's and SPX's Chromium).
+ */
+
+const STATIC = new URL("../", import.meta.url); // the folder of player.js
+
+let playerScript = null;
+function loadPlayer() {
+  if (globalThis.EuchrePlayer) return Promise.resolve();
+  if (!playerScript) {
+    playerScript = new Promise((resolve, reject) => {
+      const s = document.createElement("script");
+      s.src = new URL("player.js", STATIC).href;
+      s.onload = () => resolve();
+      s.onerror = () => reject(new Error("cannot load " + s.src));
+      document.head.appendChild(s);
+    });
+  }
+  return playerScript;
+}
+
+/* Font URLs by key, resolved on demand: the player loads a face the first time a scene names
+ * it, so the list of keys stays in one place (the server's renderer.fonts). */
+function fontUrls(serverBase, given) {
+  if (given) return given;
+  const base = new URL("fonts/", serverBase);
+  return new Proxy({}, {
+    get: (_, key) => (typeof key === "string" ? new URL(key + ".ttf", base).href : undefined),
+    ownKeys: () => [],
+  });
+}
+
+const ok = (extra) => Object.assign({ statusCode: 200 }, extra || {});
+
+export default class EuchreOverlayGraphic extends HTMLElement {
+  constructor() {
+    super();
+    this.data = {};
+    this.renderType = "realtime";
+    this.visible = false;
+    this.schedule = [];
+    this.scenes = new Map(); // step -> Promise<scene text> (non-real time)
+    this.shownStep = null;
+    this.ws = null;
+    this.current = null; // real time: {age, rate, t0}
+    this.raf = 0;
+    this.currentStep = 0;
+  }
+
+  get serverBase() {
+    const s = this.data.server;
+    return new URL(s ? (s.endsWith("/") ? s : s + "/") : "../../", s ? undefined : import.meta.url);
+  }
+
+  async load(params) {
+    params = params || {};
+    this.renderType = params.renderType || "realtime";
+    this.data = Object.assign({}, params.data || {});
+    const res = (params.renderCharacteristics && params.renderCharacteristics.resolution) || {};
+    await loadPlayer();
+    const root = this.shadowRoot || this.attachShadow({ mode: "open" });
+    root.innerHTML = "<style>:host{display:block;position:absolute;inset:0;background:transparent}" +
+      "canvas{display:block;width:100%;height:100%;background:transparent}</style><canvas></canvas>";
+    this.canvas = root.querySelector("canvas");
+    this.canvas.width = res.width || this.data.width || 1920;
+    this.canvas.height = res.height || this.data.height || 1080;
+    this.player = new globalThis.EuchrePlayer(this.canvas, { fontUrls: fontUrls(this.serverBase, this.data.fontUrls) });
+    await this.player.ready;
+    this.initialData = this.data;
+    if (this.renderType === "realtime" && this.data.channel) this._connect();
+    this._clear();
+    return ok();
+  }
+
+  async dispose() {
+    this._disconnect();
+    if (this.raf) cancelAnimationFrame(this.raf);
+    this.raf = 0;
+    this.scenes.clear();
+    if (this.shadowRoot) this.shadowRoot.innerHTML = "";
+    return ok();
+  }
+
+  async updateAction(params) {
+    const before = this.data;
+    this.data = Object.assign({}, this.data, (params && params.data) || {});
+    if (this.renderType === "realtime" &&
+        (before.channel !== this.data.channel || before.output !== this.data.output || before.server !== this.data.server)) {
+      this._disconnect();
+      if (this.data.channel) this._connect();
+    }
+    if (before.timeline !== this.data.timeline) { this.scenes.clear(); this.shownStep = null; }
+    return ok();
+  }
+
+  async playAction(params) {
+    params = params || {};
+    const shown = this.visible;
+    this.visible = true;
+    if (this.renderType === "realtime") {
+      // the first play shows the graphic; later ones (or a goto) step the channel
+      if (this.data.token && this.data.channel && (shown || typeof params.goto === "number")) {
+        if (typeof params.goto === "number") await this._control("seek?step=" + params.goto);
+        else for (let i = 0; i < (params.delta || 1); i++) await this._control("next");
+      }
+      this._kick();
+    }
+    return ok({ currentStep: this.currentStep });
+  }
+
+  async stopAction() {
+    this.visible = false;
+    if (this.renderType === "realtime") this._clear();
+    return ok();
+  }
+
+  async customAction(params) {
+    if (!params || params.id !== "control") return { statusCode: 404, statusMessage: "unknown action " + (params && params.id) };
+    const op = params.payload && params.payload.op;
+    if (!op) return { statusCode: 400, statusMessage: "payload.op is required" };
+    if (!this.data.token) return { statusCode: 401, statusMessage: "no API token in the data" };
+    const r = await this._control(op);
+    return { statusCode: r ? r.status : 502 };
+  }
+
+  async setActionsSchedule(params) {
+    this.schedule = ((params && params.schedule) || []).slice().sort((a, b) => a.timestamp - b.timestamp);
+    return {};
+  }
+
+  async goToTime(params) {
+    const ms = (params && params.timestamp) || 0;
+    // the state at this time: the load data with every scheduled action up to it applied
+    let data = this.initialData || this.data;
+    let visible = false;
+    for (const entry of this.schedule) {
+      if (entry.timestamp > ms) break;
+      const a = entry.action || {};
+      if (a.type === "playAction") visible = true;
+      else if (a.type === "stopAction") visible = false;
+      else if (a.type === "updateAction") data = Object.assign({}, data, (a.params && a.params.data) || {});
+    }
+    if (data.timeline !== this.data.timeline) { this.scenes.clear(); this.shownStep = null; }
+    this.data = data;
+    this.visible = visible;
+    const tl = data.timeline;
+    if (!visible || !tl) { this._clear(); return ok(); }
+    const t = ms / 1000;
+    const starts = tl.starts, first = tl.first || 0, last = tl.last == null ? starts.length - 1 : tl.last;
+    if (t < starts[first] - 1e-9) { this._clear(); return ok(); }
+    let step = first;
+    while (step < last && starts[step + 1] <= t + 1e-9) step += 1;
+    if (step !== this.shownStep) {
+      this.player.setScene(await this._scene(tl, step), 0);
+      this.shownStep = step;
+    }
+    await this.player.sceneReady;
+    this.currentStep = step;
+    this._show();
+    this.player.renderAt(Math.max(0, t - starts[step]));
+    return ok({ currentStep: step });
+  }
+
+  // ---- non-real time: scenes by step, fetched once
+  _scene(tl, step) {
+    let p = this.scenes.get(step);
+    if (!p) {
+      p = fetch(tl.sceneUrl.replace("{step}", String(step))).then((r) => {
+        if (!r.ok) throw new Error("scene " + step + ": HTTP " + r.status);
+        return r.text();
+      });
+      this.scenes.set(step, p);
+      if (this.scenes.size > 8) this.scenes.delete(this.scenes.keys().next().value);
+    }
+    return p;
+  }
+
+  // ---- real time: the channel's scene stream (the OBS page's protocol)
+  _connect() {
+    const base = this.serverBase;
+    const url = (base.protocol === "https:" ? "wss://" : "ws://") + base.host + base.pathname + "ws/overlay/" + encodeURIComponent(this.data.channel);
+    const ws = new WebSocket(url);
+    this.ws = ws;
+    ws.onopen = () => ws.send(JSON.stringify({ type: "hello", output: this.data.output || "program", width: this.canvas.width, height: this.canvas.height, visible: true }));
+    ws.onmessage = (ev) => {
+      let msg;
+      try { msg = JSON.parse(ev.data); } catch (e) { return; }
+      if (!msg || msg.type !== "scene") return;
+      this.currentStep = msg.step == null ? 0 : msg.step;
+      this.current = { age: msg.age || 0, rate: msg.rate || 0, t0: performance.now() / 1000, has: !!msg.scene };
+      if (msg.scene) this.player.setScene(msg.scene, 0);
+      ws.send(JSON.stringify({ type: "drawn", seq: msg.seq, step: msg.step }));
+      this._kick();
+    };
+    ws.onclose = () => {
+      if (this.ws === ws) { this.ws = null; setTimeout(() => { if (!this.ws && this.data.channel && this.shadowRoot && this.shadowRoot.firstChild) this._connect(); }, 500); }
+    };
+  }
+
+  _disconnect() {
+    const ws = this.ws;
+    this.ws = null;
+    if (ws) ws.close();
+  }
+
+  _kick() {
+    if (!this.raf) this.raf = requestAnimationFrame(() => this._frame());
+  }
+
+  _frame() {
+    this.raf = 0;
+    const c = this.current;
+    if (!this.visible || !c || !c.has) { this._clear(); return; }
+    this._show();
+    const t = c.age + (performance.now() / 1000 - c.t0) * c.rate;
+    this.player.renderAt(t);
+    if (c.rate > 0 && !this.player.isStill(t)) this._kick();
+  }
+
+  /* Shown between play and stop: hidden by CSS, since the player may redraw by itself when
+   * a font arrives. */
+  _show() {
+    if (this.canvas) this.canvas.style.visibility = this.visible ? "visible" : "hidden";
+  }
+
+  _clear() {
+    this._show();
+    if (!this.canvas) return;
+    const ctx = this.canvas.getContext("2d");
+    ctx.setTransform(1, 0, 0, 1, 0, 0);
+    ctx.clearRect(0, 0, this.canvas.width, this.canvas.height);
+  }
+
+  async _control(op) {
+    const url = new URL("api/channels/" + encodeURIComponent(this.data.channel) + "/control/" + op, this.serverBase);
+    try {
+      return await fetch(url.href, { method: "POST", headers: { Authorization: "Bearer " + this.data.token } });
+    } catch (e) {
+      return null;
+    }
+  }
+}

@@ -1,0 +1,154 @@
+"""inject: a channel's live overlay over a video, on loopback and files only.
+
+A generated match (H.264 + AAC) is injected, paced to real time, while a logger action is
+sent to a real server (a subprocess of ``euchre-overlay serve``): the overlay shows up in the
+output within :data:`WITHIN` frames of the frame being written when the action was sent, the
+audio packets come out untouched, and the end of the input finishes the output cleanly.
+"""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+import threading
+import time
+import urllib.request
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import av
+import numpy as np
+import pytest
+
+from engine.generate import generate_game
+from overlay.inject import InjectStats, LiveOverlay, inject, output_format
+
+from overlay.bench.export import write_input
+
+#: frames (at 25 fps: 0.4 s) within which a logger action reaches the output
+WITHIN = 10
+TOKEN = "inj3ct"
+
+
+@pytest.fixture(scope="module")
+def server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
+    data = tmp_path_factory.mktemp("data")
+    proc = subprocess.Popen(
+        [sys.executable, "-m", "overlay.cli", "serve", "--port", "0", "--data", str(data), "--token", TOKEN, "--no-demo"],
+        stdout=subprocess.PIPE,
+        stderr=subprocess.DEVNULL,
+        text=True,
+    )
+    try:
+        assert proc.stdout is not None
+        yield proc.stdout.readline().split("serving on ", 1)[1].split()[0]
+    finally:
+        proc.terminate()
+        proc.wait(timeout=20)
+
+
+def _api(base: str, method: str, path: str, body: Any) -> Any:
+    data = body if isinstance(body, bytes) else json.dumps(body).encode()
+    req = urllib.request.Request(base + "/api" + path, data=data, method=method, headers={"Authorization": f"Bearer {TOKEN}"})
+    with urllib.request.urlopen(req, timeout=10) as r:
+        return json.loads(r.read())
+
+
+def test_output_formats() -> None:
+    assert output_format("rtmp://h/live/k") == "flv"
+    assert output_format("udp://127.0.0.1:5000") == output_format("srt://h:9000") == output_format("-") == "mpegts"
+    assert output_format("out.mp4") is None
+
+
+def test_logger_action_reaches_the_output(server: str, tmp_path: Path) -> None:
+    game = generate_game(3)
+    game["deals"] = []  # players only: the logger sends the deal live
+    _api(server, "POST", "/channels", {"id": "table1"})
+    _api(server, "PUT", "/channels/table1/game", json.dumps(game).encode())
+    src = tmp_path / "match.mp4"
+    write_input(src, seconds=5.0, size=(640, 360), fps=25)
+    out = tmp_path / "out.mp4"
+    overlay = LiveOverlay(server, "table1", size=(640, 360)).start()
+    stats = InjectStats()
+    runner = threading.Thread(target=lambda: inject(str(src), str(out), overlay, stats=stats))
+    runner.start()
+    try:
+        # the action goes out two seconds of video into the run
+        deadline = time.monotonic() + 30
+        while len(stats.written) < 50 and runner.is_alive() and time.monotonic() < deadline:
+            time.sleep(0.01)
+        assert runner.is_alive()
+        t_sent = time.monotonic()
+        ack = _api(server, "POST", "/channels/table1/actions", {"seq": 1, "kind": "new_deal", "dealer": 0, "up_card": "Jh"})
+        assert ack["steps"] == 1
+    finally:
+        runner.join(timeout=60)
+        overlay.stop()
+    sent_at = sum(1 for _, at in stats.written if at <= t_sent)
+    with av.open(str(src)) as a, av.open(str(out)) as b:
+        assert b.streams.video[0].base_rate == 25  # the input's rate (average_rate counts dropped frames)
+        pa = [bytes(p) for p in a.demux(a.streams.audio[0]) if p.size]
+        pb = [bytes(p) for p in b.demux(b.streams.audio[0]) if p.size]
+    assert pa == pb  # audio intact
+    with av.open(str(src)) as a, av.open(str(out)) as b:
+        fa = [f.to_ndarray(format="rgb24").astype(np.int16) for f in a.decode(video=0)]
+        fb = [f.to_ndarray(format="rgb24").astype(np.int16) for f in b.decode(video=0)]
+    # the end of the input ended the output cleanly: every frame written is there
+    assert len(fb) == stats.frames and stats.frames + stats.dropped == len(fa) == 125
+    times = [round(vt * 25) for vt, _ in stats.written]
+    shown = [i for i, n in enumerate(times) if np.abs(fb[i] - fa[n]).mean() > 2.0]
+    assert shown, "the overlay never appeared"
+    first = shown[0]
+    assert sent_at - 1 <= first <= sent_at + WITHIN, (sent_at, first)
+    assert all(np.abs(fb[i] - fa[times[i]]).mean() <= 2.0 for i in range(0, max(0, sent_at - 1)))
+
+
+
+def _send_udp(src: Path, url: str, stop_after: float) -> None:
+    """Stream ``src`` as MPEG-TS over UDP at its own pace, then stop (the sender goes away)."""
+    with av.open(str(src)) as inp, av.open(url, "w", format="mpegts") as out:
+        streams = {s.index: out.add_stream_from_template(s) for s in (inp.streams.video[0], inp.streams.audio[0])}
+        t0 = time.monotonic()
+        for packet in inp.demux(inp.streams.video[0], inp.streams.audio[0]):
+            if packet.dts is None:
+                continue
+            at = float(packet.dts * packet.time_base)
+            if at > stop_after:
+                break
+            wait = t0 + at - time.monotonic()
+            if wait > 0:
+                time.sleep(wait)
+            packet.stream = streams[packet.stream.index]
+            out.mux(packet)
+
+
+def test_a_stopped_stream_ends_the_output_cleanly(server: str, tmp_path: Path) -> None:
+    import socket
+
+    _api(server, "POST", "/channels", {"id": "table2"})
+    _api(server, "PUT", "/channels/table2/game", json.dumps(generate_game(4)).encode())
+    src = tmp_path / "match.mp4"
+    write_input(src, seconds=6.0, size=(640, 360), fps=25)
+    with socket.socket(socket.AF_INET, socket.SOCK_DGRAM) as s:
+        s.bind(("127.0.0.1", 0))
+        port = s.getsockname()[1]
+    sender = threading.Thread(target=_send_udp, args=(src, f"udp://127.0.0.1:{port}?pkt_size=1316", 3.0))
+    out = tmp_path / "out.mp4"
+    overlay = LiveOverlay(server, "table2", size=(1280, 720)).start()
+    stats = InjectStats()
+    runner = threading.Thread(target=lambda: inject(f"udp://127.0.0.1:{port}?timeout=2000000", str(out), overlay, stats=stats, timeout=2.0))
+    runner.start()
+    time.sleep(0.3)
+    sender.start()
+    sender.join(timeout=30)
+    runner.join(timeout=30)
+    overlay.stop()
+    assert not runner.is_alive(), "inject did not end when the stream stopped"
+    with av.open(str(out)) as b:
+        frames = [f for f in b.decode(video=0)]
+    with av.open(str(out)) as b:
+        audio = [f for f in b.decode(audio=0)]
+    assert len(frames) == stats.frames >= 50  # most of the three seconds sent, all playable
+    assert sum(f.samples for f in audio) / 48000 > 2.0  # the audio came through
