@@ -98,12 +98,18 @@ def test_logger_action_reaches_the_output(server: str, tmp_path: Path) -> None:
     # the end of the input ended the output cleanly: every frame written is there
     assert len(fb) == stats.frames and stats.frames + stats.dropped == len(fa) == 125
     times = [round(vt * 25) for vt, _ in stats.written]
-    shown = [i for i, n in enumerate(times) if np.abs(fb[i] - fa[n]).mean() > 2.0]
-    assert shown, "the overlay never appeared"
-    first = shown[0]
+    # the overlay layer of each output frame (what inject laid over the input frame); before
+    # the first deal the channel shows its pre-show (title, teams, name plates), so the action
+    # is seen as the layer changing from the pre-show picture held just before it
+    layer = [fb[i] - fa[n] for i, n in enumerate(times)]
+    assert sent_at >= 12
+    before = layer[sent_at - 2]
+    assert np.abs(before).mean() > 2.0, "the pre-show was not drawn"
+    assert all(np.abs(layer[i] - before).mean() <= 2.0 for i in range(sent_at - 10, sent_at - 1))
+    changed = [i for i in range(sent_at - 1, len(layer)) if np.abs(layer[i] - before).mean() > 2.0]
+    assert changed, "the logger action never reached the output"
+    first = changed[0]
     assert sent_at - 1 <= first <= sent_at + WITHIN, (sent_at, first)
-    assert all(np.abs(fb[i] - fa[times[i]]).mean() <= 2.0 for i in range(0, max(0, sent_at - 1)))
-
 
 
 def _send_udp(src: Path, url: str, stop_after: float) -> None:
