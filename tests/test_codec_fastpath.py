@@ -189,21 +189,14 @@ def _outcome(fn: Any, *args: Any) -> str:
 
 def _general_only(monkeypatch: pytest.MonkeyPatch) -> None:
     """Turn every codec fast path off (the general readers/writers do all the work)."""
-    from engine.codec import bitstream, common, expanded, protobuf
+    from engine.codec import bitstream, condensed, expanded, protobuf
 
-    monkeypatch.setattr(common, "_read_ruleset", common._general_ruleset)
-    monkeypatch.setattr(common, "_read_player", common._general_player)
-
-    monkeypatch.setattr(expanded, "_fast_play", lambda data, base: None)
-    monkeypatch.setattr(expanded, "_fast_bidding", lambda data: None)
-    monkeypatch.setattr(expanded, "_fast_state", lambda data, base: None)
-    monkeypatch.setattr(expanded, "_card_strings", expanded._general_card_strings)
-    monkeypatch.setattr(expanded, "_read_phase", expanded._general_phase)
+    monkeypatch.setattr(expanded, "read_file_fast", lambda data, condensed: None)
+    monkeypatch.setattr(condensed, "read_file_fast", lambda data, condensed: None)
     monkeypatch.setattr(bitstream, "SMALL_STREAM", -1)
     monkeypatch.setattr(protobuf, "_SHORT_LEN", -1)
     monkeypatch.setattr(protobuf, "SHORT_STRINGS", {})
     monkeypatch.setattr(expanded, "SHORT_STRINGS", {})
-    monkeypatch.setattr(expanded, "_BIDDING_SEEN", {})
 
 
 def test_fast_paths_match_general_code(monkeypatch: pytest.MonkeyPatch) -> None:

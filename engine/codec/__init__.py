@@ -19,7 +19,7 @@ from .common import MAX_BINARY, annotation_keys_numeric, relocate
 from .condensed import decode_condensed_body, encode_condensed_body
 from .deal_bits import unpack_deal
 from .emn import MAX_EMN_INPUT, read_match, validate_emn, write_match
-from .expanded import read_deal, read_file, write_deal, write_file
+from .expanded import read_expanded, write_deal, write_file
 from .jsjson import stringify
 
 __all__ = [
@@ -139,7 +139,7 @@ def decode_expanded(data: bytes, *, source: str = "<input>", validate: bool = Tr
         raise CodecError("empty input", Place(source=source))
     body, base = _body(data)
     try:
-        doc = read_file(body, base, lambda _i, payload, offset: read_deal(payload, offset))
+        doc = read_expanded(body, base)
         if validate:
             _validate(doc, source)
     except EgnError as exc:

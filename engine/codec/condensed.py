@@ -12,6 +12,7 @@ from typing import Any
 from ..errors import CodecError, Place
 from .deal_bits import pack_deal, unpack_deal
 from .expanded import read_file, write_file
+from .fastread import read_file_fast
 from .protobuf import Field, decode_str
 
 __all__ = ["encode_condensed_body", "decode_condensed_body", "condensed_deals"]
@@ -60,13 +61,18 @@ def decode_condensed_body(data: bytes, base: int) -> dict[str, Any]:
     Raises:
         CodecError: malformed protobuf or a deal stream that no version reads.
     """
-    raw: list[tuple[int, str]] = []
+    fast = read_file_fast(data, condensed=True)
+    if fast is not None:
+        doc = fast
+        raw = list(enumerate(doc["deals"]))
+    else:
+        raw = []
 
-    def keep(index: int, payload: bytes, offset: int) -> int:
-        raw.append((index, decode_str(Field(4, 2, payload, offset), "deal string")))
-        return index
+        def keep(index: int, payload: bytes, offset: int) -> int:
+            raw.append((index, decode_str(Field(4, 2, payload, offset), "deal string")))
+            return index
 
-    doc = read_file(data, base, keep)
+        doc = read_file(data, base, keep)
     rules = _ruleset(doc)
     doc["deals"] = [unpack_deal(text, index, ruleset=rules, place=Place(deal=index)) for index, text in raw]
     return doc

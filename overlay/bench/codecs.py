@@ -36,7 +36,7 @@ from typing import IO, Any
 from engine import codec
 from engine.codec.condensed import decode_condensed_body, encode_condensed_body
 from engine.codec.deal_bits import unpack_deal
-from engine.codec.expanded import read_deal, read_file, write_deal, write_file
+from engine.codec.expanded import read_expanded, write_deal, write_file
 from engine.errors import EgnError
 
 from .corpus import default_corpus
@@ -136,7 +136,7 @@ def _our_cases(docs: list[dict[str, Any]], cond: list[bytes], expd: list[bytes])
         "raw_condensed_encode": encode(encode_condensed_body),
         "raw_condensed_decode": decode(lambda b: decode_condensed_body(b[1:], 1), cond),
         "raw_expanded_encode": encode(raw_expanded),
-        "raw_expanded_decode": decode(lambda b: read_file(b[1:], 1, lambda _i, p, o: read_deal(p, o)), expd),
+        "raw_expanded_decode": decode(lambda b: read_expanded(b[1:], 1), expd),
     }
 
 
