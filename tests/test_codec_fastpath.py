@@ -226,3 +226,26 @@ def test_fast_paths_match_general_code(monkeypatch: pytest.MonkeyPatch) -> None:
     general = run_all()
     assert fast == general
     assert sum(o.startswith("{") for o in fast) > 300  # plenty of inputs decode
+
+
+def test_deals_the_fast_reader_vouches_for_pass_the_fast_check() -> None:
+    """``read_file_fast``'s flag lets validation skip the deals: it must imply they pass."""
+    from engine.codec.fastread import read_file_fast
+    from overlay.bench.fuzz import mutate
+
+    folder = shared()
+    rng = random.Random(11)
+    blobs = [p.read_bytes() for p in sorted(folder.rglob("*.expanded.egnb"))]
+    inputs = list(blobs)
+    for _ in range(1500):
+        data = rng.choice(blobs)
+        for _ in range(rng.randint(1, 2)):
+            data = mutate(data, rng, blobs)
+        inputs.append(data)
+    vouched = 0
+    for data in inputs:
+        found = read_file_fast(data[1:], condensed=False)
+        if found is not None and found[1] and accepts_document(found[0], deals_checked=True):
+            vouched += 1
+            assert accepts_document(found[0]), data[:80]
+    assert vouched > 100

@@ -50,12 +50,13 @@ MAGIC_CONDENSED = 0x01
 MAGIC_EMN = 0x02
 
 
-def _validate(doc: Any, source: str) -> None:
+def _validate(doc: Any, source: str, *, deals_checked: bool = False) -> None:
     from ..model import accepts_document, validate_document
 
     # A document the fast check accepts passes both checks below (see engine.fastcheck);
     # anything else takes the full path, which alone decides and words the error.
-    if accepts_document(doc, reference=True):
+    # ``deals_checked``: the decoder vouches for the deals (see engine.codec.fastread).
+    if accepts_document(doc, reference=True, deals_checked=deals_checked):
         return
     annotation_keys_numeric(doc, source=source)
     validate_document(doc, source=source, reference=True)
@@ -139,9 +140,9 @@ def decode_expanded(data: bytes, *, source: str = "<input>", validate: bool = Tr
         raise CodecError("empty input", Place(source=source))
     body, base = _body(data)
     try:
-        doc = read_expanded(body, base)
+        doc, deals_checked = read_expanded(body, base)
         if validate:
-            _validate(doc, source)
+            _validate(doc, source, deals_checked=deals_checked)
     except EgnError as exc:
         raise _placed(exc, source) from None
     return doc

@@ -63,7 +63,7 @@ def decode_condensed_body(data: bytes, base: int) -> dict[str, Any]:
     """
     fast = read_file_fast(data, condensed=True)
     if fast is not None:
-        doc = fast
+        doc = fast[0]
         raw = list(enumerate(doc["deals"]))
     else:
         raw = []

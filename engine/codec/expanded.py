@@ -329,14 +329,17 @@ def read_file(data: bytes, base: int, deal: DealReader) -> dict[str, Any]:
     return {"deals": deals, **_ordered(single, ("fileType", "version", "metadata"))}
 
 
-def read_expanded(data: bytes, base: int) -> dict[str, Any]:
+def read_expanded(data: bytes, base: int) -> tuple[dict[str, Any], bool]:
     """Decode an expanded ``EgnFile`` message (without magic byte; ``base`` = its offset).
 
     The one-pass reader of :mod:`engine.codec.fastread` takes the common shape; anything
-    else (and every error) is the general reader's.
+    else (and every error) is the general reader's.  The flag says whether every deal is
+    certainly schema-valid (see :func:`~engine.codec.fastread.read_file_fast`).
 
     Raises:
         CodecError, SchemaError: see :func:`read_file`.
     """
-    doc = read_file_fast(data, condensed=False)
-    return doc if doc is not None else read_file(data, base, lambda _i, payload, offset: read_deal(payload, offset))
+    fast = read_file_fast(data, condensed=False)
+    if fast is not None:
+        return fast
+    return read_file(data, base, lambda _i, payload, offset: read_deal(payload, offset)), False

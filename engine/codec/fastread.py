@@ -22,17 +22,19 @@ loop ends by checking that it stopped exactly at ``end``.
 
 from __future__ import annotations
 
+import re
 from typing import Any
 
+from ..fastcheck import CALLS as _CALLS
 from .common import LONER_LEAD, MAX_ANNOTATION_KEYS, MAX_LINE_PHASES, RULESET_BY_NUMBER
 
-__all__ = ["read_file_fast", "CARD_TEXTS"]
+__all__ = ["read_file_fast", "CARD_PAIRS"]
 
 BIDDING = "EUCHRE_BIDDING"
 PLAY = "TRICK_PLAY"
 _SEP = "\n\x02"  # tag of field 1 (wire type 2) and length 2: what precedes every card
 #: Every two-letter card spelling of the schema (ranks 7-A, N, X; suits, x t n g h).
-CARD_TEXTS = frozenset(r + s for r in "78N9TJQKAX" for s in "SsHhCcDdxtngh")
+CARD_PAIRS = frozenset(r + s for r in "78N9TJQKAX" for s in "SsHhCcDdxtngh")
 _BID_ORDER = ("phaseNumber", "isAlone", "aloneDefender", "discard")
 _META_ORDER = ("gameId", "title", "description", "date", "ruleset")
 _META_STRINGS = {0x0A: "gameId", 0x12: "title", 0x1A: "description", 0x32: "date"}
@@ -66,7 +68,7 @@ def _cards(text: str, start: int, stop: int) -> list[str]:
     if cards[0]:
         raise _Off
     del cards[0]
-    if len(chunk) != 4 * len(cards) or len(cards) > 10 or not CARD_TEXTS.issuperset(cards):
+    if len(chunk) != 4 * len(cards) or len(cards) > 10 or not CARD_PAIRS.issuperset(cards):
         raise _Off
     return cards
 
@@ -93,198 +95,303 @@ def _ascii(text: str, start: int, stop: int) -> str:
     return value
 
 
-def _annotation(data: bytes, pos: int, end: int, into: dict[str, list[str]]) -> None:
-    """One ``map<int32, AnnotationList>`` entry: key field, then (optionally) the list."""
-    if data[pos] != 0x08:
-        raise _Off
-    key = _byte(data, pos + 1)
-    pos += 2
-    texts: list[str] = []
-    if pos < end:
-        if data[pos] != 0x12:
+_CARD = "[78N9TJQKAX][SsHhCcDdxtngh]"
+#: Plain bidding: phaseNumber, calls, isAlone, aloneDefender, discard, in the writers' order.
+_BIDDING = re.compile(
+    "(?:\x08([\x00-\x7f]))?((?:\x12(?:\x04Pass|\x05Order|\x01[shdcnx]))*)"
+    f"(?:\x18([\x00\x01]))?(?:\x20([\x00-\x7f]))?(?:\\*\x02({_CARD}))?"
+)
+_CALL = re.compile("\x12[\x01\x04\x05](Pass|Order|[shdcnx])")
+
+
+def _trick(size: int, group: bool) -> str:
+    card = f"\n\x02({_CARD})" if group else f"\n\x02{_CARD}"
+    return "\x1a" + re.escape(chr(4 * size)) + card * size
+
+
+#: Phase number, then tricks of valid cards of any size (the regular start of a play body).
+_PLAY = re.compile(f"(?:\x08([\x00-\x7f]))?((?:{'|'.join(_trick(n, False) for n in range(11))})*)")
+#: By the length byte of a trick of 2-10 cards: (a run of such tricks, the tuple of one's cards).
+_UNIFORM = {4 * n: (re.compile(f"(?:{_trick(n, False)})*"), re.compile(_trick(n, True))) for n in range(2, 11)}
+#: The cards of one trick of any size, as one string of "\n\x02"-separated cards.
+_TRICK = re.compile(f"\x1a[{''.join(chr(4 * n) for n in range(11))}]((?:\n\x02{_CARD})*)")
+
+
+class _Reader:
+    """One file: its bytes, their Latin-1 text, and whether the deals read so far are
+    certainly schema-valid (see :func:`read_file_fast`)."""
+
+    __slots__ = ("data", "text", "certain")
+
+    def __init__(self, data: bytes) -> None:
+        self.data = data
+        self.text = data.decode("latin-1")
+        self.certain = True
+
+    def annotation(self, pos: int, end: int, into: dict[str, list[str]]) -> None:
+        """One ``map<int32, AnnotationList>`` entry: key field, then (optionally) the list."""
+        data = self.data
+        if data[pos] != 0x08:
             raise _Off
-        pos, stop = _stop(data, pos + 1, end)
+        key = _byte(data, pos + 1)
+        pos += 2
+        texts: list[str] = []
+        if pos < end:
+            if data[pos] != 0x12:
+                raise _Off
+            pos, stop = _stop(data, pos + 1, end)
+            if stop != end:
+                raise _Off
+            while pos < end:
+                if data[pos] != 0x0A:
+                    raise _Off
+                start, pos = _stop(data, pos + 1, end)
+                text = _utf8(data, start, pos)
+                if len(text) > 1024:
+                    self.certain = False
+                texts.append(text)
+            if len(texts) > 50:
+                raise _Off
+        elif pos > end:
+            raise _Off
+        into[str(key)] = texts
+        if len(into) > MAX_ANNOTATION_KEYS:
+            raise _Off
+
+    def notes(self, pos: int, end: int, tag: int) -> dict[str, list[str]] | None:
+        """Annotation entries (field ``tag``) up to ``end``; ``None`` on any other field."""
+        notes: dict[str, list[str]] = {}
+        data = self.data
+        while pos < end:
+            if data[pos] != tag:
+                return None
+            start, pos = _stop(data, pos + 1, end)
+            self.annotation(start, pos, notes)
+        return notes
+
+    def bidding(self, pos: int, end: int) -> dict[str, Any]:
+        text = self.text
+        m = _BIDDING.match(text, pos, end)
+        notes = self.notes(m.end(), end, 0x3A) if m is not None else None
+        if notes is None:
+            return self.general_bidding(pos, end)
+        number, _, alone, defender, discard = m.groups()
+        calls = _CALL.findall(text, m.start(2), m.end(2))
+        if len(calls) > 16:
+            raise _Off
+        out: dict[str, Any] = {"calls": calls, "cardExchanges": []}
+        if number is not None:
+            out["phaseNumber"] = ord(number)
+        else:
+            self.certain = False
+        if alone is not None:
+            out["isAlone"] = alone == "\x01"
+        if defender is not None:
+            out["aloneDefender"] = ord(defender)
+        if discard is not None:
+            out["discard"] = discard
+        if notes:
+            out["callAnnotations"] = notes
+        out["type"] = BIDDING
+        return out
+
+    def general_bidding(self, pos: int, end: int) -> dict[str, Any]:
+        data, text = self.data, self.text
+        calls: list[str] = []
+        single: dict[str, Any] = {}
+        notes: dict[str, list[str]] = {}
+        while pos < end:
+            key = data[pos]
+            if key == 0x12:
+                start, pos = _stop(data, pos + 1, end)
+                calls.append(_ascii(text, start, pos))
+            elif key == 0x08:
+                single["phaseNumber"] = _byte(data, pos + 1)
+                pos += 2
+            elif key == 0x18:
+                single["isAlone"] = _byte(data, pos + 1) != 0
+                pos += 2
+            elif key == 0x20:
+                single["aloneDefender"] = _byte(data, pos + 1)
+                pos += 2
+            elif key == 0x2A:
+                start, pos = _stop(data, pos + 1, end)
+                single["discard"] = _ascii(text, start, pos)
+            elif key == 0x3A:
+                start, pos = _stop(data, pos + 1, end)
+                self.annotation(start, pos, notes)
+            else:
+                raise _Off
+        if pos != end or len(calls) > 16:
+            raise _Off
+        if not (_CALLS.issuperset(calls) and single.get("discard", "9s") in CARD_PAIRS and "phaseNumber" in single):
+            self.certain = False
+        out: dict[str, Any] = {"calls": calls, "cardExchanges": []}
+        if single:
+            for name in _BID_ORDER:
+                if name in single:
+                    out[name] = single[name]
+        if notes:
+            out["callAnnotations"] = notes
+        out["type"] = BIDDING
+        return out
+
+    def play(self, pos: int, end: int) -> dict[str, Any]:
+        text = self.text
+        m = _PLAY.match(text, pos, end)
+        if m is None:
+            return self.general_play(pos, end)
+        start, stop = m.span(2)
+        notes = self.notes(stop, end, 0x22)
+        if notes is None:
+            return self.general_play(pos, end)
+        uniform = _UNIFORM.get(self.data[start + 1]) if start < stop else None
+        if uniform is not None and uniform[0].fullmatch(text, start, stop):
+            tricks = list(map(list, uniform[1].findall(text, start, stop)))
+        else:
+            tricks = [cards.split(_SEP)[1:] for cards in _TRICK.findall(text, start, stop)]
+        if len(tricks) > 10:
+            raise _Off
+        out: dict[str, Any] = {"tricks": tricks}
+        if m[1] is not None:
+            out["phaseNumber"] = ord(m[1])
+        else:
+            self.certain = False
+        if notes:
+            out["playAnnotations"] = notes
+        out["type"] = PLAY
+        return out
+
+    def general_play(self, pos: int, end: int) -> dict[str, Any]:
+        data, text = self.data, self.text
+        tricks: list[list[str]] = []
+        number = -1
+        notes: dict[str, list[str]] = {}
+        while pos < end:
+            key = data[pos]
+            if key == 0x1A:
+                start, pos = _stop(data, pos + 1, end)
+                tricks.append(_cards(text, start, pos))
+            elif key == 0x08:
+                number = _byte(data, pos + 1)
+                pos += 2
+            elif key == 0x22:
+                start, pos = _stop(data, pos + 1, end)
+                self.annotation(start, pos, notes)
+            else:
+                raise _Off
+        if pos != end or len(tricks) > 10:
+            raise _Off
+        out: dict[str, Any] = {"tricks": tricks}
+        if number >= 0:
+            out["phaseNumber"] = number
+        else:
+            self.certain = False
+        if notes:
+            out["playAnnotations"] = notes
+        out["type"] = PLAY
+        return out
+
+    def phase(self, pos: int, end: int) -> dict[str, Any]:
+        """A ``Phase``: exactly one bidding (field 1) or play (field 2) submessage."""
+        key = self.data[pos]
+        start, stop = _stop(self.data, pos + 1, end)
         if stop != end:
             raise _Off
+        if key == 0x12:
+            return self.play(start, stop)
+        if key == 0x0A:
+            return self.bidding(start, stop)
+        raise _Off
+
+    def state(self, pos: int, end: int) -> dict[str, Any]:
+        data, text = self.data, self.text
+        hands: list[list[str]] = []
+        dealer = up = None
         while pos < end:
-            if data[pos] != 0x0A:
+            key = data[pos]
+            if key == 0x22:
+                start, pos = _stop(data, pos + 1, end)
+                hands.append(_cards(text, start, pos))
+            elif key == 0x08:
+                dealer = _byte(data, pos + 1)
+                pos += 2
+            elif key == 0x12:
+                start, pos = _stop(data, pos + 1, end)
+                up = _ascii(text, start, pos)
+            else:
                 raise _Off
-            start, pos = _stop(data, pos + 1, end)
-            texts.append(_utf8(data, start, pos))
-        if len(texts) > 50:
+        if pos != end or len(hands) > 10:
             raise _Off
-    elif pos > end:
-        raise _Off
-    into[str(key)] = texts
-    if len(into) > MAX_ANNOTATION_KEYS:
-        raise _Off
+        out: dict[str, Any] = {"playerCards": hands}
+        if dealer is not None and dealer <= 9 and up in CARD_PAIRS:
+            out["dealer"] = dealer
+            out["upCard"] = up
+            return out
+        self.certain = False
+        if dealer is not None:
+            out["dealer"] = dealer
+        if up is not None:
+            out["upCard"] = up
+        return out
 
-
-def _bidding(data: bytes, text: str, pos: int, end: int) -> dict[str, Any]:
-    calls: list[str] = []
-    single: dict[str, Any] = {}
-    notes: dict[str, list[str]] = {}
-    while pos < end:
-        key = data[pos]
-        if key == 0x12:
-            start, pos = _stop(data, pos + 1, end)
-            calls.append(_ascii(text, start, pos))
-        elif key == 0x08:
-            single["phaseNumber"] = _byte(data, pos + 1)
-            pos += 2
-        elif key == 0x18:
-            single["isAlone"] = _byte(data, pos + 1) != 0
-            pos += 2
-        elif key == 0x20:
-            single["aloneDefender"] = _byte(data, pos + 1)
-            pos += 2
-        elif key == 0x2A:
-            start, pos = _stop(data, pos + 1, end)
-            single["discard"] = _ascii(text, start, pos)
-        elif key == 0x3A:
-            start, pos = _stop(data, pos + 1, end)
-            _annotation(data, start, pos, notes)
-        else:
-            raise _Off
-    if pos != end or len(calls) > 16:
-        raise _Off
-    out: dict[str, Any] = {"calls": calls, "cardExchanges": []}
-    if single:
-        for name in _BID_ORDER:
-            if name in single:
-                out[name] = single[name]
-    if notes:
-        out["callAnnotations"] = notes
-    out["type"] = BIDDING
-    return out
-
-
-def _play(data: bytes, text: str, pos: int, end: int) -> dict[str, Any]:
-    tricks: list[list[str]] = []
-    number = -1
-    notes: dict[str, list[str]] = {}
-    sep, cards_ok = _SEP, CARD_TEXTS.issuperset
-    while pos < end:
-        key = data[pos]
-        if key == 0x1A:
-            # Inlined _stop and _cards: this loop reads most of the bytes of a file.
-            size = data[pos + 1]
-            pos += 2
-            stop = pos + size
-            if size >= 0x80 or stop > end:
+    def line(self, pos: int, end: int) -> dict[str, Any]:
+        data = self.data
+        phases: list[dict[str, Any]] = []
+        branch = -1
+        while pos < end:
+            key = data[pos]
+            if key == 0x12:
+                start, pos = _stop(data, pos + 1, end)
+                phases.append(self.phase(start, pos))
+            elif key == 0x08:
+                branch = _byte(data, pos + 1)
+                pos += 2
+            else:
                 raise _Off
-            chunk = text[pos:stop]
-            cards = chunk.split(sep)
-            if cards[0]:
+        if pos != end or len(phases) > MAX_LINE_PHASES:
+            raise _Off
+        if branch < 0:
+            self.certain = False
+            return {"phases": phases}
+        if not phases:
+            self.certain = False
+        return {"phases": phases, "branchIndex": branch}
+
+    def deal(self, pos: int, end: int) -> dict[str, Any]:
+        data = self.data
+        phases: list[dict[str, Any]] = []
+        lines: list[dict[str, Any]] = []
+        number = -1
+        state: dict[str, Any] | None = None
+        while pos < end:
+            key = data[pos]
+            if key == 0x1A:
+                start, pos = _stop(data, pos + 1, end)
+                phases.append(self.phase(start, pos))
+            elif key == 0x12:
+                start, pos = _stop(data, pos + 1, end)
+                state = self.state(start, pos)
+            elif key == 0x08:
+                number = _byte(data, pos + 1)
+                pos += 2
+            elif key == 0x22:
+                start, pos = _stop(data, pos + 1, end)
+                lines.append(self.line(start, pos))
+            else:
                 raise _Off
-            del cards[0]
-            if size != 4 * len(cards) or size > 40 or not cards_ok(cards):
-                raise _Off
-            tricks.append(cards)
-            pos = stop
-        elif key == 0x08:
-            number = _byte(data, pos + 1)
-            pos += 2
-        elif key == 0x22:
-            start, pos = _stop(data, pos + 1, end)
-            _annotation(data, start, pos, notes)
-        else:
+        if pos != end or len(phases) > 2 or len(lines) > 50:
             raise _Off
-    if pos != end or len(tricks) > 10:
-        raise _Off
-    out: dict[str, Any] = {"tricks": tricks} if number < 0 else {"tricks": tricks, "phaseNumber": number}
-    if notes:
-        out["playAnnotations"] = notes
-    out["type"] = PLAY
-    return out
-
-
-def _phase(data: bytes, text: str, pos: int, end: int) -> dict[str, Any]:
-    """A ``Phase``: exactly one bidding (field 1) or play (field 2) submessage."""
-    key = data[pos]
-    start, stop = _stop(data, pos + 1, end)
-    if stop != end:
-        raise _Off
-    if key == 0x12:
-        return _play(data, text, start, stop)
-    if key == 0x0A:
-        return _bidding(data, text, start, stop)
-    raise _Off
-
-
-def _state(data: bytes, text: str, pos: int, end: int) -> dict[str, Any]:
-    hands: list[list[str]] = []
-    dealer = up = None
-    while pos < end:
-        key = data[pos]
-        if key == 0x22:
-            start, pos = _stop(data, pos + 1, end)
-            hands.append(_cards(text, start, pos))
-        elif key == 0x08:
-            dealer = _byte(data, pos + 1)
-            pos += 2
-        elif key == 0x12:
-            start, pos = _stop(data, pos + 1, end)
-            up = _ascii(text, start, pos)
+        out: dict[str, Any] = {"phases": phases, "alternativeLines": lines}
+        if number >= 0:
+            out["dealNumber"] = number
         else:
-            raise _Off
-    if pos != end or len(hands) > 10:
-        raise _Off
-    out: dict[str, Any] = {"playerCards": hands}
-    if dealer is not None:
-        out["dealer"] = dealer
-    if up is not None:
-        out["upCard"] = up
-    return out
-
-
-def _line(data: bytes, text: str, pos: int, end: int) -> dict[str, Any]:
-    phases: list[dict[str, Any]] = []
-    branch = -1
-    while pos < end:
-        key = data[pos]
-        if key == 0x12:
-            start, pos = _stop(data, pos + 1, end)
-            phases.append(_phase(data, text, start, pos))
-        elif key == 0x08:
-            branch = _byte(data, pos + 1)
-            pos += 2
+            self.certain = False
+        if state is not None:
+            out["initialState"] = state
         else:
-            raise _Off
-    if pos != end or len(phases) > MAX_LINE_PHASES:
-        raise _Off
-    return {"phases": phases} if branch < 0 else {"phases": phases, "branchIndex": branch}
-
-
-def _deal(data: bytes, text: str, pos: int, end: int) -> dict[str, Any]:
-    phases: list[dict[str, Any]] = []
-    lines: list[dict[str, Any]] = []
-    number = -1
-    state: dict[str, Any] | None = None
-    while pos < end:
-        key = data[pos]
-        if key == 0x1A:
-            start, pos = _stop(data, pos + 1, end)
-            phases.append(_phase(data, text, start, pos))
-        elif key == 0x12:
-            start, pos = _stop(data, pos + 1, end)
-            state = _state(data, text, start, pos)
-        elif key == 0x08:
-            number = _byte(data, pos + 1)
-            pos += 2
-        elif key == 0x22:
-            start, pos = _stop(data, pos + 1, end)
-            lines.append(_line(data, text, start, pos))
-        else:
-            raise _Off
-    if pos != end or len(phases) > 2 or len(lines) > 50:
-        raise _Off
-    out: dict[str, Any] = {"phases": phases, "alternativeLines": lines}
-    if number >= 0:
-        out["dealNumber"] = number
-    if state is not None:
-        out["initialState"] = state
-    return out
+            self.certain = False
+        return out
 
 
 def _ruleset(data: bytes, pos: int, end: int) -> dict[str, Any]:
@@ -358,14 +465,21 @@ def _metadata(data: bytes, pos: int, end: int) -> dict[str, Any]:
     return out
 
 
-def read_file_fast(data: bytes, *, condensed: bool) -> dict[str, Any] | None:
-    """The ``EgnFile`` message in ``data`` (magic byte removed), or ``None``.
+def read_file_fast(data: bytes, *, condensed: bool) -> tuple[dict[str, Any], bool] | None:
+    """The ``EgnFile`` message in ``data`` (magic byte removed) and whether its deals are
+    certainly valid; ``None`` when it is not the common shape (use the general reader).
 
     With ``condensed=True`` field 4 holds deal strings, returned as strings (the caller
-    unpacks them); otherwise ``Deal`` messages, returned decoded.  ``None`` means "not the
-    common shape": use the general reader.
+    unpacks them, so the flag is ``False``); otherwise ``Deal`` messages, returned decoded.
+
+    The flag is ``True`` only when every deal passes the schema as it is: its values come
+    from patterns that admit only valid cards, calls and small numbers, and every required
+    field was on the wire.  The caller may then skip checking the deals (never the
+    metadata or the header); ``tests/test_codec_fastpath.py`` checks that the fast
+    acceptance check accepts every deal so flagged.
     """
-    text = data.decode("latin-1")
+    reader = _Reader(data)
+    text = reader.text
     end = len(data)
     pos = 0
     deals: list[Any] = []
@@ -378,7 +492,7 @@ def read_file_fast(data: bytes, *, condensed: bool) -> dict[str, Any] | None:
                 if condensed:
                     deals.append(_ascii(text, start, pos))
                 else:
-                    deals.append(_deal(data, text, start, pos))
+                    deals.append(reader.deal(start, pos))
             elif key == 0x1A:
                 single["metadata"] = _metadata(data, start, pos)
             elif key == 0x0A:
@@ -395,4 +509,4 @@ def read_file_fast(data: bytes, *, condensed: bool) -> dict[str, Any] | None:
     for name in ("fileType", "version", "metadata"):
         if name in single:
             out[name] = single[name]
-    return out
+    return out, reader.certain and not condensed

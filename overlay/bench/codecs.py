@@ -136,7 +136,7 @@ def _our_cases(docs: list[dict[str, Any]], cond: list[bytes], expd: list[bytes])
         "raw_condensed_encode": encode(encode_condensed_body),
         "raw_condensed_decode": decode(lambda b: decode_condensed_body(b[1:], 1), cond),
         "raw_expanded_encode": encode(raw_expanded),
-        "raw_expanded_decode": decode(lambda b: read_expanded(b[1:], 1), expd),
+        "raw_expanded_decode": decode(lambda b: read_expanded(b[1:], 1)[0], expd),
     }
 
 
