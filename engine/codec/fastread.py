@@ -171,9 +171,9 @@ class _Reader:
 
     def bidding(self, pos: int, end: int) -> dict[str, Any]:
         text = self.text
-        m = _BIDDING.match(text, pos, end)
+        m = _BIDDING.match(text, pos, end)  # every part is optional: it always matches
         notes = self.notes(m.end(), end, 0x3A) if m is not None else None
-        if notes is None:
+        if m is None or notes is None:
             return self.general_bidding(pos, end)
         number, _, alone, defender, discard = m.groups()
         calls = _CALL.findall(text, m.start(2), m.end(2))
