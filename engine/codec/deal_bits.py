@@ -11,6 +11,7 @@ from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
+from operator import and_, lt
 from typing import Any
 
 from ..cards import SUIT_ORDER, card_name, deck
@@ -377,8 +378,20 @@ class _Unpacker:
     def play(self, number: int, pool: list[str], gov: _Gov, first_trick: int | None) -> dict[str, Any]:
         r = self.r
         per_trick = gov.cards_per_trick(self.players)
-        tricks: list[list[str | None]] = []
         count = r.read(3)
+        tricks = _all_tricks(r, pool, count, per_trick, first_trick)
+        if tricks is None:
+            tricks = self.tricks(pool, count, per_trick, first_trick)
+        phase: dict[str, Any] = {"phaseNumber": number, "type": PLAY, "tricks": tricks}
+        notes = self.annotations()
+        if notes is not None:
+            phase["playAnnotations"] = notes
+        return phase
+
+    def tricks(self, pool: list[str], count: int, per_trick: int, first_trick: int | None) -> list[list[str | None]]:
+        """The tricks card by card (any stream; an index past the pool reads as ``None``)."""
+        r = self.r
+        tricks: list[list[str | None]] = []
         value, end, pos = r.value, r.end, r.pos
         for t in range(count):
             size = first_trick if (t == 0 and first_trick is not None) else per_trick
@@ -400,11 +413,7 @@ class _Unpacker:
                 trick.append(pool.pop(idx) if idx < n else None)
             tricks.append(trick)
         r.pos = pos
-        phase: dict[str, Any] = {"phaseNumber": number, "type": PLAY, "tricks": tricks}
-        notes = self.annotations()
-        if notes is not None:
-            phase["playAnnotations"] = notes
-        return phase
+        return tricks
 
     def annotations(self) -> dict[str, list[str]] | None:
         r = self.r
@@ -423,6 +432,67 @@ class _Unpacker:
                     raise _Fail(f"annotation text before bit {r.pos} is not UTF-8") from None
             out[str(key)] = texts
         return out
+
+
+@dataclass(frozen=True)
+class _Layout:
+    """Where the cards of a play phase sit in its bits, for a pool of ``n`` cards."""
+
+    total: int  # bits of all the indices
+    shifts: tuple[int, ...]  # of each index, counted from the end of those bits
+    masks: tuple[int, ...]
+    limits: tuple[int, ...]  # pool size when each index is read (an index must be below it)
+    tricks: tuple[slice, ...]  # each trick's cards in the list of all cards
+
+
+_LAYOUTS: dict[tuple[int, int, int, int | None], _Layout] = {}
+
+
+def _layout(n: int, count: int, per_trick: int, first_trick: int | None) -> _Layout:
+    key = (n, count, per_trick, first_trick)
+    found = _LAYOUTS.get(key)
+    if found is not None:
+        return found
+    tricks, at = [], 0
+    for t in range(count):
+        size = max(0, min(first_trick if (t == 0 and first_trick is not None) else per_trick, n - at))
+        tricks.append(slice(at, at + size))
+        at += size
+    limits = tuple(range(n, n - at, -1))
+    widths = [width(m - 1) for m in limits]
+    total, shifts, used = sum(widths), [], 0
+    for w in widths:
+        used += w
+        shifts.append(total - used)
+    layout = _Layout(total, tuple(shifts), tuple((1 << w) - 1 for w in widths), limits, tuple(tricks))
+    if len(_LAYOUTS) < 4096:
+        _LAYOUTS[key] = layout
+    return layout
+
+
+def _all_tricks(
+    r: BitReader, pool: list[str], count: int, per_trick: int, first_trick: int | None
+) -> list[list[str | None]] | None:
+    """All tricks of a play phase at once, or ``None`` to read them card by card.
+
+    Every card is an index into the pool of cards not yet played, in as many bits as the
+    pool's size needs, so the widths of a whole phase are known before reading: one read
+    takes all the bits, the indices are cut out of it, and the cards are popped in order
+    (each step a C-level ``map``).  ``None`` when the stream is long (no single integer),
+    too short, or holds an index past the pool (which the card-by-card reader turns into
+    ``None`` cards).
+    """
+    layout = _layout(len(pool), count, per_trick, first_trick)
+    value, end = r.value, r.end
+    stop = r.pos + layout.total
+    if value < 0 or stop > end:
+        return None
+    indices = list(map(and_, map((value >> (end - stop)).__rshift__, layout.shifts), layout.masks))
+    if not all(map(lt, indices, layout.limits)):
+        return None
+    r.pos = stop
+    cards: list[str | None] = list(map(pool.pop, indices))
+    return list(map(cards.__getitem__, layout.tricks))
 
 
 def _read_calls(r: BitReader, start: int, players: int, up: str | None) -> list[str]:
