@@ -34,6 +34,7 @@ CALLS = frozenset(("Pass", "Order", "s", "h", "d", "c", "n", "x"))
 # that cannot be hashed raises TypeError, which accepts() turns into False.
 _CARDS_OK = CARD_TEXTS.issuperset
 _CALLS_OK = CALLS.issuperset
+_LISTS_ONLY = frozenset((list,)).issuperset
 _BIDDING = "EUCHRE_BIDDING"
 _PLAY = "TRICK_PLAY"
 _FILE_TYPE = "Euchre Game Notation"
@@ -153,10 +154,11 @@ def _phase(phase: Any) -> bool:
         tricks = phase.get("tricks")
         if type(tricks) is not list or len(tricks) > 10:
             return False
-        cards_ok = _CARDS_OK
-        for trick in tricks:
-            if type(trick) is not list or len(trick) > 10 or not cards_ok(trick):
-                return False
+        # Every trick a list of at most ten cards, checked list by list in C.
+        if tricks and not (
+            _LISTS_ONLY(map(type, tricks)) and max(map(len, tricks)) <= 10 and all(map(_CARDS_OK, tricks))
+        ):
+            return False
         alone = phase.get("isAlone")
         if alone is not None and type(alone) is not bool:
             return False

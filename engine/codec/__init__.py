@@ -55,7 +55,7 @@ def _validate(doc: Any, source: str, *, deals_checked: bool = False) -> None:
 
     # A document the fast check accepts passes both checks below (see engine.fastcheck);
     # anything else takes the full path, which alone decides and words the error.
-    # ``deals_checked``: the decoder vouches for the deals (see engine.codec.fastread).
+    # ``deals_checked``: the decoder vouches for the deals (engine.codec.fastread, deal_bits).
     if accepts_document(doc, reference=True, deals_checked=deals_checked):
         return
     annotation_keys_numeric(doc, source=source)
@@ -119,9 +119,9 @@ def decode_condensed(data: bytes, *, source: str = "<input>", validate: bool = T
         raise CodecError("empty input", Place(source=source))
     body, base = _body(data)
     try:
-        doc = decode_condensed_body(body, base)
+        doc, deals_checked = decode_condensed_body(body, base)
         if validate:
-            _validate(doc, source)
+            _validate(doc, source, deals_checked=deals_checked)
     except EgnError as exc:
         raise _placed(exc, source) from None
     return doc

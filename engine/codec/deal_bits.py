@@ -19,7 +19,7 @@ from ..errors import CodecError, Place
 from .bitstream import WIDTHS, BitReader, BitWriter, ShortStream, b64url_decode, width
 from .protobuf import js_utf8
 
-__all__ = ["pack_deal", "unpack_deal", "choose_version", "deck_for", "MIN_RANK_CODES"]
+__all__ = ["pack_deal", "unpack_deal", "unpack_deal_checked", "choose_version", "deck_for", "MIN_RANK_CODES"]
 
 BIDDING = "EUCHRE_BIDDING"
 PLAY = "TRICK_PLAY"
@@ -293,6 +293,8 @@ class _Unpacker:
     def __init__(self, r: BitReader, version: int) -> None:
         self.r = r
         self.version = version
+        #: False once the deal holds something the schema refuses (see unpack_deal_checked).
+        self.certain = True
 
     def card(self, cards: Sequence[str], n: int) -> str | None:
         idx = self.r.read(width(n - 1))
@@ -314,24 +316,37 @@ class _Unpacker:
         state: dict[str, Any] = {"dealer": dealer}
         if up is not None:
             state["upCard"] = up
+        else:
+            self.certain = False
         if self.version == 3 and r.read(1):
             hands = []
             for _ in range(self.players):
                 size = r.read(4)
-                hands.append([self.card(self.deck, len(self.deck)) for _ in range(size)])
+                hand = [self.card(self.deck, len(self.deck)) for _ in range(size)]
+                if size > 10 or None in hand:
+                    self.certain = False
+                hands.append(hand)
             state["playerCards"] = hands
         phases: list[dict[str, Any]] = []
         gov = _Gov()
         pool = list(self.deck)
-        for i in range(r.read(3)):
+        count = r.read(3)
+        if count > 2:
+            self.certain = False
+        for i in range(count):
             phases.append(self.phase(i, 0, pool, gov, first_trick=None))
         deal: dict[str, Any] = {"dealNumber": number, "initialState": state, "phases": phases}
         if r.read(1):
             first_calls = next((len(p["calls"]) for p in phases if p["type"] == BIDDING), 0)
             lines = []
-            for _ in range(r.read(8)):
+            nlines = r.read(8)
+            if nlines > 50:
+                self.certain = False
+            for _ in range(nlines):
                 branch = r.read(16)
                 count = r.read(4)
+                if not count:
+                    self.certain = False
                 line_gov = _Gov(gov.alone, gov.defender)
                 line_pool = _pool_before(self.deck, phases, branch)
                 alt: list[dict[str, Any]] = []
@@ -382,6 +397,8 @@ class _Unpacker:
         tricks = _all_tricks(r, pool, count, per_trick, first_trick)
         if tricks is None:
             tricks = self.tricks(pool, count, per_trick, first_trick)
+            if any(None in trick for trick in tricks):
+                self.certain = False
         phase: dict[str, Any] = {"phaseNumber": number, "type": PLAY, "tricks": tricks}
         notes = self.annotations()
         if notes is not None:
@@ -430,6 +447,10 @@ class _Unpacker:
                     texts.append(raw.decode("utf-8"))
                 except UnicodeDecodeError:
                     raise _Fail(f"annotation text before bit {r.pos} is not UTF-8") from None
+                if len(texts[-1]) > 1024:
+                    self.certain = False
+            if len(texts) > 50:
+                self.certain = False
             out[str(key)] = texts
         return out
 
@@ -573,6 +594,13 @@ _HEADERS = {0b0011: 3, 0b0010: 2, 0b0001: 1}
 def unpack_deal(
     text: str, number: int, *, ruleset: Mapping[str, Any] | None = None, place: Place | None = None
 ) -> dict[str, Any]:
+    """Unpack one base64url deal string (see :func:`unpack_deal_checked`)."""
+    return unpack_deal_checked(text, number, ruleset=ruleset, place=place)[0]
+
+
+def unpack_deal_checked(
+    text: str, number: int, *, ruleset: Mapping[str, Any] | None = None, place: Place | None = None
+) -> tuple[dict[str, Any], bool]:
     """Unpack one base64url deal string; ``number`` becomes its ``dealNumber``.
 
     Like the reference: header ``0011``/``0010``/``0001`` is read as V3/V2/V1, anything
@@ -581,6 +609,11 @@ def unpack_deal(
     zero padding, and the game must be one V0 can describe (4 players, 24 cards).  The
     reference returns whatever the fallback produced, which can be a schema-valid but
     wrong deal (quirk q09); we refuse instead of returning garbage silently.
+
+    The flag is ``True`` when the deal certainly passes the schema: a V1-V3 reading whose
+    every card index fell inside its pool and whose counts are within the schema's limits
+    (calls, numbers and seats read from the stream are valid by construction).  Legacy V0
+    readings are never flagged.
 
     Raises:
         CodecError: not base64, or no version reads the stream.
@@ -592,7 +625,8 @@ def unpack_deal(
     why = ""
     if version is not None:
         try:
-            return _Unpacker(BitReader(data), version).run(number)
+            unpacker = _Unpacker(BitReader(data), version)
+            return unpacker.run(number), unpacker.certain
         except (_Fail, ShortStream) as exc:
             why = f"not a valid V{version} stream ({exc})"
     try:
@@ -611,4 +645,4 @@ def unpack_deal(
     if not clean:
         lead = f"{why}; its" if why else "its"
         raise CodecError(f"{lead} legacy V0 reading leaves undecoded bits (garbage)", where)
-    return deal
+    return deal, False

@@ -14,7 +14,7 @@ from typing import Any
 
 from ..errors import CodecError, EgnError, Place
 from .common import MAX_LINE_PHASES, cap, read_annotations, read_metadata, relocate, write_annotations, write_metadata
-from .fastread import read_file_fast
+from .fastread import CARD_PAIRS, read_file_fast
 from .protobuf import SHORT_STRINGS, Writer, as_bool, as_bytes, as_int32, decode_str, read_fields
 
 __all__ = ["write_file", "read_file", "write_deal", "read_deal", "read_expanded"]
@@ -42,7 +42,21 @@ def _bad(what: str, value: Any) -> None:
     raise CodecError(f"{what} {value!r} is not a card string")
 
 
+#: The encoded field 1 (tag 0x0a, length 2, text) of every two-letter card spelling.
+_CARD_FIELDS = {card: b"\x0a\x02" + card.encode() for card in CARD_PAIRS}
+
+
 def _card_list(outer: Writer, number: int, cards: Any, what: str) -> None:
+    """A ``CardList``/``Trick`` message as field ``number`` (< 16) of ``outer``."""
+    if type(cards) is list and len(cards) < 32:
+        # Two-letter cards (nearly all): one join; the message and its length fit a byte.
+        try:
+            payload = b"".join(map(_CARD_FIELDS.__getitem__, cards))
+        except (KeyError, TypeError):
+            pass
+        else:
+            outer.buf += bytes(((number << 3) | 2, len(payload))) + payload
+            return
     sub = Writer()
     if not isinstance(cards, list):
         raise CodecError(f"{what} {cards!r} is not a list of cards")

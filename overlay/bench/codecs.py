@@ -134,7 +134,7 @@ def _our_cases(docs: list[dict[str, Any]], cond: list[bytes], expd: list[bytes])
         "expanded_encode": encode(codec.encode_expanded),
         "expanded_decode": decode(codec.decode_expanded, expd),
         "raw_condensed_encode": encode(encode_condensed_body),
-        "raw_condensed_decode": decode(lambda b: decode_condensed_body(b[1:], 1), cond),
+        "raw_condensed_decode": decode(lambda b: decode_condensed_body(b[1:], 1)[0], cond),
         "raw_expanded_encode": encode(raw_expanded),
         "raw_expanded_decode": decode(lambda b: read_expanded(b[1:], 1)[0], expd),
     }
