@@ -302,11 +302,14 @@ class _Unpacker:
 
     def run(self, number: int) -> dict[str, Any]:
         r = self.r
-        r.read(4)
         if self.version == 1:
-            dealer = r.read(2)
+            dealer = r.read(6) & 3  # version (4 bits), dealer (2)
             self.players, code = 4, 0
-        else:
+        elif r.pos + 12 <= r.end:
+            head = r.read(12)  # version (4 bits), dealer (3), players - 1 (3), min-rank code (2)
+            dealer, self.players, code = (head >> 5) & 7, ((head >> 2) & 7) + 1, head & 3
+        else:  # a short stream fails at the field the reference fails at
+            r.read(4)
             dealer = r.read(3)
             self.players = r.read(3) + 1
             code = r.read(2)
@@ -516,14 +519,34 @@ def _all_tricks(
     return list(map(cards.__getitem__, layout.tricks))
 
 
+def _read_round_one(r: BitReader, seats: int) -> list[str]:
+    """Round one bit by bit (a long stream, or one that may end inside the round)."""
+    calls = []
+    for _ in range(seats):
+        if r.read(1):
+            calls.append("Order")
+            break
+        calls.append("Pass")
+    return calls
+
+
 def _read_calls(r: BitReader, start: int, players: int, up: str | None) -> list[str]:
     calls: list[str] = []
     if start < players:
-        for _ in range(start, players):
-            if r.read(1):
-                calls.append("Order")
+        seats = players - start
+        if r.value >= 0 and r.pos + seats <= r.end:
+            # Round one in one read: passes, then possibly an order (the first 1 bit).
+            at = r.pos
+            bits = r.read(seats)
+            if bits:
+                passes = seats - bits.bit_length()
+                r.pos = at + passes + 1
+                return ["Pass"] * passes + ["Order"]
+            calls = ["Pass"] * seats
+        else:
+            calls = _read_round_one(r, seats)
+            if calls[-1:] == ["Order"]:
                 return calls
-            calls.append("Pass")
     for _ in range(max(0, start - players), players):
         v = r.read(2)
         if v == 0:

@@ -394,11 +394,26 @@ class _Reader:
         return out
 
 
+#: Decoded rulesets by their bytes: a handful of rulesets cover most files.
+_RULESETS: dict[bytes, dict[str, Any]] = {}
+
+
 def _ruleset(data: bytes, pos: int, end: int) -> dict[str, Any]:
     """A ``Ruleset`` of varint fields with one-byte values (every ruleset the reference writes).
 
     Fields 16 and up (``num_players``, ``num_deals``) have two-byte tags.
     """
+    raw = data[pos:end]
+    seen = _RULESETS.get(raw)
+    if seen is not None:
+        return dict(seen)  # the caller owns (and may change) the result
+    out = _read_ruleset(data, pos, end)
+    if len(_RULESETS) < 1024:
+        _RULESETS[raw] = dict(out)
+    return out
+
+
+def _read_ruleset(data: bytes, pos: int, end: int) -> dict[str, Any]:
     out: dict[str, Any] = {}
     while pos < end:
         key = data[pos]
@@ -432,13 +447,13 @@ def _metadata(data: bytes, pos: int, end: int) -> dict[str, Any]:
     while pos < end:
         key = data[pos]
         if key == 0x22:
-            start, pos = _stop(data, pos + 1, end)
-            if data[start] != 0x0A:
+            # A plain name: the player message is one field 1 with a one-byte length.
+            size = data[pos + 1]
+            start = pos + 4
+            pos += 2 + size
+            if size >= 0x80 or pos > end or data[start - 2] != 0x0A or data[start - 1] + 2 != size:
                 raise _Off
-            start, stop = _stop(data, start + 1, pos)
-            if stop != pos:
-                raise _Off
-            players.append(_utf8(data, start, stop))
+            players.append(_utf8(data, start, pos))
         elif key == 0x28:
             initial.append(_byte(data, pos + 1))
             pos += 2
