@@ -113,6 +113,9 @@ def _trick(size: int, group: bool) -> str:
 _PLAY = re.compile(f"(?:\x08([\x00-\x7f]))?((?:{'|'.join(_trick(n, False) for n in range(11))})*)")
 #: By the length byte of a trick of 2-10 cards: (a run of such tricks, the tuple of one's cards).
 _UNIFORM = {4 * n: (re.compile(f"(?:{_trick(n, False)})*"), re.compile(_trick(n, True))) for n in range(2, 11)}
+#: Plain initial state: dealer seat 0-9, up-card, hands of five cards.
+_STATE = re.compile(f"\x08([\x00-\x09])\x12\x02({_CARD})((?:{_trick(5, False).replace(chr(0x1A), chr(0x22), 1)})*)")
+_HAND = re.compile(_trick(5, True).replace(chr(0x1A), chr(0x22), 1))
 #: The cards of one trick of any size, as one string of "\n\x02"-separated cards.
 _TRICK = re.compile(f"\x1a[{''.join(chr(4 * n) for n in range(11))}]((?:\n\x02{_CARD})*)")
 
@@ -294,10 +297,15 @@ class _Reader:
 
     def phase(self, pos: int, end: int) -> dict[str, Any]:
         """A ``Phase``: exactly one bidding (field 1) or play (field 2) submessage."""
-        key = self.data[pos]
-        start, stop = _stop(self.data, pos + 1, end)
-        if stop != end:
-            raise _Off
+        data = self.data
+        key = data[pos]
+        size = data[pos + 1]
+        if size < 0x80 and size + pos + 2 == end:
+            start, stop = pos + 2, end
+        else:
+            start, stop = _stop(data, pos + 1, end)
+            if stop != end:
+                raise _Off
         if key == 0x12:
             return self.play(start, stop)
         if key == 0x0A:
@@ -305,6 +313,16 @@ class _Reader:
         raise _Off
 
     def state(self, pos: int, end: int) -> dict[str, Any]:
+        text = self.text
+        m = _STATE.fullmatch(text, pos, end)
+        if m is not None:
+            # Valid by construction: a seat 0-9, a card, hands of five valid cards.
+            hands = list(map(list, _HAND.findall(text, m.start(3), end)))
+            if len(hands) <= 10:
+                return {"playerCards": hands, "dealer": ord(m[1]), "upCard": m[2]}
+        return self.general_state(pos, end)
+
+    def general_state(self, pos: int, end: int) -> dict[str, Any]:
         data, text = self.data, self.text
         hands: list[list[str]] = []
         dealer = up = None
@@ -367,7 +385,14 @@ class _Reader:
         while pos < end:
             key = data[pos]
             if key == 0x1A:
-                start, pos = _stop(data, pos + 1, end)
+                size = data[pos + 1]
+                if size < 0x80:
+                    start = pos + 2
+                    pos = start + size
+                    if pos > end:
+                        raise _Off
+                else:
+                    start, pos = _stop(data, pos + 1, end)
                 phases.append(self.phase(start, pos))
             elif key == 0x12:
                 start, pos = _stop(data, pos + 1, end)
