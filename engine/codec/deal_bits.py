@@ -11,7 +11,7 @@ from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
-from operator import and_, lt
+from operator import and_, lshift, lt
 from typing import Any
 
 from ..cards import SUIT_ORDER, card_name, deck
@@ -196,21 +196,23 @@ class _Packer:
         loc = {**loc, "phase_type": PLAY}
         tricks = phase.get("tricks") or []
         w.write(len(tricks), 3)
-        # Inlined BitWriter.write: an index into the pool always fits its width.
-        acc, nbits = w.acc, w.nbits
-        for t, trick in enumerate(tricks):
-            for c, card in enumerate(trick if isinstance(trick, list) else ()):
-                try:
-                    idx = pool.index(card)
-                except ValueError:
-                    w.acc, w.nbits = acc, nbits
-                    raise self.fail(f"Card {card} not found in remaining cards", trick=t, card=c, **loc) from None
-                n = len(pool)
-                bits = WIDTHS[n] if n < _MAX_POOL else width(n - 1)
-                acc = (acc << bits) | idx
-                nbits += bits
-                del pool[idx]
-        w.acc, w.nbits = acc, nbits
+        # Each card is its index in the pool of cards not yet played; the widths depend only
+        # on the pool's size, so the indices are found first and written in one step.
+        n = len(pool)
+        indices: list[int] = []
+        index, keep = pool.index, indices.append
+        try:
+            for trick in tricks:
+                for card in trick if isinstance(trick, list) else ():
+                    i = index(card)
+                    del pool[i]
+                    keep(i)
+        except ValueError:
+            t, c = _position(tricks, len(indices))
+            raise self.fail(f"Card {tricks[t][c]} not found in remaining cards", trick=t, card=c, **loc) from None
+        fields = _index_fields(n, len(indices))
+        w.acc = (w.acc << fields.total) | sum(map(lshift, indices, fields.shifts))
+        w.nbits += fields.total
         self.annotations(phase.get("playAnnotations"), loc)
 
     def annotations(self, annotations: Any, loc: dict[str, Any]) -> None:
@@ -459,39 +461,60 @@ class _Unpacker:
 
 
 @dataclass(frozen=True)
-class _Layout:
-    """Where the cards of a play phase sit in its bits, for a pool of ``n`` cards."""
+class _Fields:
+    """Where ``k`` card indices into a pool of ``n`` cards (one fewer per card) sit in bits."""
 
     total: int  # bits of all the indices
     shifts: tuple[int, ...]  # of each index, counted from the end of those bits
     masks: tuple[int, ...]
     limits: tuple[int, ...]  # pool size when each index is read (an index must be below it)
-    tricks: tuple[slice, ...]  # each trick's cards in the list of all cards
 
 
-_LAYOUTS: dict[tuple[int, int, int, int | None], _Layout] = {}
+_FIELDS: dict[tuple[int, int], _Fields] = {}
 
 
-def _layout(n: int, count: int, per_trick: int, first_trick: int | None) -> _Layout:
+def _index_fields(n: int, k: int) -> _Fields:
+    found = _FIELDS.get((n, k))
+    if found is None:
+        limits = tuple(range(n, n - k, -1))
+        widths = [width(m - 1) for m in limits]
+        total, shifts, used = sum(widths), [], 0
+        for w in widths:
+            used += w
+            shifts.append(total - used)
+        found = _Fields(total, tuple(shifts), tuple((1 << w) - 1 for w in widths), limits)
+        if len(_FIELDS) < 4096:
+            _FIELDS[(n, k)] = found
+    return found
+
+
+def _position(tricks: Sequence[Any], flat: int) -> tuple[int, int]:
+    """(trick, card) of the ``flat``-th card of the list tricks."""
+    for t, trick in enumerate(tricks):
+        if isinstance(trick, list):
+            if flat < len(trick):
+                return t, flat
+            flat -= len(trick)
+    raise AssertionError("no such card")
+
+
+#: (pool size, tricks, cards per trick, cards in the first trick) -> each trick's slice.
+_TRICK_SLICES: dict[tuple[int, int, int, int | None], tuple[slice, ...]] = {}
+
+
+def _trick_slices(n: int, count: int, per_trick: int, first_trick: int | None) -> tuple[slice, ...]:
     key = (n, count, per_trick, first_trick)
-    found = _LAYOUTS.get(key)
-    if found is not None:
-        return found
-    tricks, at = [], 0
-    for t in range(count):
-        size = max(0, min(first_trick if (t == 0 and first_trick is not None) else per_trick, n - at))
-        tricks.append(slice(at, at + size))
-        at += size
-    limits = tuple(range(n, n - at, -1))
-    widths = [width(m - 1) for m in limits]
-    total, shifts, used = sum(widths), [], 0
-    for w in widths:
-        used += w
-        shifts.append(total - used)
-    layout = _Layout(total, tuple(shifts), tuple((1 << w) - 1 for w in widths), limits, tuple(tricks))
-    if len(_LAYOUTS) < 4096:
-        _LAYOUTS[key] = layout
-    return layout
+    found = _TRICK_SLICES.get(key)
+    if found is None:
+        tricks, at = [], 0
+        for t in range(count):
+            size = max(0, min(first_trick if (t == 0 and first_trick is not None) else per_trick, n - at))
+            tricks.append(slice(at, at + size))
+            at += size
+        found = tuple(tricks)
+        if len(_TRICK_SLICES) < 4096:
+            _TRICK_SLICES[key] = found
+    return found
 
 
 def _all_tricks(
@@ -506,17 +529,18 @@ def _all_tricks(
     too short, or holds an index past the pool (which the card-by-card reader turns into
     ``None`` cards).
     """
-    layout = _layout(len(pool), count, per_trick, first_trick)
+    tricks = _trick_slices(len(pool), count, per_trick, first_trick)
+    fields = _index_fields(len(pool), tricks[-1].stop if tricks else 0)
     value, end = r.value, r.end
-    stop = r.pos + layout.total
+    stop = r.pos + fields.total
     if value < 0 or stop > end:
         return None
-    indices = list(map(and_, map((value >> (end - stop)).__rshift__, layout.shifts), layout.masks))
-    if not all(map(lt, indices, layout.limits)):
+    indices = list(map(and_, map((value >> (end - stop)).__rshift__, fields.shifts), fields.masks))
+    if not all(map(lt, indices, fields.limits)):
         return None
     r.pos = stop
     cards: list[str | None] = list(map(pool.pop, indices))
-    return list(map(cards.__getitem__, layout.tricks))
+    return list(map(cards.__getitem__, tricks))
 
 
 def _read_round_one(r: BitReader, seats: int) -> list[str]:
