@@ -64,6 +64,23 @@ def _card_list(outer: Writer, number: int, cards: Any, what: str) -> None:
     outer.message(number, sub)
 
 
+#: Tag (field 3, wire type 2) and length byte of a trick of 0-31 cards.
+_TRICK_HEADS = tuple(bytes((0x1A, 4 * n)) for n in range(32))
+_LIST_ONLY = frozenset((list,)).issuperset
+
+
+def _plain_tricks(body: Writer, tricks: Any) -> bool:
+    """Write every trick at once when all are lists of up to 31 two-letter cards."""
+    if type(tricks) is not list or not _LIST_ONLY(map(type, tricks)) or max(map(len, tricks), default=0) > 31:
+        return False
+    card = _CARD_FIELDS.__getitem__
+    try:
+        body.buf += b"".join([_TRICK_HEADS[len(t)] + b"".join(map(card, t)) for t in tricks])
+    except (KeyError, TypeError):
+        return False
+    return True
+
+
 def _write_phase(phase: Any) -> Writer:
     if not isinstance(phase, dict):
         raise CodecError(f"phase {phase!r} is not an object")
@@ -89,8 +106,10 @@ def _write_phase(phase: Any) -> Writer:
         write_annotations(body, 7, phase.get("callAnnotations"))
         number = 1
     elif kind == PLAY:
-        for trick in phase.get("tricks") or ():
-            _card_list(body, 3, trick, "trick")
+        tricks = phase.get("tricks") or ()
+        if not _plain_tricks(body, tricks):
+            for trick in tricks:
+                _card_list(body, 3, trick, "trick")
         write_annotations(body, 4, phase.get("playAnnotations"))
         number = 2
     else:
