@@ -201,20 +201,26 @@ def _general_only(monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setattr(expanded, "SHORT_STRINGS", {})
 
 
-def test_fast_paths_match_general_code(monkeypatch: pytest.MonkeyPatch) -> None:
-    from engine import codec
+def _mutated_binaries(seed: int, count: int, rounds: int) -> list[bytes]:
+    """The fixture binaries, then ``count`` of them mutated 1 to ``rounds`` times."""
     from overlay.bench.fuzz import mutate
 
-    folder = shared()
-    rng = random.Random(7)
-    blobs = [p.read_bytes() for p in sorted(folder.rglob("*.egnb"))]
-    docs = _games()[:120]
+    rng = random.Random(seed)
+    blobs = [p.read_bytes() for p in sorted(shared().rglob("*.egnb"))]
     inputs = list(blobs)
-    for _ in range(1200):
+    for _ in range(count):
         data = rng.choice(blobs)
-        for _ in range(rng.randint(1, 3)):
+        for _ in range(rng.randint(1, rounds)):
             data = mutate(data, rng, blobs)
         inputs.append(data)
+    return inputs
+
+
+def test_fast_paths_match_general_code(monkeypatch: pytest.MonkeyPatch) -> None:
+    from engine import codec
+
+    inputs = _mutated_binaries(7, 1200, 3)
+    docs = _games()[:120]
 
     def run_all() -> list[str]:
         out = [_outcome(codec.decode_bytes, b) for b in inputs]
@@ -235,17 +241,8 @@ def test_deals_the_decoders_vouch_for_pass_the_fast_check() -> None:
     fixtures and on mutated binaries, a flagged document must pass the full fast check."""
     from engine.codec.condensed import decode_condensed_body
     from engine.codec.expanded import read_expanded
-    from overlay.bench.fuzz import mutate
 
-    folder = shared()
-    rng = random.Random(11)
-    blobs = [p.read_bytes() for p in sorted(folder.rglob("*.egnb"))]
-    inputs = list(blobs)
-    for _ in range(3000):
-        data = rng.choice(blobs)
-        for _ in range(rng.randint(1, 2)):
-            data = mutate(data, rng, blobs)
-        inputs.append(data)
+    inputs = _mutated_binaries(11, 3000, 2)
     vouched = {0: 0, 1: 0}
     for data in inputs:
         if len(data) < 2 or data[0] not in vouched:
