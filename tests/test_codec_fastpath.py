@@ -194,7 +194,7 @@ def _general_only(monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setattr(expanded, "read_file_fast", lambda data, condensed: None)
     monkeypatch.setattr(condensed, "read_file_fast", lambda data, condensed: None)
     monkeypatch.setattr(expanded, "_CARD_FIELDS", {})
-    monkeypatch.setattr(deal_bits, "_all_tricks", lambda *args: None)
+    monkeypatch.setattr(deal_bits, "read_tricks", lambda *args: None)
     monkeypatch.setattr(bitstream, "SMALL_STREAM", -1)
     monkeypatch.setattr(protobuf, "_SHORT_LEN", -1)
     monkeypatch.setattr(protobuf, "SHORT_STRINGS", {})

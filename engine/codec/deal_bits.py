@@ -11,12 +11,13 @@ from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
-from operator import and_, lshift, lt
+from operator import lshift
 from typing import Any
 
 from ..cards import SUIT_ORDER, card_name, deck
 from ..errors import CodecError, Place
 from .bitstream import WIDTHS, BitReader, BitWriter, ShortStream, b64url_decode, width
+from .pool import card_position, index_fields, read_tricks
 from .protobuf import js_utf8
 
 __all__ = ["pack_deal", "unpack_deal", "unpack_deal_checked", "choose_version", "deck_for", "MIN_RANK_CODES"]
@@ -208,9 +209,9 @@ class _Packer:
                     del pool[i]
                     keep(i)
         except ValueError:
-            t, c = _position(tricks, len(indices))
+            t, c = card_position(tricks, len(indices))
             raise self.fail(f"Card {tricks[t][c]} not found in remaining cards", trick=t, card=c, **loc) from None
-        fields = _index_fields(n, len(indices))
+        fields = index_fields(n, len(indices))
         w.acc = (w.acc << fields.total) | sum(map(lshift, indices, fields.shifts))
         w.nbits += fields.total
         self.annotations(phase.get("playAnnotations"), loc)
@@ -399,7 +400,7 @@ class _Unpacker:
         r = self.r
         per_trick = gov.cards_per_trick(self.players)
         count = r.read(3)
-        tricks = _all_tricks(r, pool, count, per_trick, first_trick)
+        tricks = read_tricks(r, pool, count, per_trick, first_trick)
         if tricks is None:
             tricks = self.tricks(pool, count, per_trick, first_trick)
             if any(None in trick for trick in tricks):
@@ -458,89 +459,6 @@ class _Unpacker:
                 self.certain = False
             out[str(key)] = texts
         return out
-
-
-@dataclass(frozen=True)
-class _Fields:
-    """Where ``k`` card indices into a pool of ``n`` cards (one fewer per card) sit in bits."""
-
-    total: int  # bits of all the indices
-    shifts: tuple[int, ...]  # of each index, counted from the end of those bits
-    masks: tuple[int, ...]
-    limits: tuple[int, ...]  # pool size when each index is read (an index must be below it)
-
-
-_FIELDS: dict[tuple[int, int], _Fields] = {}
-
-
-def _index_fields(n: int, k: int) -> _Fields:
-    found = _FIELDS.get((n, k))
-    if found is None:
-        limits = tuple(range(n, n - k, -1))
-        widths = [width(m - 1) for m in limits]
-        total, shifts, used = sum(widths), [], 0
-        for w in widths:
-            used += w
-            shifts.append(total - used)
-        found = _Fields(total, tuple(shifts), tuple((1 << w) - 1 for w in widths), limits)
-        if len(_FIELDS) < 4096:
-            _FIELDS[(n, k)] = found
-    return found
-
-
-def _position(tricks: Sequence[Any], flat: int) -> tuple[int, int]:
-    """(trick, card) of the ``flat``-th card of the list tricks."""
-    for t, trick in enumerate(tricks):
-        if isinstance(trick, list):
-            if flat < len(trick):
-                return t, flat
-            flat -= len(trick)
-    raise AssertionError("no such card")
-
-
-#: (pool size, tricks, cards per trick, cards in the first trick) -> each trick's slice.
-_TRICK_SLICES: dict[tuple[int, int, int, int | None], tuple[slice, ...]] = {}
-
-
-def _trick_slices(n: int, count: int, per_trick: int, first_trick: int | None) -> tuple[slice, ...]:
-    key = (n, count, per_trick, first_trick)
-    found = _TRICK_SLICES.get(key)
-    if found is None:
-        tricks, at = [], 0
-        for t in range(count):
-            size = max(0, min(first_trick if (t == 0 and first_trick is not None) else per_trick, n - at))
-            tricks.append(slice(at, at + size))
-            at += size
-        found = tuple(tricks)
-        if len(_TRICK_SLICES) < 4096:
-            _TRICK_SLICES[key] = found
-    return found
-
-
-def _all_tricks(
-    r: BitReader, pool: list[str], count: int, per_trick: int, first_trick: int | None
-) -> list[list[str | None]] | None:
-    """All tricks of a play phase at once, or ``None`` to read them card by card.
-
-    Every card is an index into the pool of cards not yet played, in as many bits as the
-    pool's size needs, so the widths of a whole phase are known before reading: one read
-    takes all the bits, the indices are cut out of it, and the cards are popped in order
-    (each step a C-level ``map``).  ``None`` when the stream is long (no single integer),
-    too short, or holds an index past the pool (which the card-by-card reader turns into
-    ``None`` cards).
-    """
-    tricks = _trick_slices(len(pool), count, per_trick, first_trick)
-    fields = _index_fields(len(pool), tricks[-1].stop if tricks else 0)
-    value, end = r.value, r.end
-    stop = r.pos + fields.total
-    if value < 0 or stop > end:
-        return None
-    indices = list(map(and_, map((value >> (end - stop)).__rshift__, fields.shifts), fields.masks))
-    if not all(map(lt, indices, fields.limits)):
-        return None
-    r.pos = stop
-    cards: list[str | None] = list(map(pool.pop, indices))
-    return list(map(cards.__getitem__, tricks))
 
 
 def _read_round_one(r: BitReader, seats: int) -> list[str]:
