@@ -16,6 +16,7 @@ from typing import Any
 
 from ..cards import SUIT_ORDER, card_name, deck
 from ..errors import CodecError, Place
+from ..fastcheck import CALLS
 from .bitstream import WIDTHS, BitReader, BitWriter, ShortStream, b64url_decode, width
 from .pool import card_position, index_fields, read_tricks
 from .protobuf import js_utf8
@@ -73,6 +74,9 @@ def choose_version(deal: Mapping[str, Any], ruleset: Mapping[str, Any]) -> int:
 
 
 # --- packing -----------------------------------------------------------------------------
+
+#: (calls, first action index, players, up-card suit) -> (bits, bit count) of those calls.
+_CALL_BITS: dict[tuple[tuple[str, ...], int, int, str], tuple[int, int]] = {}
 
 
 class _Packer:
@@ -164,19 +168,23 @@ class _Packer:
             raise self.fail(f"unknown phase type {kind!r}", **loc)
 
     def bidding(self, phase: Mapping[str, Any], start: int, loc: dict[str, Any]) -> None:
-        w, players = self.w, self.players
+        w = self.w
         loc = {**loc, "phase_type": BIDDING}
-        round2 = [s for s in _SUITS if s != self.up_suit]
-        for i, call in enumerate(phase.get("calls") or ()):
-            if not isinstance(call, str):
-                raise self.fail(f"call {call!r} is not a string", call=i, **loc)
-            if start + i < players:
-                w.bit(call != "Pass")
-            else:
-                # Calls the stream cannot express ('n', 'x', 'Order', the up-card suit) are
-                # written as Pass, exactly as the reference does (quirks q01-q06).
-                letter = call[:1].lower()
-                w.write(round2.index(letter) + 1 if letter in round2 else 0, 2)
+        calls = phase.get("calls") or ()
+        # A few call sequences make up most biddings: their bits are cached.
+        try:
+            key = (tuple(calls), start, self.players, self.up_suit) if CALLS.issuperset(calls) else None
+        except TypeError:  # an unhashable call: the loop below words the error
+            key = None
+        bits = _CALL_BITS.get(key) if key is not None else None
+        if bits is None:
+            sub = BitWriter()
+            self.calls(sub, calls, start, loc)
+            bits = sub.acc, sub.nbits
+            if key is not None and len(_CALL_BITS) < 4096:
+                _CALL_BITS[key] = bits
+        w.acc = (w.acc << bits[1]) | bits[0]
+        w.nbits += bits[1]
         alone = bool(phase.get("isAlone"))
         w.bit(alone)
         if self.version >= 2 and alone:
@@ -191,6 +199,20 @@ class _Packer:
             if "discard" in phase:
                 self.deck_index(phase["discard"], "discard", **loc)
         self.annotations(phase.get("callAnnotations"), loc)
+
+    def calls(self, w: BitWriter, calls: Any, start: int, loc: dict[str, Any]) -> None:
+        players = self.players
+        round2 = [s for s in _SUITS if s != self.up_suit]
+        for i, call in enumerate(calls):
+            if not isinstance(call, str):
+                raise self.fail(f"call {call!r} is not a string", call=i, **loc)
+            if start + i < players:
+                w.bit(call != "Pass")
+            else:
+                # Calls the stream cannot express ('n', 'x', 'Order', the up-card suit) are
+                # written as Pass, exactly as the reference does (quirks q01-q06).
+                letter = call[:1].lower()
+                w.write(round2.index(letter) + 1 if letter in round2 else 0, 2)
 
     def play(self, phase: Mapping[str, Any], pool: list[str], loc: dict[str, Any]) -> None:
         w = self.w
