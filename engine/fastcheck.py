@@ -22,13 +22,19 @@ import annotated_types
 
 from .ruleset import LonerLead, Ruleset
 
-__all__ = ["accepts", "CARD_TEXTS"]
+__all__ = ["accepts", "CARD_TEXTS", "CALLS"]
 
 _RANKS = "78N9TJQKAX"
 _SUIT_LETTERS = "SsHhCcDdxtngh"
 #: Every string ``CARD_RE`` matches without a trailing newline (the newline case falls back).
 CARD_TEXTS = frozenset([r + s for r in _RANKS for s in _SUIT_LETTERS] + ["L", "R", "B"])
-_CALLS = frozenset(("Pass", "Order", "s", "h", "d", "c", "n", "x"))
+CALLS = frozenset(("Pass", "Order", "s", "h", "d", "c", "n", "x"))
+# Lists of cards and calls are checked by set inclusion (one C call per list).  Equality
+# stands for "is this string": a str subclass passes, as it passes the models; an element
+# that cannot be hashed raises TypeError, which accepts() turns into False.
+_CARDS_OK = CARD_TEXTS.issuperset
+_CALLS_OK = CALLS.issuperset
+_LISTS_ONLY = frozenset((list,)).issuperset
 _BIDDING = "EUCHRE_BIDDING"
 _PLAY = "TRICK_PLAY"
 _FILE_TYPE = "Euchre Game Notation"
@@ -91,13 +97,7 @@ def _int(value: Any) -> bool:
 
 
 def _cards(value: Any) -> bool:
-    if type(value) is not list or len(value) > 10:
-        return False
-    cards = CARD_TEXTS
-    for card in value:
-        if type(card) is not str or card not in cards:
-            return False
-    return True
+    return type(value) is list and len(value) <= 10 and _CARDS_OK(value)
 
 
 def _annotations(value: Any) -> bool:
@@ -124,11 +124,8 @@ def _phase(phase: Any) -> bool:
         if not phase.keys() <= _BID_KEYS or not _int(phase.get("phaseNumber")):
             return False
         calls = phase.get("calls")
-        if type(calls) is not list or len(calls) > 16:
+        if type(calls) is not list or len(calls) > 16 or not _CALLS_OK(calls):
             return False
-        for call in calls:
-            if type(call) is not str or call not in _CALLS:
-                return False
         alone = phase.get("isAlone")
         if alone is not None and type(alone) is not bool:
             return False
@@ -157,13 +154,11 @@ def _phase(phase: Any) -> bool:
         tricks = phase.get("tricks")
         if type(tricks) is not list or len(tricks) > 10:
             return False
-        cards = CARD_TEXTS
-        for trick in tricks:
-            if type(trick) is not list or len(trick) > 10:
-                return False
-            for card in trick:
-                if type(card) is not str or card not in cards:
-                    return False
+        # Every trick a list of at most ten cards, checked list by list in C.
+        if tricks and not (
+            _LISTS_ONLY(map(type, tricks)) and max(map(len, tricks)) <= 10 and all(map(_CARDS_OK, tricks))
+        ):
+            return False
         alone = phase.get("isAlone")
         if alone is not None and type(alone) is not bool:
             return False
@@ -296,13 +291,25 @@ def _metadata(meta: Any, date_ok: Any) -> bool:
     return _ruleset(meta.get("ruleset"))
 
 
-def accepts(doc: Any, version_re: re.Pattern[str], date_ok: Any, deal_string_re: re.Pattern[str]) -> bool:
+def accepts(
+    doc: Any, version_re: re.Pattern[str], date_ok: Any, deal_string_re: re.Pattern[str], *, deals_checked: bool = False
+) -> bool:
     """True only if ``doc`` certainly passes validation with ``version_re`` (see module doc).
 
     ``date_ok(text)`` says whether a ``metadata.date`` string is accepted, and
     ``deal_string_re`` is the pattern a pre-packed deal string must match; both are passed
     in by :mod:`engine.model`, which owns them.  ``False`` means "not sure", never "invalid".
+    With ``deals_checked`` the deals are taken as valid (the caller built them so).
     """
+    try:
+        return _document(doc, version_re, date_ok, deal_string_re, deals_checked)
+    except TypeError:  # an unhashable element in a list of cards or calls
+        return False
+
+
+def _document(
+    doc: Any, version_re: re.Pattern[str], date_ok: Any, deal_string_re: re.Pattern[str], deals_checked: bool
+) -> bool:
     if type(doc) is not dict or len(doc) != 4:
         return False
     file_type = doc.get("fileType")
@@ -316,6 +323,8 @@ def accepts(doc: Any, version_re: re.Pattern[str], date_ok: Any, deal_string_re:
         return False
     if not _metadata(doc.get("metadata"), date_ok):
         return False
+    if deals_checked:
+        return True
     for deal in deals:
         if type(deal) is str:
             if not deal_string_re.match(deal):

@@ -208,15 +208,18 @@ def validate_document(obj: Any, *, source: str = "<input>", reference: bool = Tr
     return EgnDocument.model_validate(obj)
 
 
-def accepts_document(obj: Any, *, reference: bool = True) -> bool:
+def accepts_document(obj: Any, *, reference: bool = True, deals_checked: bool = False) -> bool:
     """True only when ``obj`` certainly passes :func:`validate_document` (no model is built).
 
     Also implies that every annotation key is decimal digits.  ``False`` means "not
     certain": call :func:`validate_document`, which alone words the error.
+    ``deals_checked``: the caller vouches for the deals (a codec decoder that built them
+    from valid parts); the header and metadata are checked all the same.
     """
     from .fastcheck import accepts
 
-    return accepts(obj, REFERENCE_VERSION_RE if reference else VERSION_RE, date_ok, DEAL_STRING_RE)
+    version = REFERENCE_VERSION_RE if reference else VERSION_RE
+    return accepts(obj, version, date_ok, DEAL_STRING_RE, deals_checked=deals_checked)
 
 
 def check_document(obj: Any, *, source: str = "<input>", reference: bool = True) -> None:

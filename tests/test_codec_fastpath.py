@@ -189,37 +189,38 @@ def _outcome(fn: Any, *args: Any) -> str:
 
 def _general_only(monkeypatch: pytest.MonkeyPatch) -> None:
     """Turn every codec fast path off (the general readers/writers do all the work)."""
-    from engine.codec import bitstream, common, expanded, protobuf
+    from engine.codec import bitstream, condensed, deal_bits, expanded, protobuf
 
-    monkeypatch.setattr(common, "_read_ruleset", common._general_ruleset)
-    monkeypatch.setattr(common, "_read_player", common._general_player)
-
-    monkeypatch.setattr(expanded, "_fast_play", lambda data, base: None)
-    monkeypatch.setattr(expanded, "_fast_bidding", lambda data: None)
-    monkeypatch.setattr(expanded, "_fast_state", lambda data, base: None)
-    monkeypatch.setattr(expanded, "_card_strings", expanded._general_card_strings)
-    monkeypatch.setattr(expanded, "_read_phase", expanded._general_phase)
+    monkeypatch.setattr(expanded, "read_file_fast", lambda data, condensed: None)
+    monkeypatch.setattr(condensed, "read_file_fast", lambda data, condensed: None)
+    monkeypatch.setattr(expanded, "_CARD_FIELDS", {})
+    monkeypatch.setattr(deal_bits, "read_tricks", lambda *args: None)
     monkeypatch.setattr(bitstream, "SMALL_STREAM", -1)
     monkeypatch.setattr(protobuf, "_SHORT_LEN", -1)
     monkeypatch.setattr(protobuf, "SHORT_STRINGS", {})
     monkeypatch.setattr(expanded, "SHORT_STRINGS", {})
-    monkeypatch.setattr(expanded, "_BIDDING_SEEN", {})
+
+
+def _mutated_binaries(seed: int, count: int, rounds: int) -> list[bytes]:
+    """The fixture binaries, then ``count`` of them mutated 1 to ``rounds`` times."""
+    from overlay.bench.fuzz import mutate
+
+    rng = random.Random(seed)
+    blobs = [p.read_bytes() for p in sorted(shared().rglob("*.egnb"))]
+    inputs = list(blobs)
+    for _ in range(count):
+        data = rng.choice(blobs)
+        for _ in range(rng.randint(1, rounds)):
+            data = mutate(data, rng, blobs)
+        inputs.append(data)
+    return inputs
 
 
 def test_fast_paths_match_general_code(monkeypatch: pytest.MonkeyPatch) -> None:
     from engine import codec
-    from overlay.bench.fuzz import mutate
 
-    folder = shared()
-    rng = random.Random(7)
-    blobs = [p.read_bytes() for p in sorted(folder.rglob("*.egnb"))]
+    inputs = _mutated_binaries(7, 1200, 3)
     docs = _games()[:120]
-    inputs = list(blobs)
-    for _ in range(1200):
-        data = rng.choice(blobs)
-        for _ in range(rng.randint(1, 3)):
-            data = mutate(data, rng, blobs)
-        inputs.append(data)
 
     def run_all() -> list[str]:
         out = [_outcome(codec.decode_bytes, b) for b in inputs]
@@ -233,3 +234,25 @@ def test_fast_paths_match_general_code(monkeypatch: pytest.MonkeyPatch) -> None:
     general = run_all()
     assert fast == general
     assert sum(o.startswith("{") for o in fast) > 300  # plenty of inputs decode
+
+
+def test_deals_the_decoders_vouch_for_pass_the_fast_check() -> None:
+    """Both decoders' "deals certainly valid" flag lets validation skip the deals: on the
+    fixtures and on mutated binaries, a flagged document must pass the full fast check."""
+    from engine.codec.condensed import decode_condensed_body
+    from engine.codec.expanded import read_expanded
+
+    inputs = _mutated_binaries(11, 3000, 2)
+    vouched = {0: 0, 1: 0}
+    for data in inputs:
+        if len(data) < 2 or data[0] not in vouched:
+            continue
+        reader = read_expanded if data[0] == 0 else decode_condensed_body
+        try:
+            doc, flagged = reader(data[1:], 1)
+        except EgnError:
+            continue
+        if flagged and accepts_document(doc, deals_checked=True):
+            vouched[data[0]] += 1
+            assert accepts_document(doc), data[:80]
+    assert min(vouched.values()) > 100, vouched

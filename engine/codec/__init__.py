@@ -21,7 +21,7 @@ from .common import MAX_BINARY, annotation_keys_numeric, relocate
 from .condensed import decode_condensed_body, encode_condensed_body
 from .deal_bits import unpack_deal
 from .emn import MAX_EMN_INPUT, read_match, validate_emn, write_match
-from .expanded import read_deal, read_file, write_deal, write_file
+from .expanded import read_expanded, write_deal, write_file
 from .jsjson import stringify
 
 __all__ = [
@@ -53,12 +53,13 @@ MAGIC_CONDENSED = 0x01
 MAGIC_EMN = 0x02
 
 
-def _validate(doc: Any, source: str) -> None:
+def _validate(doc: Any, source: str, *, deals_checked: bool = False) -> None:
     from ..validate import accepts_document, validate_document
 
     # A document the fast check accepts passes both checks below (see engine.fastcheck);
     # anything else takes the full path, which alone decides and words the error.
-    if accepts_document(doc, reference=True):
+    # ``deals_checked``: the decoder vouches for the deals (engine.codec.fastread, deal_bits).
+    if accepts_document(doc, reference=True, deals_checked=deals_checked):
         return
     annotation_keys_numeric(doc, source=source)
     validate_document(doc, source=source, reference=True)
@@ -96,9 +97,9 @@ def decode_condensed(data: bytes, *, source: str = "<input>", validate: bool = T
         raise CodecError("empty input", Place(source=source))
     body, base = _body(data)
     try:
-        doc = decode_condensed_body(body, base)
+        doc, deals_checked = decode_condensed_body(body, base)
         if validate:
-            _validate(doc, source)
+            _validate(doc, source, deals_checked=deals_checked)
     except EgnError as exc:
         raise _placed(exc, source) from None
     return doc
@@ -117,9 +118,9 @@ def decode_expanded(data: bytes, *, source: str = "<input>", validate: bool = Tr
         raise CodecError("empty input", Place(source=source))
     body, base = _body(data)
     try:
-        doc = read_file(body, base, lambda _i, payload, offset: read_deal(payload, offset))
+        doc, deals_checked = read_expanded(body, base)
         if validate:
-            _validate(doc, source)
+            _validate(doc, source, deals_checked=deals_checked)
     except EgnError as exc:
         raise _placed(exc, source) from None
     return doc

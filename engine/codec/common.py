@@ -33,6 +33,9 @@ __all__ = [
     "annotation_keys_numeric",
     "cap",
     "MAX_LINE_PHASES",
+    "MAX_ANNOTATION_KEYS",
+    "RULESET_BY_NUMBER",
+    "LONER_LEAD",
 ]
 
 #: The reference refuses EGN binaries (input and output) longer than this; exactly 8 MiB passes.
@@ -131,7 +134,8 @@ _RULESET: tuple[tuple[str, int, str], ...] = (
     ("num_players", 16, "int32"),
     ("num_deals", 17, "int32"),
 )
-_RULESET_BY_NUMBER = {number: (name, kind) for name, number, kind in _RULESET}
+#: Ruleset field number -> (JSON name, "bool" | "int32" | "enum").
+RULESET_BY_NUMBER = {number: (name, kind) for name, number, kind in _RULESET}
 LONER_LEAD = ("LEFT_OF_DEALER", "LEFT_OF_LONER")
 
 
@@ -165,28 +169,9 @@ def _write_ruleset(rules: Mapping[str, Any]) -> Writer:
 
 
 def _read_ruleset(data: bytes, base: int) -> dict[str, Any]:
-    # Fast path: every field a one-byte varint tag with a one-byte value (every ruleset
-    # the reference writes); anything else is decoded by the general loop below.
-    end = len(data)
-    if not end & 1:
-        out: dict[str, Any] = {}
-        for pos in range(0, end, 2):
-            key, value = data[pos], data[pos + 1]
-            if key >= 0x80 or value >= 0x80 or key & 7 or key < 8:
-                break
-            known = _RULESET_BY_NUMBER.get(key >> 3)
-            if known is not None:
-                name, kind = known
-                out[name] = (value != 0) if kind == "bool" else value if kind == "int32" else _enum_name(value, LONER_LEAD)
-        else:
-            return out
-    return _general_ruleset(data, base)
-
-
-def _general_ruleset(data: bytes, base: int) -> dict[str, Any]:
     out: dict[str, Any] = {}
     for f in read_fields(data, base=base):
-        known = _RULESET_BY_NUMBER.get(f.number)
+        known = RULESET_BY_NUMBER.get(f.number)
         if known is None:
             continue
         name, kind = known
@@ -238,14 +223,6 @@ def read_id(data: bytes, base: int) -> dict[str, str]:
 
 
 def _read_player(data: bytes, base: int) -> str | dict[str, Any]:
-    # Fast path: just a short ASCII name (field 1, one-byte length).
-    size = len(data)
-    if size >= 2 and data[0] == 0x0A and data[1] + 2 == size and data.isascii():
-        return data[2:].decode("ascii")
-    return _general_player(data, base)
-
-
-def _general_player(data: bytes, base: int) -> str | dict[str, Any]:
     result: str | dict[str, Any] | None = None
     for f in read_fields(data, base=base):
         if f.number == 1:

@@ -10,8 +10,9 @@ from collections.abc import Mapping
 from typing import Any
 
 from ..errors import CodecError, Place
-from .deal_bits import pack_deal, unpack_deal
+from .deal_bits import pack_deal, unpack_deal_checked
 from .expanded import read_file, write_file
+from .fastread import read_file_fast
 from .protobuf import Field, decode_str
 
 __all__ = ["encode_condensed_body", "decode_condensed_body", "condensed_deals"]
@@ -51,8 +52,9 @@ def encode_condensed_body(doc: Mapping[str, Any], *, source: str | None = None) 
     return write_file(doc, lambda i, _d: texts[i])
 
 
-def decode_condensed_body(data: bytes, base: int) -> dict[str, Any]:
-    """Decode a condensed ``EgnFile`` message (``base`` = offset of ``data`` in the file).
+def decode_condensed_body(data: bytes, base: int) -> tuple[dict[str, Any], bool]:
+    """Decode a condensed ``EgnFile`` message (``base`` = offset of ``data`` in the file),
+    and whether every deal certainly passes the schema (see :func:`unpack_deal_checked`).
 
     Deals are unpacked after the metadata is known, because the legacy-stream plausibility
     check needs the ruleset; ``dealNumber`` is each deal's index.
@@ -60,14 +62,20 @@ def decode_condensed_body(data: bytes, base: int) -> dict[str, Any]:
     Raises:
         CodecError: malformed protobuf or a deal stream that no version reads.
     """
-    raw: list[tuple[int, str]] = []
+    fast = read_file_fast(data, condensed=True)
+    if fast is not None:
+        doc = fast[0]
+        raw = list(enumerate(doc["deals"]))
+    else:
+        raw = []
 
-    def keep(index: int, payload: bytes, offset: int) -> int:
-        raw.append((index, decode_str(Field(4, 2, payload, offset), "deal string")))
-        return index
+        def keep(index: int, payload: bytes, offset: int) -> int:
+            raw.append((index, decode_str(Field(4, 2, payload, offset), "deal string")))
+            return index
 
-    doc = read_file(data, base, keep)
+        doc = read_file(data, base, keep)
     rules = _ruleset(doc)
-    doc["deals"] = [unpack_deal(text, index, ruleset=rules, place=Place(deal=index)) for index, text in raw]
-    return doc
+    deals = [unpack_deal_checked(text, index, ruleset=rules, place=Place(deal=index)) for index, text in raw]
+    doc["deals"] = [deal for deal, _ in deals]
+    return doc, all(certain for _, certain in deals)
 

@@ -11,14 +11,17 @@ from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
+from operator import lshift
 from typing import Any
 
 from ..cards import SUIT_ORDER, card_name, deck
 from ..errors import CodecError, Place
+from ..fastcheck import CALLS
 from .bitstream import WIDTHS, BitReader, BitWriter, ShortStream, b64url_decode, width
+from .pool import card_position, index_fields, read_tricks
 from .protobuf import js_utf8
 
-__all__ = ["pack_deal", "unpack_deal", "choose_version", "deck_for", "MIN_RANK_CODES"]
+__all__ = ["pack_deal", "unpack_deal", "unpack_deal_checked", "choose_version", "deck_for", "MIN_RANK_CODES"]
 
 BIDDING = "EUCHRE_BIDDING"
 PLAY = "TRICK_PLAY"
@@ -71,6 +74,9 @@ def choose_version(deal: Mapping[str, Any], ruleset: Mapping[str, Any]) -> int:
 
 
 # --- packing -----------------------------------------------------------------------------
+
+#: (calls, first action index, players, up-card suit) -> (bits, bit count) of those calls.
+_CALL_BITS: dict[tuple[tuple[str, ...], int, int, str], tuple[int, int]] = {}
 
 
 class _Packer:
@@ -162,19 +168,23 @@ class _Packer:
             raise self.fail(f"unknown phase type {kind!r}", **loc)
 
     def bidding(self, phase: Mapping[str, Any], start: int, loc: dict[str, Any]) -> None:
-        w, players = self.w, self.players
+        w = self.w
         loc = {**loc, "phase_type": BIDDING}
-        round2 = [s for s in _SUITS if s != self.up_suit]
-        for i, call in enumerate(phase.get("calls") or ()):
-            if not isinstance(call, str):
-                raise self.fail(f"call {call!r} is not a string", call=i, **loc)
-            if start + i < players:
-                w.bit(call != "Pass")
-            else:
-                # Calls the stream cannot express ('n', 'x', 'Order', the up-card suit) are
-                # written as Pass, exactly as the reference does (quirks q01-q06).
-                letter = call[:1].lower()
-                w.write(round2.index(letter) + 1 if letter in round2 else 0, 2)
+        calls = phase.get("calls") or ()
+        # A few call sequences make up most biddings: their bits are cached.
+        try:
+            key = (tuple(calls), start, self.players, self.up_suit) if CALLS.issuperset(calls) else None
+        except TypeError:  # an unhashable call: the loop below words the error
+            key = None
+        bits = _CALL_BITS.get(key) if key is not None else None
+        if bits is None:
+            sub = BitWriter()
+            self.calls(sub, calls, start, loc)
+            bits = sub.acc, sub.nbits
+            if key is not None and len(_CALL_BITS) < 4096:
+                _CALL_BITS[key] = bits
+        w.acc = (w.acc << bits[1]) | bits[0]
+        w.nbits += bits[1]
         alone = bool(phase.get("isAlone"))
         w.bit(alone)
         if self.version >= 2 and alone:
@@ -190,26 +200,42 @@ class _Packer:
                 self.deck_index(phase["discard"], "discard", **loc)
         self.annotations(phase.get("callAnnotations"), loc)
 
+    def calls(self, w: BitWriter, calls: Any, start: int, loc: dict[str, Any]) -> None:
+        players = self.players
+        round2 = [s for s in _SUITS if s != self.up_suit]
+        for i, call in enumerate(calls):
+            if not isinstance(call, str):
+                raise self.fail(f"call {call!r} is not a string", call=i, **loc)
+            if start + i < players:
+                w.bit(call != "Pass")
+            else:
+                # Calls the stream cannot express ('n', 'x', 'Order', the up-card suit) are
+                # written as Pass, exactly as the reference does (quirks q01-q06).
+                letter = call[:1].lower()
+                w.write(round2.index(letter) + 1 if letter in round2 else 0, 2)
+
     def play(self, phase: Mapping[str, Any], pool: list[str], loc: dict[str, Any]) -> None:
         w = self.w
         loc = {**loc, "phase_type": PLAY}
         tricks = phase.get("tricks") or []
         w.write(len(tricks), 3)
-        # Inlined BitWriter.write: an index into the pool always fits its width.
-        acc, nbits = w.acc, w.nbits
-        for t, trick in enumerate(tricks):
-            for c, card in enumerate(trick if isinstance(trick, list) else ()):
-                try:
-                    idx = pool.index(card)
-                except ValueError:
-                    w.acc, w.nbits = acc, nbits
-                    raise self.fail(f"Card {card} not found in remaining cards", trick=t, card=c, **loc) from None
-                n = len(pool)
-                bits = WIDTHS[n] if n < _MAX_POOL else width(n - 1)
-                acc = (acc << bits) | idx
-                nbits += bits
-                del pool[idx]
-        w.acc, w.nbits = acc, nbits
+        # Each card is its index in the pool of cards not yet played; the widths depend only
+        # on the pool's size, so the indices are found first and written in one step.
+        n = len(pool)
+        indices: list[int] = []
+        index, keep = pool.index, indices.append
+        try:
+            for trick in tricks:
+                for card in trick if isinstance(trick, list) else ():
+                    i = index(card)
+                    del pool[i]
+                    keep(i)
+        except ValueError:
+            t, c = card_position(tricks, len(indices))
+            raise self.fail(f"Card {tricks[t][c]} not found in remaining cards", trick=t, card=c, **loc) from None
+        fields = index_fields(n, len(indices))
+        w.acc = (w.acc << fields.total) | sum(map(lshift, indices, fields.shifts))
+        w.nbits += fields.total
         self.annotations(phase.get("playAnnotations"), loc)
 
     def annotations(self, annotations: Any, loc: dict[str, Any]) -> None:
@@ -292,6 +318,8 @@ class _Unpacker:
     def __init__(self, r: BitReader, version: int) -> None:
         self.r = r
         self.version = version
+        #: False once the deal holds something the schema refuses (see unpack_deal_checked).
+        self.certain = True
 
     def card(self, cards: Sequence[str], n: int) -> str | None:
         idx = self.r.read(width(n - 1))
@@ -299,11 +327,14 @@ class _Unpacker:
 
     def run(self, number: int) -> dict[str, Any]:
         r = self.r
-        r.read(4)
         if self.version == 1:
-            dealer = r.read(2)
+            dealer = r.read(6) & 3  # version (4 bits), dealer (2)
             self.players, code = 4, 0
-        else:
+        elif r.pos + 12 <= r.end:
+            head = r.read(12)  # version (4 bits), dealer (3), players - 1 (3), min-rank code (2)
+            dealer, self.players, code = (head >> 5) & 7, ((head >> 2) & 7) + 1, head & 3
+        else:  # a short stream fails at the field the reference fails at
+            r.read(4)
             dealer = r.read(3)
             self.players = r.read(3) + 1
             code = r.read(2)
@@ -313,24 +344,37 @@ class _Unpacker:
         state: dict[str, Any] = {"dealer": dealer}
         if up is not None:
             state["upCard"] = up
+        else:
+            self.certain = False
         if self.version == 3 and r.read(1):
             hands = []
             for _ in range(self.players):
                 size = r.read(4)
-                hands.append([self.card(self.deck, len(self.deck)) for _ in range(size)])
+                hand = [self.card(self.deck, len(self.deck)) for _ in range(size)]
+                if size > 10 or None in hand:
+                    self.certain = False
+                hands.append(hand)
             state["playerCards"] = hands
         phases: list[dict[str, Any]] = []
         gov = _Gov()
         pool = list(self.deck)
-        for i in range(r.read(3)):
+        count = r.read(3)
+        if count > 2:
+            self.certain = False
+        for i in range(count):
             phases.append(self.phase(i, 0, pool, gov, first_trick=None))
         deal: dict[str, Any] = {"dealNumber": number, "initialState": state, "phases": phases}
         if r.read(1):
             first_calls = next((len(p["calls"]) for p in phases if p["type"] == BIDDING), 0)
             lines = []
-            for _ in range(r.read(8)):
+            nlines = r.read(8)
+            if nlines > 50:
+                self.certain = False
+            for _ in range(nlines):
                 branch = r.read(16)
                 count = r.read(4)
+                if not count:
+                    self.certain = False
                 line_gov = _Gov(gov.alone, gov.defender)
                 line_pool = _pool_before(self.deck, phases, branch)
                 alt: list[dict[str, Any]] = []
@@ -377,8 +421,22 @@ class _Unpacker:
     def play(self, number: int, pool: list[str], gov: _Gov, first_trick: int | None) -> dict[str, Any]:
         r = self.r
         per_trick = gov.cards_per_trick(self.players)
-        tricks: list[list[str | None]] = []
         count = r.read(3)
+        tricks = read_tricks(r, pool, count, per_trick, first_trick)
+        if tricks is None:
+            tricks = self.tricks(pool, count, per_trick, first_trick)
+            if any(None in trick for trick in tricks):
+                self.certain = False
+        phase: dict[str, Any] = {"phaseNumber": number, "type": PLAY, "tricks": tricks}
+        notes = self.annotations()
+        if notes is not None:
+            phase["playAnnotations"] = notes
+        return phase
+
+    def tricks(self, pool: list[str], count: int, per_trick: int, first_trick: int | None) -> list[list[str | None]]:
+        """The tricks card by card (any stream; an index past the pool reads as ``None``)."""
+        r = self.r
+        tricks: list[list[str | None]] = []
         value, end, pos = r.value, r.end, r.pos
         for t in range(count):
             size = first_trick if (t == 0 and first_trick is not None) else per_trick
@@ -400,11 +458,7 @@ class _Unpacker:
                 trick.append(pool.pop(idx) if idx < n else None)
             tricks.append(trick)
         r.pos = pos
-        phase: dict[str, Any] = {"phaseNumber": number, "type": PLAY, "tricks": tricks}
-        notes = self.annotations()
-        if notes is not None:
-            phase["playAnnotations"] = notes
-        return phase
+        return tricks
 
     def annotations(self) -> dict[str, list[str]] | None:
         r = self.r
@@ -421,18 +475,42 @@ class _Unpacker:
                     texts.append(raw.decode("utf-8"))
                 except UnicodeDecodeError:
                     raise _Fail(f"annotation text before bit {r.pos} is not UTF-8") from None
+                if len(texts[-1]) > 1024:
+                    self.certain = False
+            if len(texts) > 50:
+                self.certain = False
             out[str(key)] = texts
         return out
+
+
+def _read_round_one(r: BitReader, seats: int) -> list[str]:
+    """Round one bit by bit (a long stream, or one that may end inside the round)."""
+    calls = []
+    for _ in range(seats):
+        if r.read(1):
+            calls.append("Order")
+            break
+        calls.append("Pass")
+    return calls
 
 
 def _read_calls(r: BitReader, start: int, players: int, up: str | None) -> list[str]:
     calls: list[str] = []
     if start < players:
-        for _ in range(start, players):
-            if r.read(1):
-                calls.append("Order")
+        seats = players - start
+        if r.value >= 0 and r.pos + seats <= r.end:
+            # Round one in one read: passes, then possibly an order (the first 1 bit).
+            at = r.pos
+            bits = r.read(seats)
+            if bits:
+                passes = seats - bits.bit_length()
+                r.pos = at + passes + 1
+                return ["Pass"] * passes + ["Order"]
+            calls = ["Pass"] * seats
+        else:
+            calls = _read_round_one(r, seats)
+            if calls[-1:] == ["Order"]:
                 return calls
-            calls.append("Pass")
     for _ in range(max(0, start - players), players):
         v = r.read(2)
         if v == 0:
@@ -503,6 +581,13 @@ _HEADERS = {0b0011: 3, 0b0010: 2, 0b0001: 1}
 def unpack_deal(
     text: str, number: int, *, ruleset: Mapping[str, Any] | None = None, place: Place | None = None
 ) -> dict[str, Any]:
+    """Unpack one base64url deal string (see :func:`unpack_deal_checked`)."""
+    return unpack_deal_checked(text, number, ruleset=ruleset, place=place)[0]
+
+
+def unpack_deal_checked(
+    text: str, number: int, *, ruleset: Mapping[str, Any] | None = None, place: Place | None = None
+) -> tuple[dict[str, Any], bool]:
     """Unpack one base64url deal string; ``number`` becomes its ``dealNumber``.
 
     Like the reference: header ``0011``/``0010``/``0001`` is read as V3/V2/V1, anything
@@ -511,6 +596,11 @@ def unpack_deal(
     zero padding, and the game must be one V0 can describe (4 players, 24 cards).  The
     reference returns whatever the fallback produced, which can be a schema-valid but
     wrong deal (quirk q09); we refuse instead of returning garbage silently.
+
+    The flag is ``True`` when the deal certainly passes the schema: a V1-V3 reading whose
+    every card index fell inside its pool and whose counts are within the schema's limits
+    (calls, numbers and seats read from the stream are valid by construction).  Legacy V0
+    readings are never flagged.
 
     Raises:
         CodecError: not base64, or no version reads the stream.
@@ -522,7 +612,8 @@ def unpack_deal(
     why = ""
     if version is not None:
         try:
-            return _Unpacker(BitReader(data), version).run(number)
+            unpacker = _Unpacker(BitReader(data), version)
+            return unpacker.run(number), unpacker.certain
         except (_Fail, ShortStream) as exc:
             why = f"not a valid V{version} stream ({exc})"
     try:
@@ -541,4 +632,4 @@ def unpack_deal(
     if not clean:
         lead = f"{why}; its" if why else "its"
         raise CodecError(f"{lead} legacy V0 reading leaves undecoded bits (garbage)", where)
-    return deal
+    return deal, False

@@ -14,14 +14,13 @@ from typing import Any
 
 from ..errors import CodecError, EgnError, Place
 from .common import MAX_LINE_PHASES, cap, read_annotations, read_metadata, relocate, write_annotations, write_metadata
+from .fastread import CARD_PAIRS, read_file_fast
 from .protobuf import SHORT_STRINGS, Writer, as_bool, as_bytes, as_int32, decode_str, read_fields
 
-__all__ = ["write_file", "read_file", "write_deal", "read_deal"]
+__all__ = ["write_file", "read_file", "write_deal", "read_deal", "read_expanded"]
 
 BIDDING = "EUCHRE_BIDDING"
 PLAY = "TRICK_PLAY"
-#: The encoded field (tag 0x0a, length 2, text) of every two-letter card spelling -> its text.
-_CARD_FIELDS = {b"\x0a\x02" + (r + s).encode(): r + s for r in "78N9TJQKAX" for s in "SsHhCcDdxtngh"}
 
 
 def _opt_int(w: Writer, number: int, obj: Mapping[str, Any], key: str) -> None:
@@ -43,12 +42,43 @@ def _bad(what: str, value: Any) -> None:
     raise CodecError(f"{what} {value!r} is not a card string")
 
 
+#: The encoded field 1 (tag 0x0a, length 2, text) of every two-letter card spelling.
+_CARD_FIELDS = {card: b"\x0a\x02" + card.encode() for card in CARD_PAIRS}
+
+
 def _card_list(outer: Writer, number: int, cards: Any, what: str) -> None:
+    """A ``CardList``/``Trick`` message as field ``number`` (< 16) of ``outer``."""
+    if type(cards) is list and len(cards) < 32:
+        # Two-letter cards (nearly all): one join; the message and its length fit a byte.
+        try:
+            payload = b"".join(map(_CARD_FIELDS.__getitem__, cards))
+        except (KeyError, TypeError):
+            pass
+        else:
+            outer.buf += bytes(((number << 3) | 2, len(payload))) + payload
+            return
     sub = Writer()
     if not isinstance(cards, list):
         raise CodecError(f"{what} {cards!r} is not a list of cards")
     _cards(sub, 1, cards, what)
     outer.message(number, sub)
+
+
+#: Tag (field 3, wire type 2) and length byte of a trick of 0-31 cards.
+_TRICK_HEADS = tuple(bytes((0x1A, 4 * n)) for n in range(32))
+_LIST_ONLY = frozenset((list,)).issuperset
+
+
+def _plain_tricks(body: Writer, tricks: Any) -> bool:
+    """Write every trick at once when all are lists of up to 31 two-letter cards."""
+    if type(tricks) is not list or not _LIST_ONLY(map(type, tricks)) or max(map(len, tricks), default=0) > 31:
+        return False
+    card = _CARD_FIELDS.__getitem__
+    try:
+        body.buf += b"".join([_TRICK_HEADS[len(t)] + b"".join(map(card, t)) for t in tricks])
+    except (KeyError, TypeError):
+        return False
+    return True
 
 
 def _write_phase(phase: Any) -> Writer:
@@ -76,8 +106,10 @@ def _write_phase(phase: Any) -> Writer:
         write_annotations(body, 7, phase.get("callAnnotations"))
         number = 1
     elif kind == PLAY:
-        for trick in phase.get("tricks") or ():
-            _card_list(body, 3, trick, "trick")
+        tricks = phase.get("tricks") or ()
+        if not _plain_tricks(body, tricks):
+            for trick in tricks:
+                _card_list(body, 3, trick, "trick")
         write_annotations(body, 4, phase.get("playAnnotations"))
         number = 2
     else:
@@ -160,18 +192,6 @@ def write_file(doc: Mapping[str, Any], deal: DealWriter) -> bytes:
 
 
 def _card_strings(data: bytes, base: int, what: str) -> list[str]:
-    # Fast path: up to ten two-letter cards, each field 1 / wire 2 / length 2 (the shape
-    # every writer produces); anything else takes the general reader below.
-    size = len(data)
-    if size <= 40 and not size & 3:
-        try:
-            return [_CARD_FIELDS[data[i : i + 4]] for i in range(0, size, 4)]
-        except KeyError:
-            pass
-    return _general_card_strings(data, base, what)
-
-
-def _general_card_strings(data: bytes, base: int, what: str) -> list[str]:
     out = []
     for f in read_fields(data, base=base):
         if f.number == 1:
@@ -181,17 +201,6 @@ def _general_card_strings(data: bytes, base: int, what: str) -> list[str]:
 
 
 def _read_phase(data: bytes, base: int) -> dict[str, Any]:
-    # Fast path: the message is exactly one bidding (field 1) or play (field 2) submessage
-    # with a one-byte length, which is what the general loop below would find.
-    if len(data) >= 2 and data[1] < 0x80 and data[1] + 2 == len(data):
-        if data[0] == 0x0A:
-            return _read_bidding(data[2:], base + 2)
-        if data[0] == 0x12:
-            return _read_play(data[2:], base + 2)
-    return _general_phase(data, base)
-
-
-def _general_phase(data: bytes, base: int) -> dict[str, Any]:
     found: dict[str, Any] | None = None
     for f in read_fields(data, base=base):
         if f.number == 1:
@@ -203,78 +212,7 @@ def _general_phase(data: bytes, base: int) -> dict[str, Any]:
     return found
 
 
-def _short_ascii(data: bytes, pos: int, end: int) -> tuple[str, int] | None:
-    """The one-byte-length ASCII string whose length byte is at ``pos``, and the next position."""
-    if pos >= end:
-        return None
-    stop = pos + 1 + data[pos]
-    if data[pos] >= 0x80 or stop > end:
-        return None
-    raw = data[pos + 1 : stop]
-    return (raw.decode("ascii"), stop) if raw.isascii() else None
-
-
-def _fast_bidding(data: bytes) -> dict[str, Any] | None:
-    """The common bidding message (one-byte varints, ASCII strings, no exchanges or notes).
-
-    ``None`` for anything else, which the general reader then decodes (and words errors);
-    the result is exactly what the general reader returns for the same bytes.
-    """
-    calls: list[str] = []
-    single: dict[str, Any] = {}
-    pos, end = 0, len(data)
-    while pos < end:
-        key = data[pos]
-        if key == 0x12 or key == 0x2A:  # call / discard
-            found = _short_ascii(data, pos + 1, end)
-            if found is None:
-                return None
-            text, pos = found
-            if key == 0x2A:
-                single["discard"] = text
-            elif len(calls) == 16:
-                return None
-            else:
-                calls.append(text)
-        elif key == 0x08 or key == 0x18 or key == 0x20:  # phaseNumber / isAlone / aloneDefender
-            if pos + 1 >= end or data[pos + 1] >= 0x80:
-                return None
-            value = data[pos + 1]
-            pos += 2
-            if key == 0x08:
-                single["phaseNumber"] = value
-            elif key == 0x18:
-                single["isAlone"] = value != 0
-            else:
-                single["aloneDefender"] = value
-        else:
-            return None
-    out: dict[str, Any] = {"calls": calls, "cardExchanges": []}
-    out.update(_ordered(single, ("phaseNumber", "isAlone", "aloneDefender", "discard")))
-    out["type"] = BIDDING
-    return out
-
-
-#: Decoded plain bidding messages by their bytes (a few dozen shapes cover most games).
-_BIDDING_SEEN: dict[bytes, dict[str, Any]] = {}
-
-
 def _read_bidding(data: bytes, base: int) -> dict[str, Any]:
-    seen = _BIDDING_SEEN.get(data)
-    if seen is not None:
-        out = dict(seen)  # fresh lists: the caller owns (and may change) the result
-        out["calls"] = list(seen["calls"])
-        out["cardExchanges"] = []
-        return out
-    fast = _fast_bidding(data)
-    if fast is None:
-        return _general_bidding(data, base)
-    if len(_BIDDING_SEEN) < 4096:
-        _BIDDING_SEEN[bytes(data)] = {**fast, "calls": list(fast["calls"])}
-    return fast
-
-
-def _general_bidding(data: bytes, base: int) -> dict[str, Any]:
     calls: list[str] = []
     exchanges: list[dict[str, Any]] = []
     notes: dict[str, list[str]] = {}
@@ -324,41 +262,7 @@ def _read_exchange(data: bytes, base: int) -> dict[str, Any]:
     return {"cards": cards, **_ordered(single, ("sender", "receiver"))}
 
 
-def _fast_play(data: bytes, base: int) -> dict[str, Any] | None:
-    """The common trick-play message (one-byte varints and lengths, no notes), else ``None``.
-
-    Trick payloads go through :func:`_card_strings` with the same offsets as the general
-    reader, so an error raised here is the one the general reader raises.
-    """
-    tricks: list[list[str]] = []
-    number: int | None = None
-    pos, end = 0, len(data)
-    while pos < end:
-        key = data[pos]
-        if pos + 1 >= end or data[pos + 1] >= 0x80:
-            return None
-        if key == 0x1A:
-            stop = pos + 2 + data[pos + 1]
-            if stop > end or len(tricks) == 10:
-                return None
-            tricks.append(_card_strings(data[pos + 2 : stop], base + pos + 2, "card"))
-            pos = stop
-        elif key == 0x08:
-            number = data[pos + 1]
-            pos += 2
-        else:
-            return None
-    out: dict[str, Any] = {"tricks": tricks} if number is None else {"tricks": tricks, "phaseNumber": number}
-    out["type"] = PLAY
-    return out
-
-
 def _read_play(data: bytes, base: int) -> dict[str, Any]:
-    fast = _fast_play(data, base)
-    return fast if fast is not None else _general_play(data, base)
-
-
-def _general_play(data: bytes, base: int) -> dict[str, Any]:
     tricks: list[list[str]] = []
     notes: dict[str, list[str]] = {}
     single: dict[str, Any] = {}
@@ -377,45 +281,7 @@ def _general_play(data: bytes, base: int) -> dict[str, Any]:
     return out
 
 
-def _fast_state(data: bytes, base: int) -> dict[str, Any] | None:
-    """The common ``InitialState`` (one-byte varints and lengths), else ``None``.
-
-    Hands go through :func:`_card_strings` with the general reader's offsets, so an error
-    raised here is the one the general reader raises.
-    """
-    hands: list[list[str]] = []
-    dealer: int | None = None
-    up: str | None = None
-    pos, end = 0, len(data)
-    while pos < end:
-        key = data[pos]
-        if pos + 1 >= end or data[pos + 1] >= 0x80:
-            return None
-        if key == 0x22:
-            stop = pos + 2 + data[pos + 1]
-            if stop > end or len(hands) == 10:
-                return None
-            hands.append(_card_strings(data[pos + 2 : stop], base + pos + 2, "card"))
-            pos = stop
-        elif key == 0x08:
-            dealer = data[pos + 1]
-            pos += 2
-        elif key == 0x12:
-            found = _short_ascii(data, pos + 1, end)
-            if found is None:
-                return None
-            up, pos = found
-        else:
-            return None
-    out: dict[str, Any] = {"playerCards": hands}
-    if dealer is not None:
-        out["dealer"] = dealer
-    if up is not None:
-        out["upCard"] = up
-    return out
-
-
-def _general_state(data: bytes, base: int) -> dict[str, Any]:
+def _read_state(data: bytes, base: int) -> dict[str, Any]:
     hands: list[list[str]] = []
     state: dict[str, Any] = {}
     for g in read_fields(data, base=base):
@@ -443,9 +309,7 @@ def read_deal(data: bytes, base: int) -> dict[str, Any]:
         if n == 1:
             single["dealNumber"] = as_int32(f, "dealNumber")
         elif n == 2:
-            payload = as_bytes(f, "initialState")
-            fast = _fast_state(payload, f.offset)
-            single["initialState"] = fast if fast is not None else _general_state(payload, f.offset)
+            single["initialState"] = _read_state(as_bytes(f, "initialState"), f.offset)
         elif n == 3:
             try:
                 phases.append(_read_phase(as_bytes(f, "phase"), f.offset))
@@ -496,3 +360,19 @@ def read_file(data: bytes, base: int, deal: DealReader) -> dict[str, Any]:
             except EgnError as exc:
                 raise relocate(exc, deal=index) from None
     return {"deals": deals, **_ordered(single, ("fileType", "version", "metadata"))}
+
+
+def read_expanded(data: bytes, base: int) -> tuple[dict[str, Any], bool]:
+    """Decode an expanded ``EgnFile`` message (without magic byte; ``base`` = its offset).
+
+    The one-pass reader of :mod:`engine.codec.fastread` takes the common shape; anything
+    else (and every error) is the general reader's.  The flag says whether every deal is
+    certainly schema-valid (see :func:`~engine.codec.fastread.read_file_fast`).
+
+    Raises:
+        CodecError, SchemaError: see :func:`read_file`.
+    """
+    fast = read_file_fast(data, condensed=False)
+    if fast is not None:
+        return fast
+    return read_file(data, base, lambda _i, payload, offset: read_deal(payload, offset)), False
