@@ -6,7 +6,7 @@ decimal digits.  It is conservative: anything unusual (a float where an integer 
 string with a lone surrogate, an integer outside 64 bits, a tuple for a list, a card
 spelled with a trailing newline ...) makes it answer ``False``, and the caller then runs
 the full validation, which alone words the error.  So what is accepted or refused, and
-every error message, is exactly what :func:`engine.model.validate_document` decides;
+every error message, is exactly what :func:`engine.validate.validate_document` decides;
 this module only skips building a model nobody reads for the common valid document.
 
 ``tests/test_codec_fastpath.py`` checks it against the models on the fixtures and on
@@ -298,7 +298,7 @@ def accepts(
 
     ``date_ok(text)`` says whether a ``metadata.date`` string is accepted, and
     ``deal_string_re`` is the pattern a pre-packed deal string must match; both are passed
-    in by :mod:`engine.model`, which owns them.  ``False`` means "not sure", never "invalid".
+    in by :mod:`engine.validate`, which owns them.  ``False`` means "not sure", never "invalid".
     With ``deals_checked`` the deals are taken as valid (the caller built them so).
     """
     try:
