@@ -151,7 +151,7 @@ def parse_card(text: str, *, place: Place | None = None) -> Card:
 
 @lru_cache(maxsize=512)
 def _parse(text: str) -> Card | None:
-    if not CARD_RE.match(text):
+    if not CARD_RE.fullmatch(text):
         return None
     if text == "B":
         return JOKER

@@ -316,7 +316,7 @@ def _document(
     if type(file_type) is not str or file_type != _FILE_TYPE:
         return False
     version = doc.get("version")
-    if type(version) is not str or not version_re.match(version):
+    if type(version) is not str or not version_re.fullmatch(version):
         return False
     deals = doc.get("deals")
     if type(deals) is not list or len(deals) > 100:
@@ -327,7 +327,7 @@ def _document(
         return True
     for deal in deals:
         if type(deal) is str:
-            if not deal_string_re.match(deal):
+            if not deal_string_re.fullmatch(deal):
                 return False
         elif not _deal(deal):
             return False

@@ -67,7 +67,7 @@ def _json_int(value: Any) -> Any:
 
 
 def _card(value: str) -> str:
-    if not CARD_RE.match(value):
+    if not CARD_RE.fullmatch(value):
         raise ValueError(f"{value!r} is not a card (must match {CARD_RE.pattern})")
     return value
 
@@ -79,7 +79,7 @@ _LOCAL = re.compile(r"^\d{4}-\d{2}-\d{2}[T ]\d{2}:\d{2}(:\d{2}(\.\d+)?)?$")
 
 
 def _date_text(value: str) -> str:
-    m = _RFC3339.match(value)
+    m = _RFC3339.fullmatch(value)
     if m:
         y, mo, d, hh, mm, ss = (int(m.group(i)) for i in range(1, 7))
         try:
@@ -89,7 +89,7 @@ def _date_text(value: str) -> str:
         else:
             if hh > 23 or mm > 59 or ss > 60:
                 m = None
-    if m is None and not _LOCAL.match(value):
+    if m is None and not _LOCAL.fullmatch(value):
         raise ValueError(f"{value!r} is not a date-time (e.g. '2026-05-30T03:51' or '2026-05-30T03:51:00Z')")
     return value
 

@@ -103,7 +103,7 @@ def parse_document(obj: Any, *, source: str = "<input>", strict: bool = False) -
     production: dict[str, Any] = {}
     upgraded_from = None
     version = doc.get("version")
-    old = isinstance(version, str) and OLD_VERSION_RE.match(version) is not None
+    old = isinstance(version, str) and OLD_VERSION_RE.fullmatch(version) is not None
     # Legacy Renderer fields (timings, views, ...) are production data, kept aside: always
     # for an old file or a lenient load; a strict load of a current file refuses them, as
     # the reference does.

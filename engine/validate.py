@@ -152,7 +152,7 @@ def _top_level(doc: Any, source: str, version_re: re.Pattern[str]) -> list[Found
     if "fileType" in doc and doc["fileType"] != FILE_TYPE:
         out.append(p(("fileType",), f"{doc['fileType']!r}: must equal {FILE_TYPE!r}"))
     v = doc.get("version")
-    if "version" in doc and not (isinstance(v, str) and version_re.match(v)):
+    if "version" in doc and not (isinstance(v, str) and version_re.fullmatch(v)):
         out.append(p(("version",), f"{v!r}: version must match {version_re.pattern!r}"))
     deals = doc.get("deals")
     if "deals" in doc:
@@ -179,7 +179,7 @@ def find_problems(doc: Any, source: str, version_re: re.Pattern[str]) -> list[Fo
     if isinstance(deals, list):
         for i, deal in enumerate(deals[:100]):
             if isinstance(deal, str):
-                if not DEAL_STRING_RE.match(deal):
+                if not DEAL_STRING_RE.fullmatch(deal):
                     out.append((("deals", i), Problem(Place(source=source, deal=i, path=f"/deals/{i}"), f"{deal[:40]!r} is not a packed deal (base64)", "schema")))
                 continue
             try:
@@ -240,7 +240,7 @@ def valid_as_is(doc: Any, version_re: re.Pattern[str] = VERSION_RE) -> EgnDocume
     """
     if not isinstance(doc, dict) or _top_level(doc, "", version_re):
         return None
-    if any(isinstance(deal, str) and not DEAL_STRING_RE.match(deal) for deal in doc["deals"]):
+    if any(isinstance(deal, str) and not DEAL_STRING_RE.fullmatch(deal) for deal in doc["deals"]):
         return None
     try:
         return EgnDocument.model_validate(doc)

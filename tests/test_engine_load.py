@@ -225,3 +225,31 @@ def test_bundled_demo_is_the_projects_own_generated_game() -> None:
     tl = load_game(json.dumps(bundled), source="demo.egn", strict=True).timeline
     assert tl.problems == () and tl.winner is not None
     assert any(d.alone for d in tl.deals) and any(s.annotations for s in tl.steps)
+
+
+@pytest.mark.parametrize(
+    "where, bad",
+    [
+        ("card", "9d\n"),
+        ("version", "1.4\n"),
+        ("date", "2026-05-30T03:51:00Z\n"),
+    ],
+)
+def test_a_trailing_newline_is_not_a_valid_value(where: str, bad: str) -> None:
+    """Python's ``$`` also matches before a final newline; the schema's patterns (JavaScript
+    regular expressions without the multiline flag) do not, so neither do we."""
+    from engine.errors import SchemaError
+    from engine.validate import validate_document
+    from tests.support import game
+
+    doc = game(3, 1)
+    if where == "card":
+        doc["deals"][0]["upCard"] = bad
+    elif where == "version":
+        doc["version"] = bad
+    else:
+        doc["metadata"]["date"] = bad
+    with pytest.raises(SchemaError):
+        validate_document(doc, source="nl.egn")
+    with pytest.raises(SchemaError):
+        load_game(json.dumps(doc), source="nl.egn", strict=True)

@@ -137,7 +137,7 @@ def b64url_decode(text: str) -> bytes:
     Raises:
         CodecError: characters outside the base64 alphabets or an impossible length.
     """
-    if not _B64.match(text):
+    if not _B64.fullmatch(text):
         raise CodecError(f"deal string {text[:40]!r} is not base64")
     body = text.rstrip("=").replace("-", "+").replace("_", "/")
     if len(body) % 4 == 1:

@@ -90,7 +90,7 @@ def validate_emn(obj: Any, *, source: str = "<input>") -> None:
     if doc["fileType"] != FILE_TYPE:
         raise c.fail("/fileType", f"must be equal to constant {FILE_TYPE!r}")
     c.string(doc["version"], "/version")
-    if not _VERSION.match(doc["version"]):
+    if not _VERSION.fullmatch(doc["version"]):
         raise c.fail("/version", f'must match pattern "{_VERSION.pattern}"')
     meta = c.obj(
         doc["metadata"],
