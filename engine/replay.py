@@ -270,10 +270,10 @@ class _DealReplay:
         self.played: dict[tuple[object, ...], tuple[int, int]] = {}
         self.played_by: dict[int, list[Card]] = {}
         self.complete_play = False
-        self.hands, self.known = self._initial_hands()
-        self.prefill = prefill
         #: the first of the two passes only needs to know who played what: no states
         self.quiet = quiet
+        self.hands, self.known = self._initial_hands()
+        self.prefill = prefill
         self._placeholder: GameState = None  # type: ignore[assignment]
         if prefill is not None:
             self.backfill(prefill)
@@ -348,6 +348,15 @@ class _DealReplay:
                 hands[seat] = [parse_card(c) for c in given[seat]]
                 known[seat] = all(c.known for c in hands[seat])
         self._given = [bool(h) for h in hands]
+        # one deck: a card dealt twice (or the up-card also in a hand) is not a real deal
+        holder: dict[Card, str] = {}
+        if self.up.known:
+            holder[self.up] = "the up-card"
+        for seat, hand in enumerate(hands):
+            for card in hand:
+                if card.known and card in holder and not self.quiet:
+                    self.problem(f"{card_name(card)!r} is dealt twice: seat {seat} and {holder[card]}", kind="schema")
+                holder.setdefault(card, f"seat {seat}")
         return hands, known
 
     def backfill(self, first: _DealReplay) -> None:
