@@ -64,7 +64,7 @@ def create_app(settings: ServerSettings | None = None) -> web.Application:
     app[STORE] = store
     app[HUB] = Hub(store, clock=settings.clock, max_delay=settings.max_delay)
     app[TOKEN] = token
-    app[TOKEN_CREATED] = created
+    app[TOKEN_CREATED] = created or ""
     app[SOCKETS] = weakref.WeakSet()
     app.cleanup_ctx.append(_hub_ctx)
     app.on_shutdown.append(_close_sockets)

@@ -26,6 +26,10 @@ class ServerSettings:
     demo: bool = True  # a fresh install gets the looping demo channel
     clock: Callable[[], float] = time.monotonic
     max_delay: float = 600.0
+    #: folders ``load`` and ``follow`` may read (empty: any path the process can read)
+    allow_dirs: tuple[Path, ...] = ()
+    #: origins a page or state socket may come from besides the server's own (and OBS)
+    allow_origins: tuple[str, ...] = ()
 
     @property
     def db_path(self) -> str:

@@ -86,6 +86,7 @@ class ChannelCore:
         self.follow_path = follow
         self.follow_error: str | None = None
         self.follow_task: asyncio.Task[None] | None = None
+        self.follow_read = asyncio.Event()  # set once the followed file was read
         self.stopped_follows: set[asyncio.Task[None]] = set()  # cancelled, not yet finished
         self.pump_task: asyncio.Task[None] | None = None
         self.feeds: set[web.WebSocketResponse] = set()  # logger feed sockets

@@ -44,11 +44,13 @@ class StoreBroken(Exception):
 
 
 def secure_folder(folder: Path) -> None:
-    """Create the data folder readable by its owner only (0700): it holds the token hash
-    and every game."""
+    """Create the data folder for its owner only (0700; an existing folder loses its group
+    and other bits): it holds the token hash and every game."""
     folder.mkdir(parents=True, exist_ok=True, mode=0o700)
     with contextlib.suppress(OSError):  # a folder we do not own: leave its mode alone
-        os.chmod(folder, 0o700)
+        mode = folder.stat().st_mode & 0o777
+        if mode & 0o077:
+            os.chmod(folder, mode & 0o700)  # others lose access; the owner keeps what it had
 
 
 def _write_fault(path: str, exc: sqlite3.Error) -> StoreFailed:
@@ -226,6 +228,10 @@ class Store:
             "INSERT INTO meta(key, value) VALUES(?, ?) ON CONFLICT(key) DO UPDATE SET value = excluded.value",
             (key, value),
         )
+
+    @_writes
+    def delete_meta(self, key: str) -> None:
+        self.db.execute("DELETE FROM meta WHERE key = ?", (key,))
 
     # ------------------------------------------------------------------ channels
 
