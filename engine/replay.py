@@ -623,7 +623,8 @@ class _DealReplay:
                     self.problem(f"{name!r} is the turned-down up-card, out of play", **where)
         if c > 0 and is_renege(card, self.hands[seat], led, self.trump):
             suit = led.label if led is not None else "?"
-            self.problem(f"{name!r}: renege — seat {seat} holds {suit} and must follow {suit}", **where)
+            # a renege happens at real tables: a fact of the game (a warning), not a bad record
+            self.problem(f"{name!r}: renege — seat {seat} holds {suit} and must follow {suit}", severity="warning", **where)
 
     # -- scoring ---------------------------------------------------------------
 
