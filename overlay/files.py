@@ -21,9 +21,22 @@ from engine.load import MAX_INPUT
 
 from .errors import BadRequest, Forbidden, NotFound, TooLarge
 
-__all__ = ["read_game_file", "read_game_file_async", "check_allowed"]
+__all__ = ["read_game_file", "read_game_file_async", "check_allowed", "kind_of"]
 
 _CHUNK = 1 << 20
+
+
+def kind_of(mode: int) -> str:
+    """What a file of ``st_mode`` is, in words (for a refusal)."""
+    if stat.S_ISFIFO(mode):
+        return "a FIFO (named pipe)"
+    if stat.S_ISDIR(mode):
+        return "a folder"
+    if stat.S_ISCHR(mode) or stat.S_ISBLK(mode):
+        return "a device"
+    if stat.S_ISSOCK(mode):
+        return "a socket"
+    return "a regular file" if stat.S_ISREG(mode) else "not a regular file"
 
 
 def check_allowed(path: Path, allowed: Sequence[Path]) -> Path:
@@ -57,8 +70,7 @@ def read_game_file(path: Path, *, cap: int = MAX_INPUT) -> bytes:
     try:
         mode = os.fstat(fd).st_mode
         if not stat.S_ISREG(mode):
-            kind = "a FIFO" if stat.S_ISFIFO(mode) else "a folder" if stat.S_ISDIR(mode) else "not a regular file"
-            raise BadRequest(f"{path}: is {kind}; only regular files are read")
+            raise BadRequest(f"{path}: is {kind_of(mode)}; only regular files are read")
         chunks: list[bytes] = []
         total = 0
         while True:

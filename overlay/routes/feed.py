@@ -16,7 +16,7 @@ from engine.load import MAX_INPUT
 from ..auth import protected
 from ..channel import Channel
 from ..errors import BadRequest, NotFound
-from ..files import check_allowed, read_game_file_async
+from ..files import check_allowed, kind_of, read_game_file_async
 from ..keys import SETTINGS, SOCKETS
 from ..protocol import ActionIn, FeedGame, FeedRefused, FollowRequest, LoadPath, dump, parse_feed_message
 from ..refusals import REFUSED, error_body
@@ -102,7 +102,7 @@ async def follow_file(request: web.Request) -> web.Response:
     if not path.parent.is_dir():
         raise NotFound(f"{path.parent}: no such folder")
     if path.exists() and not path.is_file():  # a FIFO or device would never end a read
-        raise BadRequest(f"{path}: not a regular file; only regular files are followed")
+        raise BadRequest(f"{path}: is {kind_of(path.stat().st_mode)}; only regular files are followed")
     ch.start_follow(str(path))
     await ch.first_read()  # the answer and the status reflect the file's first read
     return web.json_response({"follow": str(path)})
