@@ -44,8 +44,14 @@ def check_allowed(path: Path, allowed: Sequence[Path]) -> Path:
 
     Raises:
         Forbidden: outside every allowed folder (said the same way whether it exists).
+        BadRequest: a NUL in the path, or a path that cannot be resolved.
     """
-    resolved = path.expanduser().resolve()
+    if "\0" in str(path):
+        raise BadRequest("a path cannot hold a NUL character")
+    try:
+        resolved = path.expanduser().resolve()
+    except (OSError, RuntimeError) as exc:  # a loop of links, a home folder that does not exist
+        raise BadRequest(f"{str(path)[:200]}: cannot be resolved ({exc})") from None
     if allowed and not any(resolved.is_relative_to(Path(a).expanduser().resolve()) for a in allowed):
         raise Forbidden(f"{path}: outside the folders this server may read (serve --allow-dir)")
     return resolved

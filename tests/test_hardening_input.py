@@ -196,3 +196,21 @@ def test_inspect_strict_refuses_duplicate_cards(tmp_path: Path, capsys: pytest.C
     err = capsys.readouterr().err.strip().splitlines()
     assert len(err) == 1 and err[0].startswith("euchre-overlay: dup.egn: deal 0") and "dealt twice" in err[0]
     assert main(["inspect", str(path)]) == 0  # lenient: reported, replayed
+
+
+@pytest.mark.parametrize(
+    "method, path, body, content_type",
+    [
+        ("POST", "/api/channels/t1/game", b"{broken", "multipart/form-data; boundary=x"),
+        ("POST", "/api/channels/t1/game", b"{broken", "multipart/form-data"),
+        ("POST", "/api/channels/t1/load", json.dumps({"path": "/tmp/a\u0000b"}).encode(), "application/json"),
+        ("POST", "/api/channels/t1/follow", json.dumps({"path": "x\u0000"}).encode(), "application/json"),
+    ],
+)
+async def test_what_the_fuzz_found_is_refused(client: Any, method: str, path: str, body: bytes, content_type: str) -> None:
+    """Cases ``bench faults`` answered with 500 once: a broken multipart body, a NUL in a path."""
+    await make_channel(client, doc=game(7, 1))
+    before = await state_of(client)
+    r = await client.request(method, path, data=body, headers={**AUTH, "Content-Type": content_type})
+    assert r.status == 400, await r.text()
+    assert await state_of(client) == before

@@ -61,13 +61,16 @@ async def upload_game(request: web.Request) -> web.Response:
     ch = channel_of(request)
     source = _source(request, "upload")
     if request.content_type.startswith("multipart/"):
-        reader = await request.multipart()
         data = b""
-        async for part in reader:
-            if getattr(part, "filename", None):
-                source = part.filename or source  # type: ignore[union-attr]
-                data = await part.read()  # type: ignore[union-attr]
-                break
+        try:
+            reader = await request.multipart()
+            async for part in reader:
+                if getattr(part, "filename", None):
+                    source = part.filename or source  # type: ignore[union-attr]
+                    data = bytes(await part.read())  # type: ignore[union-attr]
+                    break
+        except (ValueError, AssertionError) as exc:  # aiohttp's parser on a broken body
+            raise BadRequest(f"not a multipart body: {str(exc)[:120] or type(exc).__name__}") from None
         if not data:
             raise BadRequest("multipart upload without a file")
     else:
