@@ -366,12 +366,18 @@ def apply_action(base: Loaded | None, action: ActionIn, *, source: str) -> dict[
     if kind == "card":
         if not action.card:
             raise BadRequest(f"{_place(source, index).describe()}: card needs 'card'")
+        last = _last_state(base.timeline)
+        made = last is not None and last.deal == index and any(c.call != "Pass" for c in last.calls)
+        if not made:
+            raise BadRequest(
+                f"{_place(source, index, phase=0, phase_type='EUCHRE_BIDDING').describe()}: card {action.card!r} "
+                "before trump was made: send the calls first"
+            )
         play = _phase(deal, "TRICK_PLAY")
         if play is None:
             play = {"phaseNumber": len(phases), "type": "TRICK_PLAY", "tricks": []}
             phases.append(play)
         tricks: list[list[str]] = play["tricks"]
-        last = _last_state(base.timeline)
         # the engine knows whether the trick on the table is complete (loners, sit-outs)
         trick_open = (
             bool(tricks)

@@ -146,6 +146,7 @@ def _deal_actions(doc: dict[str, Any]) -> list[dict[str, Any]]:
         ("new_deal_with_two_cards_played", "not over (8 calls, 2 cards played)"),
         ("second_new_deal", "not over (0 calls, 0 cards played)"),
         ("discard_after_round_two", "after a round-2 call"),
+        ("card_during_the_bidding", "before trump was made"),
         ("eighth_pass_stick_the_dealer", "stick the dealer: dealer"),
     ],
 )
@@ -167,6 +168,9 @@ async def test_illegal_actions_are_refused_with_the_place(client: Any, name: str
     elif name == "second_new_deal":
         sent = [first]
         bad = {**first, "seq": 2}
+    elif name == "card_during_the_bidding":
+        sent = [first, {"seq": 2, "kind": "call", "call": "Pass"}]
+        bad = {"seq": 3, "kind": "card", "card": pc[(first["dealer"] + 1) % 4][0]}
     elif name == "discard_after_round_two":
         sent = [first] + [{"seq": i, "kind": "call", "call": "Pass"} for i in range(2, 6)]
         suit = next(s for s in "cdhs" if s != first["upCard"][1])
