@@ -58,7 +58,7 @@ def create_app(settings: ServerSettings | None = None) -> web.Application:
     settings = settings or ServerSettings()
     # request bodies up to the engine's input cap (a whole game)
     app = web.Application(client_max_size=MAX_INPUT, middlewares=[error_middleware, auth_middleware])
-    store = Store(settings.db_path)
+    store = Store(settings.db_path, synchronous=settings.synchronous)
     token, created = ensure_token(store, settings.token)
     app[SETTINGS] = settings
     app[STORE] = store

@@ -30,6 +30,9 @@ class ServerSettings:
     allow_dirs: tuple[Path, ...] = ()
     #: origins a page or state socket may come from besides the server's own (and OBS)
     allow_origins: tuple[str, ...] = ()
+    #: SQLite ``synchronous``: FULL fsyncs every acknowledged write (survives a power cut);
+    #: NORMAL survives a killed process only, and costs far less per write
+    synchronous: str = "FULL"
 
     @property
     def db_path(self) -> str:

@@ -152,6 +152,8 @@ class Store:
             StoreBroken: the file is not a database, is corrupt or truncated, or its folder
                 cannot be written (one line naming the file and the fault).
         """
+        if synchronous.upper() not in ("FULL", "NORMAL", "EXTRA"):
+            raise ValueError(f"synchronous {synchronous!r} is not FULL, NORMAL or EXTRA")
         self.path = str(path)
         self.depth = 0  # nesting of transaction()
         try:
@@ -163,7 +165,7 @@ class Store:
                 with contextlib.suppress(OSError):
                     os.chmod(self.path, 0o600)
             self.db.execute("PRAGMA journal_mode=WAL")
-            self.db.execute(f"PRAGMA synchronous={synchronous}")
+            self.db.execute(f"PRAGMA synchronous={synchronous.upper()}")
             self.db.execute("PRAGMA foreign_keys=ON")
             self.db.execute("PRAGMA busy_timeout=5000")
             self.db.executescript(SCHEMA)

@@ -50,6 +50,7 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
     p.add_argument("--seconds", type=float, default=20.0, help="length of the fan-out run")
     p.add_argument("--requests", type=int, default=10_000, help="malformed requests of the fuzz")
     p.add_argument("--only", choices=("kill9", "fanout", "fuzz"), default=None, help="run one part only")
+    p.add_argument("--sync", choices=("full", "normal"), default="full", help="the server's --sync (SQLite synchronous)")
 
 
 async def start_server(data: str, *, extra: tuple[str, ...] = ()) -> tuple[Any, str]:
@@ -106,7 +107,7 @@ async def _kill9(args: argparse.Namespace) -> dict[str, Any]:
     rounds_ok = 0
     integrity: list[str] = []
     with tempfile.TemporaryDirectory() as data:
-        proc, base = await start_server(data)
+        proc, base = await start_server(data, extra=("--sync", args.sync))
         async with aiohttp.ClientSession(headers=AUTH) as s:
             async with s.post(f"{base}/api/channels", json={"id": "k"}) as r:
                 assert r.status == 201, await r.text()
@@ -137,7 +138,7 @@ async def _kill9(args: argparse.Namespace) -> dict[str, Any]:
             with sqlite3.connect(os.path.join(data, "overlay.sqlite3")) as conn:
                 integrity.append(conn.execute("PRAGMA integrity_check").fetchone()[0])
             conn.close()
-            proc, base = await start_server(data)
+            proc, base = await start_server(data, extra=("--sync", args.sync))
         proc.send_signal(signal.SIGTERM)
         await proc.wait()
     return {
@@ -179,7 +180,7 @@ async def _fanout(args: argparse.Namespace) -> dict[str, Any]:
     lost = reordered = 0
     stuck: list[socket.socket] = []
     with tempfile.TemporaryDirectory() as data:
-        proc, base = await start_server(data)
+        proc, base = await start_server(data, extra=("--sync", args.sync))
         host, port = re.match(r"http://([^:]+):(\d+)", base).groups()  # type: ignore[union-attr]
         conn = aiohttp.TCPConnector(limit=0)
         async with aiohttp.ClientSession(headers=AUTH, connector=conn) as s:

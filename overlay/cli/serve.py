@@ -37,6 +37,13 @@ def register(sub: Any) -> None:
         help="a folder the load and follow routes may read (repeat for more; default: any readable path)",
     )
     p.add_argument(
+        "--sync",
+        choices=("full", "normal"),
+        default="full",
+        help="full (default): every acknowledged write is fsynced before the answer and survives a power cut; "
+        "normal: survives a killed process, not a power cut, at a fraction of the cost per write",
+    )
+    p.add_argument(
         "--allow-origin",
         action="append",
         default=[],
@@ -59,6 +66,7 @@ def run(args: argparse.Namespace) -> int:
         demo=not args.no_demo,
         allow_dirs=tuple(args.allow_dir),
         allow_origins=tuple(args.allow_origin),
+        synchronous=args.sync.upper(),
     )
     try:
         asyncio.run(serve(settings))
