@@ -6,7 +6,9 @@
 2. **fanout**: C channels x P healthy pages, plus one page per channel that never reads (a
    raw socket with a 4 KB receive buffer); a logger posts A actions/s per channel.  For each
    action, the time until every healthy page has a scene with that many steps (p50/p99), and
-   how many actions a healthy page never saw (lost) or saw out of order (reordered).
+   how many actions a healthy page never saw (lost) or saw out of order (reordered); the
+   server's CPU over the run.  The pages and loggers are one client process on the same
+   machine: on a loaded machine its own lag is part of the figure.
 3. **fuzz**: malformed requests over every route (bad JSON, deep JSON, bad charsets, wrong
    types, huge values, unknown channels, missing token...); counts 5xx answers and checks
    after each refusal that the channel's state did not change.
@@ -85,6 +87,13 @@ def _pct(values: list[float], q: float) -> float:
         return float("nan")
     s = sorted(values)
     return s[min(len(s) - 1, max(0, round(q / 100 * (len(s) - 1))))]
+
+
+def _cpu_seconds(pid: int) -> float:
+    """User + system CPU seconds of process ``pid`` (Linux /proc)."""
+    with open(f"/proc/{pid}/stat") as f:
+        fields = f.read().rsplit(")", 1)[1].split()
+    return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
 
 
 def _empty(doc: dict[str, Any]) -> dict[str, Any]:
@@ -211,6 +220,7 @@ async def _fanout(args: argparse.Namespace) -> dict[str, Any]:
                         seen[(cid, p)].append((m["steps"], time.perf_counter()))
 
             readers = [asyncio.ensure_future(reader(c, p, ws)) for c, p, ws in pages]
+            cpu0, wall0 = _cpu_seconds(proc.pid), time.perf_counter()
             sent: dict[tuple[str, int], tuple[int, float]] = {}  # (channel, seq) -> (steps after it, time sent)
 
             async def logger(cid: str, offset: float) -> None:
@@ -224,6 +234,7 @@ async def _fanout(args: argparse.Namespace) -> dict[str, Any]:
                             sent[(cid, a["seq"])] = ((await r.json())["steps"], at)
 
             await asyncio.gather(*(logger(cid, i / args.channels / args.rate) for i, cid in enumerate(ids)))
+            server_cpu = (_cpu_seconds(proc.pid) - cpu0) / (time.perf_counter() - wall0) * 100
             await asyncio.sleep(2.0)
             for t in readers:
                 t.cancel()
@@ -253,6 +264,8 @@ async def _fanout(args: argparse.Namespace) -> dict[str, Any]:
         "fanout_actions": len(sent),
         "fanout_every_page_p50_ms": round(_pct(latencies, 50), 1),
         "fanout_every_page_p99_ms": round(_pct(latencies, 99), 1),
+        "fanout_server_cpu_percent": round(server_cpu, 1),
+        "fanout_sync": args.sync,
         "fanout_lost": lost,
         "fanout_reordered": reordered,
     }

@@ -56,6 +56,7 @@ def run(args: argparse.Namespace) -> int:
     from ..config import ServerSettings
     from ..store import default_data_dir
 
+    from ..errors import StoreFailed
     from ..store import StoreBroken
 
     settings = ServerSettings(
@@ -70,7 +71,7 @@ def run(args: argparse.Namespace) -> int:
     )
     try:
         asyncio.run(serve(settings))
-    except StoreBroken as exc:
+    except (StoreBroken, StoreFailed) as exc:
         # one line and exit 2: a supervisor's log says what to fix (no traceback loop)
         print(f"euchre-overlay: {exc}", file=sys.stderr)
         return 2
