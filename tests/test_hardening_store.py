@@ -187,18 +187,23 @@ def test_a_broken_database_stops_the_start_with_one_line(tmp_path: Path, damage:
     assert len(lines) == 1 and lines[0].startswith("euchre-overlay: ") and str(db) in lines[0], done.stderr
 
 
-@pytest.mark.skipif(os.geteuid() == 0, reason="root writes into a read-only folder: nothing to test as root")
 def test_a_read_only_folder_stops_the_start_with_one_line(tmp_path: Path) -> None:
-    make_database(tmp_path)
-    for name in ("overlay.sqlite3-wal", "overlay.sqlite3-shm"):
-        with contextlib.suppress(FileNotFoundError):
-            (tmp_path / name).unlink()
-    os.chmod(tmp_path, 0o500)
-    try:
-        done = serve(tmp_path)
-    finally:
-        os.chmod(tmp_path, 0o700)
+    """A data folder the server cannot write: as root (who writes through file modes) a
+    tmpfs remounted read-only, else a folder chmod 0500."""
+    if os.geteuid() == 0:
+        with small_tmpfs(tmp_path / "fs") as fs:
+            make_database(fs)
+            subprocess.run(["mount", "-o", "remount,ro", str(fs)], check=True)
+            done = serve(fs)
+    else:
+        make_database(tmp_path)
+        os.chmod(tmp_path, 0o500)
+        try:
+            done = serve(tmp_path)
+        finally:
+            os.chmod(tmp_path, 0o700)
     assert done.returncode == 2 and len(done.stderr.strip().splitlines()) == 1, done.stderr
+    assert "overlay.sqlite3" in done.stderr
 
 
 @pytest.mark.parametrize(
