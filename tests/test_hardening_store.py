@@ -279,7 +279,7 @@ def test_token_is_a_hash_in_a_private_folder_and_rotates(tmp_path: Path, capsys:
 
     first = app[TOKEN_CREATED]
     store: Store = app[STORE]
-    assert store.db.execute("PRAGMA synchronous").fetchone()[0] == 2  # FULL
+    assert store.durable  # every acknowledged write is fsynced before the answer (Store.sync)
     store.close()
     assert (data.stat().st_mode & 0o777) == 0o700
     assert ((data / "overlay.sqlite3").stat().st_mode & 0o777) == 0o600
@@ -292,3 +292,20 @@ def test_token_is_a_hash_in_a_private_folder_and_rotates(tmp_path: Path, capsys:
 
     assert app2[TOKEN_KEY] == token_hash(second) != token_hash(first) and app2[TOKEN_CREATED] == ""
     app2[STORE].close()
+
+
+async def test_an_answer_leaves_after_its_write_is_fsynced(client: Any) -> None:
+    """With the default durability every acknowledged write has been fsynced (off the event
+    loop, in Store.sync) when the answer arrives, on the HTTP routes and the feed socket."""
+    doc = game(5, 1)
+    acts = actions_of(doc)
+    await make_channel(client, doc=empty_game(doc))
+    store: Store = client.server.app[STORE]
+    assert store.durable
+    r = await client.post("/api/channels/t1/actions", json=acts[0], headers=AUTH)
+    assert r.status == 200 and store.written > 0 and store.synced == store.written
+    ws = await client.ws_connect("/api/channels/t1/feed", headers=AUTH)
+    await ws.send_json({"type": "action", "action": acts[1]})
+    ack = await ws.receive_json(timeout=5)
+    assert ack["type"] == "ack" and store.synced == store.written
+    await ws.close()

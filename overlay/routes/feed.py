@@ -15,9 +15,9 @@ from engine.load import MAX_INPUT
 
 from ..auth import protected
 from ..channel import Channel
-from ..errors import BadRequest, NotFound
+from ..errors import BadRequest, NotFound, StoreFailed
 from ..files import check_allowed, kind_of, read_game_file_async
-from ..keys import SETTINGS, SOCKETS
+from ..keys import SETTINGS, SOCKETS, STORE
 from ..protocol import ActionIn, FeedGame, FeedRefused, FollowRequest, LoadPath, dump, parse_feed_message
 from ..refusals import REFUSED, error_body
 from .common import ack_response, channel_of, read_json
@@ -174,11 +174,16 @@ async def feed_socket(request: web.Request) -> web.WebSocketResponse:
     await ws.prepare(request)
     request.app[SOCKETS].add(ws)
     ch.feeds.add(ws)
+    store = request.app[STORE]
     try:
         async for msg in ws:
             text = _feed_frame(ch, msg)
             if text is None:
                 continue
+            try:
+                await store.sync()  # the ack leaves once the action is durable
+            except StoreFailed as exc:
+                text = _refused(exc, None)
             if ws.closed:
                 break
             await ws.send_str(text)
