@@ -230,6 +230,17 @@ class _DealReplay:
             if seat < len(given) and given[seat]:
                 hands[seat] = [card_of(c) for c in given[seat]]
                 known[seat] = all(c.known for c in hands[seat])
+        # one deck: a card dealt twice (or the up-card also in a hand) is not a real deal
+        holder: dict[tuple[object, ...], str] = {}
+        if self.up.known:
+            holder[self.up.identity] = "the up-card"
+        for seat, hand in enumerate(hands):
+            for card in hand:
+                if not card.known:
+                    continue
+                if card.identity in holder:
+                    self.problem(f"{card_name(card)!r} is dealt twice: seat {seat} and {holder[card.identity]}", kind="schema")
+                holder.setdefault(card.identity, f"seat {seat}")
         return hands, known, [bool(h) for h in hands]
 
     # -- hands -----------------------------------------------------------------
@@ -529,7 +540,11 @@ class _DealReplay:
                     self.problem(f"{card_name(card)!r} is the turned-down up-card, out of play", phase=phase_index, phase_type="TRICK_PLAY", trick=t, card=c)
         if c > 0 and reneges(suit, self.suits[seat], led):
             name = led.label if led is not None else "?"
-            self.problem(f"{card_name(card)!r}: renege — seat {seat} holds {name} and must follow {name}", phase=phase_index, phase_type="TRICK_PLAY", trick=t, card=c)
+            # a renege happens at real tables: a fact of the game (a warning), not a bad record
+            self.problem(
+                f"{card_name(card)!r}: renege — seat {seat} holds {name} and must follow {name}",
+                severity="warning", phase=phase_index, phase_type="TRICK_PLAY", trick=t, card=c,
+            )
 
     # -- scoring ---------------------------------------------------------------
 

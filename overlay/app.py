@@ -17,7 +17,7 @@ from aiohttp import WSCloseCode, web
 from engine.errors import EgnError
 from engine.load import MAX_INPUT
 
-from .auth import auth_middleware, ensure_token, protected
+from .auth import Handler, auth_middleware, ensure_token, protected
 from .config import ServerSettings
 from .demo import install_demo
 from .hub import Hub
@@ -49,6 +49,15 @@ async def _hub_ctx(app: web.Application) -> AsyncIterator[None]:
     store.close()
 
 
+@web.middleware
+async def durable_middleware(request: web.Request, handler: Handler) -> web.StreamResponse:
+    """An answer leaves only once what its request wrote is durable (:meth:`Store.sync`:
+    one fsync off the event loop, shared by the answers waiting for it)."""
+    response = await handler(request)
+    await request.app[STORE].sync()
+    return response
+
+
 async def _close_sockets(app: web.Application) -> None:
     sockets: weakref.WeakSet[web.WebSocketResponse] = app[SOCKETS]
     for ws in list(sockets):
@@ -59,14 +68,16 @@ def create_app(settings: ServerSettings | None = None) -> web.Application:
     """The whole service.  The store opens now (so the token exists before serving)."""
     settings = settings or ServerSettings()
     # request bodies up to the engine's input cap (a whole game)
-    app = web.Application(client_max_size=MAX_INPUT, middlewares=[error_middleware, auth_middleware])
-    store = Store(settings.db_path)
+    app = web.Application(
+        client_max_size=MAX_INPUT, middlewares=[error_middleware, auth_middleware, durable_middleware]
+    )
+    store = Store(settings.db_path, synchronous=settings.synchronous)
     token, created = ensure_token(store, settings.token)
     app[SETTINGS] = settings
     app[STORE] = store
     app[HUB] = Hub(store, clock=settings.clock, max_delay=settings.max_delay)
     app[TOKEN] = token
-    app[TOKEN_CREATED] = created
+    app[TOKEN_CREATED] = created or ""
     app[SOCKETS] = weakref.WeakSet()
     app.cleanup_ctx.append(_hub_ctx)
     app.on_shutdown.append(_close_sockets)

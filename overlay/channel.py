@@ -13,8 +13,9 @@ import contextlib
 import json
 
 from aiohttp import WSCloseCode
+from aiohttp.web import WebSocketResponse
 
-from .clients import send_text
+from .clients import Page, StateSub, close_socket, send_text
 from .fanout import FanOut
 from .follow import Following
 from .playback import Playback
@@ -44,6 +45,19 @@ class Channel(FanOut, Following, Playback):
             with contextlib.suppress(asyncio.CancelledError, Exception):
                 await task
         bye = json.dumps({"type": "bye", "reason": reason})
-        for ws in [p.ws for p in self.pages] + [s.ws for s in self.subs] + list(self.feeds):
-            await send_text(ws, bye)
-            await ws.close(code=WSCloseCode.GOING_AWAY, message=reason.encode()[:120])
+        members: list[Page | StateSub] = [*self.pages, *self.subs]
+        clients = [(c.ws, c.transport, c.outbox) for c in members]
+        for outbox in [o for _, _, o in clients]:
+            await outbox.stop()
+        # each with a time limit: a page that never reads cannot hold up the others' goodbye
+        for ws, transport, _ in clients:
+            await self._bye(ws, transport, bye, reason)
+        for ws in list(self.feeds):
+            await self._bye(ws, None, bye, reason)
+
+    @staticmethod
+    async def _bye(ws: WebSocketResponse, transport: asyncio.BaseTransport | None, bye: str, reason: str) -> None:
+        if await send_text(ws, bye, timeout=1.0) or ws.closed:
+            await close_socket(ws, transport, code=WSCloseCode.GOING_AWAY, message=reason.encode()[:120])
+        elif transport is not None:
+            transport.abort()  # type: ignore[attr-defined]

@@ -1,11 +1,19 @@
 """The sockets a channel writes to: overlay pages and state-stream clients.
 
-Each page reads its own socket in its handler task; only the channel's pump and the
-handlers' one-off snapshots write to it, through :func:`send_text`.
+Each page reads its own socket in its handler task.  Writes go through the page's
+:class:`Outbox`: one slot holding the latest message and one sender task per socket, so
+the channel's pump never awaits a page.  A page that falls behind gets the latest scene,
+not a backlog (every scene message is a whole picture); a send that takes longer than
+:data:`SEND_TIMEOUT` drops the page (its connection is aborted, the page reconnects and
+resyncs).  A page that never reads therefore costs the others nothing.
 """
 
 from __future__ import annotations
 
+import asyncio
+import contextlib
+import logging
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -13,7 +21,78 @@ from aiohttp import web
 
 from .protocol import OutputName
 
-__all__ = ["Page", "StateSub", "send_text"]
+__all__ = ["Page", "StateSub", "Outbox", "send_text", "close_socket", "SEND_TIMEOUT"]
+
+log = logging.getLogger("overlay.clients")
+
+#: seconds one message may take to leave; past it the client is dropped
+SEND_TIMEOUT = 5.0
+
+
+class Outbox:
+    """The latest message for one socket and the task that sends it.
+
+    :meth:`offer` never waits: it replaces a message not sent yet.  ``after`` runs once the
+    message has left (the page's bookkeeping of what it was sent).
+    """
+
+    def __init__(self, ws: web.WebSocketResponse, transport: asyncio.BaseTransport | None, *, name: str = "") -> None:
+        self.ws = ws
+        self.transport = transport
+        self.name = name
+        self.pending: tuple[str, Callable[[], None] | None] | None = None
+        self.ready = asyncio.Event()
+        self.task: asyncio.Task[None] | None = None
+        self.sent = 0
+        self.replaced = 0  # messages overwritten before they left (a slow page)
+        self.dropped: str | None = None
+
+    def offer(self, text: str, after: Callable[[], None] | None = None) -> None:
+        if self.dropped is not None or self.ws.closed:
+            return
+        if self.pending is not None:
+            self.replaced += 1
+        self.pending = (text, after)
+        self.ready.set()
+        if self.task is None:
+            self.task = asyncio.get_running_loop().create_task(self._run(), name=f"send:{self.name}")
+
+    async def _run(self) -> None:
+        while not self.ws.closed and self.dropped is None:
+            await self.ready.wait()
+            self.ready.clear()
+            item, self.pending = self.pending, None
+            if item is None:
+                continue
+            text, after = item
+            try:
+                async with asyncio.timeout(SEND_TIMEOUT):
+                    await self.ws.send_str(text)
+            except asyncio.TimeoutError:
+                self.drop(f"a message took over {SEND_TIMEOUT:g} s to leave")
+                return
+            except (ConnectionError, RuntimeError):
+                return
+            self.sent += 1
+            if after is not None:
+                after()
+
+    def drop(self, reason: str) -> None:
+        """Abort the connection: the handler's read loop ends and forgets the client."""
+        if self.dropped is not None:
+            return
+        self.dropped = reason
+        log.warning("socket %s dropped: %s", self.name, reason)
+        if self.transport is not None:
+            self.transport.abort()  # type: ignore[attr-defined]
+
+    async def stop(self) -> None:
+        """Cancel the sender (the socket is closing)."""
+        if self.task is not None:
+            self.task.cancel()
+            with contextlib.suppress(asyncio.CancelledError, Exception):
+                await self.task
+            self.task = None
 
 
 @dataclass(eq=False)
@@ -34,6 +113,11 @@ class Page:
     drawn_step: int | None = None
     lag: float | None = None  # seconds from sending a scene to the page's "drawn" report
     trace: bool = False  # bench pages get the server's stage times (wall clock ms) per scene
+    transport: asyncio.BaseTransport | None = None  # aborted when the page is dropped
+    outbox: Outbox = field(init=False)
+
+    def __post_init__(self) -> None:
+        self.outbox = Outbox(self.ws, self.transport, name=f"page {self.output} {self.remote}")
 
     @property
     def size(self) -> tuple[int, int]:
@@ -79,14 +163,33 @@ class StateSub:
 
     ws: web.WebSocketResponse
     output: OutputName
+    transport: asyncio.BaseTransport | None = None
+    outbox: Outbox = field(init=False)
+
+    def __post_init__(self) -> None:
+        self.outbox = Outbox(self.ws, self.transport, name=f"state {self.output}")
 
 
-async def send_text(ws: web.WebSocketResponse, text: str) -> bool:
-    """Send ``text``; False when the socket is gone (a closed page is not an error)."""
+async def send_text(ws: web.WebSocketResponse, text: str, *, timeout: float = SEND_TIMEOUT) -> bool:
+    """Send ``text`` within ``timeout`` seconds; False when the socket is gone or too slow
+    (a closed page is not an error)."""
     if ws.closed:
         return False
     try:
-        await ws.send_str(text)
-    except (ConnectionError, RuntimeError):
+        async with asyncio.timeout(timeout):
+            await ws.send_str(text)
+    except (ConnectionError, RuntimeError, asyncio.TimeoutError):
         return False
     return True
+
+
+async def close_socket(
+    ws: web.WebSocketResponse, transport: asyncio.BaseTransport | None, *, code: int, message: bytes, timeout: float = 1.0
+) -> None:
+    """Close ``ws`` politely, or abort its connection if the close frame cannot leave."""
+    try:
+        async with asyncio.timeout(timeout):  # in this task (wait_for would start another)
+            await ws.close(code=code, message=message)
+    except (asyncio.TimeoutError, ConnectionError, RuntimeError):
+        if transport is not None:
+            transport.abort()  # type: ignore[attr-defined]

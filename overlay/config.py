@@ -26,6 +26,13 @@ class ServerSettings:
     demo: bool = True  # a fresh install gets the looping demo channel
     clock: Callable[[], float] = time.monotonic
     max_delay: float = 600.0
+    #: folders ``load`` and ``follow`` may read (empty: any path the process can read)
+    allow_dirs: tuple[Path, ...] = ()
+    #: origins a page or state socket may come from besides the server's own (and OBS)
+    allow_origins: tuple[str, ...] = ()
+    #: SQLite ``synchronous``: FULL fsyncs every acknowledged write (survives a power cut);
+    #: NORMAL survives a killed process only, and costs far less per write
+    synchronous: str = "FULL"
 
     @property
     def db_path(self) -> str:

@@ -88,6 +88,7 @@ class ChannelCore:
         self.follow_path = follow
         self.follow_error: str | None = None
         self.follow_task: asyncio.Task[None] | None = None
+        self.follow_read = asyncio.Event()  # set once the followed file was read
         self.stopped_follows: set[asyncio.Task[None]] = set()  # cancelled, not yet finished
         self.pump_task: asyncio.Task[None] | None = None
         self.feeds: set[web.WebSocketResponse] = set()  # logger feed sockets
@@ -174,6 +175,8 @@ class ChannelCore:
             "follow": self.follow_path,
             "followError": self.follow_error,
             "loadError": self.load_error,
+            # stored settings the models refuse: the channel runs on safe defaults meanwhile
+            "settingsError": self.hub.store.settings_problems.get(self.id),
             "pages": {o: sum(1 for p in self.pages if p.output == o) for o in OUTPUTS},
         }
 

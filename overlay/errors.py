@@ -18,6 +18,10 @@ __all__ = [
     "StaleRevision",
     "SequenceGap",
     "TooLarge",
+    "UnsupportedMedia",
+    "Forbidden",
+    "StoreFailed",
+    "StoreFull",
 ]
 
 
@@ -71,3 +75,31 @@ class SequenceGap(Conflict):
 class TooLarge(OverlayError):
     status = 413
     kind = "too_large"
+
+
+class UnsupportedMedia(OverlayError):
+    """A body in a charset (or type) the service cannot read."""
+
+    status = 415
+    kind = "unsupported_media"
+
+
+class Forbidden(OverlayError):
+    """A request the token does not make legal (a path outside the allowed folders, a page
+    socket from a foreign origin)."""
+
+    status = 403
+    kind = "forbidden"
+
+
+class StoreFailed(OverlayError):
+    """The database refused a write (disk full: 507; locked, read-only, I/O error: 503).
+    Nothing changed: memory is only updated after the write."""
+
+    status = 503
+    kind = "store"
+
+
+class StoreFull(StoreFailed):
+    status = 507
+    kind = "store_full"

@@ -14,13 +14,40 @@ import logging
 import time
 from typing import Any
 
-from .clients import Page, StateSub, send_text
+from collections.abc import Callable
+
+from .clients import Page, StateSub
 from .core import ChannelCore
+from .errors import BadRequest
 from .protocol import OUTPUTS, OutputName, SceneMessage, StateMessage, dump
 
-__all__ = ["FanOut"]
+__all__ = ["FanOut", "MAX_SIZES", "public_state"]
+
+#: distinct page sizes a channel draws at once: each size is its own scene per step (100
+#: pages at 100 widths cost ten times the CPU of one size), so a new size past this many
+#: is refused
+MAX_SIZES = 8
+
+
+def public_state(state: dict[str, Any]) -> dict[str, Any]:
+    """A state as the clean output may show it: hands as counts of face-down cards (``Xx``),
+    no dealer's discard, no commentary, no rule-breach texts (they name held cards)."""
+    out = dict(state)
+    out["hands"] = [["Xx"] * len(hand) for hand in state.get("hands", [])]
+    out["discard"] = None
+    out["annotations"] = []
+    out["problems"] = []
+    return out
 
 log = logging.getLogger("overlay.fanout")
+
+
+def _shown_state(output: OutputName, state: dict[str, Any]) -> dict[str, Any]:
+    return public_state(state) if output == "clean" else state
+
+
+def _sent(page: Page, seq: int, step: int | None, now: float) -> Callable[[], None]:
+    return lambda: page.note_sent(seq, step, now)
 
 
 class FanOut(ChannelCore):
@@ -95,22 +122,32 @@ class FanOut(ChannelCore):
             game=w["game"],
             games=w["games"],
             game_title=w["game_title"],
-            state=None if step is None else steps[step].to_json(),
+            state=None if step is None else _shown_state(output, steps[step].to_json()),
         )
         return json.dumps(dump(msg), separators=(",", ":"), ensure_ascii=False)
 
-    async def send_snapshot(self, page: Page) -> None:
+    def check_page_size(self, output: OutputName, size: tuple[int, int]) -> None:
+        """Raises:
+        BadRequest: ``size`` would be a new size past :data:`MAX_SIZES` for this channel."""
+        sizes = {(p.width, p.height) for p in self.pages}
+        if size not in sizes and len(sizes) >= MAX_SIZES:
+            raise BadRequest(
+                f"channel {self.id!r}: pages already draw at {len(sizes)} sizes (at most {MAX_SIZES}); "
+                f"use one of {', '.join(f'{w}x{h}' for w, h in sorted(sizes))}"
+            )
+
+    def send_snapshot(self, page: Page) -> None:
+        """Queue the full picture for ``page`` (its sender delivers it; nothing waits)."""
         now = self.hub.clock()
         text, seq, step = self.scene_text(page.output, page.size, now, snapshot=True)
         # the pump need not send this picture again to a first page of its group
         self.last_key.setdefault(page.group, self._scene_key(page.output, page.size, now))
-        if await send_text(page.ws, text):
-            page.note_sent(seq, step, now)
+        page.outbox.offer(text, lambda: page.note_sent(seq, step, now))
 
-    async def send_state(self, sub: StateSub) -> None:
+    def send_state(self, sub: StateSub) -> None:
         now = self.hub.clock()
         self.last_key.setdefault(("state", sub.output), self._scene_key(sub.output, (0, 0), now))
-        await send_text(sub.ws, self.state_text(sub.output, now))
+        sub.outbox.offer(self.state_text(sub.output, now))
 
     async def pump(self) -> None:
         loop = asyncio.get_running_loop()
@@ -150,8 +187,8 @@ class FanOut(ChannelCore):
                     if page.trace:
                         trace = {**self.feed_trace, "woke": woke, "built": time.time() * 1000}
                         out = text[:-1] + ',"trace":' + json.dumps(trace) + "}"
-                    if await send_text(page.ws, out):
-                        page.note_sent(seq, step, now)
+                    # never awaits a page: a slow one gets the latest scene when it catches up
+                    page.outbox.offer(out, _sent(page, seq, step, now))
         for output in OUTPUTS:
             if output not in outputs:
                 continue
@@ -163,7 +200,7 @@ class FanOut(ChannelCore):
                     self.last_key[skey] = key
                     state = self.state_text(output, now)
                     for sub in subs:
-                        await send_text(sub.ws, state)
+                        sub.outbox.offer(state)
             delay = self.settings.output(output).delay
             pos = self.director.position(now - delay)
             if pos.next_change is not None:

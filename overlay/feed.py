@@ -35,6 +35,7 @@ __all__ = [
     "apply_action",
     "first_difference",
     "new_problems",
+    "new_warnings",
     "document_bytes",
     "refuse_new_problems",
     "digest",
@@ -237,6 +238,12 @@ def _played(state: Any) -> Any:
     return replace(state, hands=(), hands_known=()) if isinstance(state, GameState) else state
 
 
+def new_warnings(old: Loaded | None, new: Loaded) -> list[str]:
+    """The engine's warnings in ``new`` that ``old`` did not have, as text (for the ack)."""
+    seen = {str(p) for p in (old.problems if old else ())}
+    return [str(p) for p in new.problems if p.severity != "error" and str(p) not in seen]
+
+
 def new_problems(old: Loaded | None, new: Loaded) -> list[Problem]:
     """Problems of ``new`` that ``old`` did not have (errors only)."""
     seen = {str(p) for p in (old.problems if old else ())}
@@ -259,6 +266,11 @@ def _phase(deal: dict[str, Any], kind: str) -> dict[str, Any] | None:
 
 def _last_state(timeline: Timeline) -> GameState | None:
     return timeline.steps[-1] if timeline.steps else None
+
+
+def _deal_over(state: GameState) -> bool:
+    """The deal of ``state`` is scored, thrown in, or the game is over."""
+    return state.deal_points is not None or state.thrown_in or state.game_over
 
 
 def apply_action(base: Loaded | None, action: ActionIn, *, source: str) -> dict[str, Any]:
@@ -286,6 +298,16 @@ def apply_action(base: Loaded | None, action: ActionIn, *, source: str) -> dict[
     if kind == "new_deal":
         if action.dealer is None or action.up_card is None:
             raise BadRequest(f"{source}: new_deal needs 'dealer' and 'upCard'")
+        last = _last_state(base.timeline)
+        # the engine's last state says whether the deal on the table is over
+        if deals and last is not None and last.deal == len(deals) - 1 and not _deal_over(last):
+            played = sum(len(t.cards) for t in last.tricks) + (
+                len(last.trick.cards) if last.trick is not None and not last.trick.complete else 0
+            )
+            raise BadRequest(
+                f"{_place(source, len(deals) - 1).describe()}: new_deal while this deal is not over "
+                f"({len(last.calls)} calls, {played} cards played): finish it or undo it first"
+            )
         number = action.deal_number if action.deal_number is not None else len(deals)
         initial: dict[str, Any] = {"dealer": action.dealer, "upCard": action.up_card}
         if action.player_cards is not None:
@@ -331,18 +353,31 @@ def apply_action(base: Loaded | None, action: ActionIn, *, source: str) -> dict[
         bidding = _phase(deal, "EUCHRE_BIDDING")
         if bidding is None:
             raise BadRequest(f"{_place(source, index).describe()}: discard {action.card!r} before any call")
+        last = _last_state(base.timeline)
+        making = [c for c in last.calls if c.call != "Pass"] if last is not None and last.deal == index else []
+        if making and making[-1].round >= 2:
+            raise BadRequest(
+                f"{_place(source, index, phase=0, phase_type='EUCHRE_BIDDING').describe()}: discard "
+                f"{action.card!r} after a round-{making[-1].round} call: the dealer picked up nothing"
+            )
         bidding["discard"] = action.card
         return doc
 
     if kind == "card":
         if not action.card:
             raise BadRequest(f"{_place(source, index).describe()}: card needs 'card'")
+        last = _last_state(base.timeline)
+        made = last is not None and last.deal == index and any(c.call != "Pass" for c in last.calls)
+        if not made:
+            raise BadRequest(
+                f"{_place(source, index, phase=0, phase_type='EUCHRE_BIDDING').describe()}: card {action.card!r} "
+                "before trump was made: send the calls first"
+            )
         play = _phase(deal, "TRICK_PLAY")
         if play is None:
             play = {"phaseNumber": len(phases), "type": "TRICK_PLAY", "tricks": []}
             phases.append(play)
         tricks: list[list[str]] = play["tricks"]
-        last = _last_state(base.timeline)
         # the engine knows whether the trick on the table is complete (loners, sit-outs)
         trick_open = (
             bool(tricks)

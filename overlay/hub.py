@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import logging
 import time
 
 from engine.errors import EgnError
@@ -10,12 +11,14 @@ from . import feed
 from .channel import Channel
 from .core import Clock
 from .director import Playhead
-from .errors import BadRequest, NotFound, TooLarge
+from .errors import BadRequest, NotFound, StoreFailed, TooLarge
 from .protocol import ChannelSettings
 from .outputs import RenderSettings
 from .store import Store
 
 __all__ = ["Hub"]
+
+log = logging.getLogger("overlay.hub")
 
 
 class Hub:
@@ -51,13 +54,20 @@ class Hub:
         """Rebuild every stored channel (games are re-replayed leniently: nothing is dropped)."""
         for rec in self.store.channels():
             game = None
-            error = None
+            error = rec.fault
+            if rec.fault is not None:
+                log.error("%s (the channel starts empty; the other channels start)", rec.fault)
             if rec.game is not None:
                 try:
                     game = feed.load_bytes(rec.game.data, source=rec.game.source, strict=False)
                 except (EgnError, BadRequest, TooLarge) as exc:
                     error = str(exc)
-            playhead = Playhead.from_json(rec.playhead) if rec.playhead else None
+            try:
+                playhead = Playhead.from_json(rec.playhead) if rec.playhead else None
+            except (KeyError, TypeError, ValueError) as exc:
+                playhead = None
+                error = f"{self.store.path}: channel {rec.id!r}: the stored playhead cannot be read ({exc!r}); starting at step 0"
+                log.error("%s", error)
             self.channels[rec.id] = Channel(
                 self,
                 rec.id,
@@ -98,5 +108,8 @@ class Hub:
         self.started = False
         now = self.clock()
         for ch in list(self.channels.values()):
-            ch.save_playhead(now)
+            try:
+                ch.save_playhead(now)
+            except StoreFailed as exc:  # a full disk must not stop the shutdown
+                log.error("channel %s: playhead not saved: %s", ch.id, exc)
             await ch.close(reason="server shutting down")

@@ -2,16 +2,23 @@
 
 Every accepted game is a new revision; steps before the first change keep their durations,
 so new actions animate and corrections to past actions jump without animation.  A refused
-document or action leaves the channel's last good state untouched.
+document or action leaves the channel's last good state untouched, and so does a write the
+database refuses: the new game, playhead and action are stored in one transaction first,
+and only then does memory change.
+
+Each ack lists the engine's new warnings (a renege, a card played twice: facts a logger
+records from a real table), so the operator sees them; errors are refused.
 """
 
 from __future__ import annotations
 
+import copy
+import json
 import time
 
 from . import feed
 from .core import ChannelCore
-from .errors import SequenceGap
+from .errors import Conflict, SequenceGap
 from .protocol import ActionIn, FeedAck
 from .outputs import durations_of, marks_of
 
@@ -21,38 +28,56 @@ __all__ = ["Ingest"]
 class Ingest(ChannelCore):
     """Whole games (PUT, upload, file) and logger actions of a channel."""
 
-    def _commit(self, loaded: feed.Loaded, *, seq: int, reset: bool = False) -> FeedAck:
+    def _commit(
+        self, loaded: feed.Loaded, *, seq: int, reset: bool = False, action: tuple[int, str] | None = None
+    ) -> FeedAck:
+        """Store, then show ``loaded`` (with ``action``: the logged ``(seq, json)``).
+
+        Raises:
+            StoreFailed, StoreFull: the database refused; the channel is unchanged.
+        """
         now = self.hub.clock()
         first = None if reset else feed.first_difference(self.game, loaded)
         old_steps = self.steps
         correction = first is not None and first < old_steps
-        self.record.save_game(loaded.data, source=loaded.source, seq=seq)
-        self.game = loaded
-        self.seq = seq
-        self.load_error = None
-        self.revision += 1
-        self.versions[self.revision] = loaded.slim()
+        revision = self.revision + 1
         if reset or first is None:
             durations = durations_of(loaded.steps, self.render.timing)
         else:
             # steps before the first change are the same steps: keep their durations
             keep = list(self.director.durations[:first])
             durations = keep + durations_of(loaded.steps[first:], self.render.timing)
+        director = copy.deepcopy(self.director)  # memory changes only once the store has it
         if reset:
-            self.director.reset(now, durations, version=self.revision, marks=marks_of(loaded.steps))
+            director.reset(now, durations, version=revision, marks=marks_of(loaded.steps))
         else:
-            self.director.timeline_changed(
+            director.timeline_changed(
                 now,
                 durations,
                 first_changed=first if first is not None else len(durations),
-                version=self.revision,
+                version=revision,
                 marks=marks_of(loaded.steps),
             )
+        with self.record.transaction():
+            self.record.save_game(loaded.data, source=loaded.source, seq=seq)
+            self.record.save_playhead(director.playhead(now).to_json())
+            if reset:
+                self.record.clear_actions()
+            if action is not None:
+                self.record.log_action(*action)
+        warnings = feed.new_warnings(self.game, loaded)
+        self.game = loaded
+        self.seq = seq
+        self.load_error = None
+        self.revision = revision
+        self.versions[revision] = loaded.slim()
+        self.director = director
         self._prune_versions()
-        self.save_playhead(now)
         self.updated = now
         self.poke()
-        return FeedAck(seq=None, changed=True, correction=correction, steps=self.steps, expected=self.seq + 1)
+        return FeedAck(
+            seq=None, changed=True, correction=correction, steps=self.steps, expected=self.seq + 1, warnings=warnings
+        )
 
     def _prune_versions(self) -> None:
         """Forget versions no kept anchor shows (older than the largest delay)."""
@@ -98,7 +123,17 @@ class Ingest(ChannelCore):
         self._alive()
         received = time.time() * 1000
         expected = self.seq + 1
+        content = json.dumps(action.model_dump(mode="json", by_alias=True, exclude_none=True), sort_keys=True)
         if action.seq < expected:
+            logged = self.record.action(action.seq)
+            if logged is not None and logged != content:
+                raise Conflict(
+                    f"channel {self.id!r}: action {action.seq} was already accepted as {logged}; "
+                    f"this one differs: {content}",
+                    seq=action.seq,
+                    accepted=json.loads(logged),
+                    expected=expected,
+                )
             return self._unchanged(action.seq, duplicate=True)
         if action.seq > expected:
             raise SequenceGap(
@@ -109,6 +144,6 @@ class Ingest(ChannelCore):
         loaded = feed.load_bytes(feed.document_bytes(document), source=source, strict=True, previous=self.game)
         feed.refuse_new_problems(self.game, loaded)
         replayed = time.time() * 1000
-        ack = self._commit(loaded, seq=action.seq)
+        ack = self._commit(loaded, seq=action.seq, action=(action.seq, content))
         self.feed_trace = {"received": received, "replayed": replayed, "committed": time.time() * 1000}
         return ack.model_copy(update={"seq": action.seq})

@@ -15,8 +15,9 @@ __all__ = ["SETTINGS", "STORE", "HUB", "TOKEN", "TOKEN_CREATED", "SOCKETS"]
 SETTINGS = web.AppKey("settings", ServerSettings)
 STORE = web.AppKey("store", Store)
 HUB = web.AppKey("hub", Hub)
+#: the SHA-256 of the API token (the token itself is never kept)
 TOKEN = web.AppKey("token", str)
-#: True when this start created the token (the CLI prints it once)
-TOKEN_CREATED = web.AppKey("token_created", bool)
+#: the token, only when this start created it (the CLI prints it once); else ""
+TOKEN_CREATED = web.AppKey("token_created", str)
 #: every open WebSocket, closed with GOING_AWAY on shutdown
 SOCKETS: web.AppKey[weakref.WeakSet[web.WebSocketResponse]] = web.AppKey("sockets")

@@ -7,6 +7,7 @@ it when the timing settings change, and stores the playhead after each command.
 
 from __future__ import annotations
 
+import copy
 from collections.abc import Callable
 from typing import Any
 
@@ -26,10 +27,13 @@ class Playback(ChannelCore):
 
         Raises:
             BadRequest: a command without its argument, or a deal/step that does not exist.
+            StoreFailed, StoreFull: the playhead could not be stored (nothing changed).
         """
         self._alive()
         now = self.hub.clock()
-        d = self.director
+        # commands run on a copy that replaces the Director only once the store has its
+        # playhead: a refused write leaves the playhead where it was
+        d = copy.deepcopy(self.director)
         op = req.op
         # the commands that take nothing but the time
         plain: dict[str, Callable[[float], object]] = {
@@ -56,7 +60,8 @@ class Playback(ChannelCore):
             if req.value is None or not isinstance(req.value, bool) and req.value not in (0.0, 1.0):
                 raise BadRequest(f"{op} needs 'value' (true or false, e.g. {op}?value=true)")
             (d.set_loop if op == "loop" else d.set_auto)(now, bool(req.value))
-        self.save_playhead(now)
+        self.record.save_playhead(d.playhead(now).to_json())
+        self.director = d
         self.poke()
         return self.playhead_json(now)
 

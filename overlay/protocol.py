@@ -256,7 +256,11 @@ class ActionIn(_Model):
     call: ``call`` (``Pass``, ``Order``, suit letter, ``n``), optional ``alone``;
     discard / card: ``card``; new_deal: ``dealer`` and ``up_card`` (optional
     ``deal_number``, ``player_cards``); undo: removes the last action.
+
+    Strict types on the wire: ``"seq": true``, ``"9"`` or ``9.0`` are refused, not coerced.
     """
+
+    model_config = ConfigDict(alias_generator=to_camel, populate_by_name=True, extra="forbid", strict=True)
 
     seq: int = Field(ge=1)
     kind: ActionKind
@@ -373,6 +377,9 @@ def parse_feed_message(text: str) -> FeedAction | FeedGame:
 
 
 class FeedAck(_Model):
+    """An accepted action or game.  ``warnings``: the engine's new warnings (rule breaches
+    a logger records as facts: a renege, a card played twice), for the operator to see."""
+
     type: Literal["ack"] = "ack"
     seq: int | None = None
     duplicate: bool = False
@@ -380,6 +387,7 @@ class FeedAck(_Model):
     correction: bool = False
     steps: int
     expected: int
+    warnings: list[str] = Field(default_factory=list)
 
 
 class FeedRefused(_Model):

@@ -6,6 +6,8 @@ one place; the SQL lives in :mod:`overlay.store`.
 
 from __future__ import annotations
 
+from collections.abc import Iterator
+from contextlib import contextmanager
 from typing import Any
 
 from .protocol import ChannelSettings
@@ -21,11 +23,31 @@ class ChannelRecord:
         self.store = store
         self.channel_id = channel_id
 
+    @contextmanager
+    def transaction(self) -> Iterator[None]:
+        """The writes inside land together or not at all (then memory may change).
+
+        Raises:
+            StoreFailed, StoreFull: the database refused; nothing was written.
+        """
+        with self.store.transaction():
+            yield
+
     def save_game(self, data: bytes, *, source: str, seq: int) -> None:
         self.store.save_game(self.channel_id, data, source=source, seq=seq)
 
     def save_playhead(self, playhead: dict[str, Any]) -> None:
         self.store.save_playhead(self.channel_id, playhead)
+
+    def log_action(self, seq: int, data: str) -> None:
+        self.store.log_action(self.channel_id, seq, data)
+
+    def clear_actions(self) -> None:
+        self.store.clear_actions(self.channel_id)
+
+    def action(self, seq: int) -> str | None:
+        """The JSON of the action accepted under ``seq`` (None: not logged)."""
+        return self.store.action(self.channel_id, seq)
 
     def save_follow(self, path: str | None) -> None:
         self.store.set_follow(self.channel_id, path)

@@ -8,6 +8,7 @@ bodies as typed refusals, through :func:`error_body`.
 from __future__ import annotations
 
 import json
+import logging
 from typing import Any
 
 from aiohttp import web
@@ -20,10 +21,12 @@ from engine.load import MAX_INPUT
 from .auth import Handler
 from .errors import OverlayError
 
-__all__ = ["REFUSED", "pydantic_text", "pydantic_errors", "error_body", "error_middleware"]
+__all__ = ["REFUSED", "MAX_ERROR", "excerpt", "pydantic_text", "pydantic_errors", "error_body", "error_middleware"]
+
+log = logging.getLogger("overlay.refusals")
 
 #: the exceptions a request or feed frame is refused with (anything else is a bug: 500)
-REFUSED = (OverlayError, EgnError, ValidationError, json.JSONDecodeError, UnicodeDecodeError)
+REFUSED = (OverlayError, EgnError, ValidationError, json.JSONDecodeError, UnicodeDecodeError, RecursionError)
 
 
 def pydantic_text(exc: ValidationError) -> str:
@@ -41,8 +44,28 @@ def pydantic_errors(exc: ValidationError) -> list[dict[str, Any]]:
     return [{"loc": list(err.get("loc", ())), "msg": err.get("msg", "")} for err in exc.errors()]
 
 
+#: longest error text an answer carries: a refusal quotes a bounded excerpt of the input,
+#: never the input (a 6 MB body must not come back as a 3 MB error)
+MAX_ERROR = 600
+
+
+def excerpt(text: str, limit: int = MAX_ERROR) -> str:
+    """``text`` cut to ``limit`` characters, saying how much was left out."""
+    if len(text) <= limit:
+        return text
+    return f"{text[:limit]}... ({len(text) - limit} more characters)"
+
+
 def error_body(exc: BaseException) -> tuple[int, dict[str, Any]]:
-    """HTTP status and JSON body for an error the API refuses with (others re-raised)."""
+    """HTTP status and JSON body for an error the API refuses with (others re-raised);
+    the error text is bounded by :data:`MAX_ERROR`."""
+    status, body = _error_body(exc)
+    if isinstance(body.get("error"), str):
+        body["error"] = excerpt(body["error"])
+    return status, body
+
+
+def _error_body(exc: BaseException) -> tuple[int, dict[str, Any]]:
     if isinstance(exc, OverlayError):
         return exc.status, exc.to_json()
     if isinstance(exc, EgnError):
@@ -57,6 +80,8 @@ def error_body(exc: BaseException) -> tuple[int, dict[str, Any]]:
         return 400, {"error": f"request body is not JSON: line {exc.lineno}, column {exc.colno}: {json_reason(exc)}", "kind": "json"}
     if isinstance(exc, UnicodeDecodeError):
         return 400, {"error": "request body is not UTF-8", "kind": "encoding"}
+    if isinstance(exc, RecursionError):
+        return 400, {"error": "input nests too deep", "kind": "too_deep"}
     raise exc
 
 
@@ -75,3 +100,7 @@ async def error_middleware(request: web.Request, handler: Handler) -> web.Stream
     except REFUSED as exc:
         status, body = error_body(exc)
         return web.json_response(body, status=status)
+    except Exception:
+        # a bug: logged with its traceback, answered as JSON without internals
+        log.exception("%s %s failed", request.method, request.path[:200])
+        return web.json_response({"error": "internal error (logged on the server)", "kind": "internal"}, status=500)

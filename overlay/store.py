@@ -1,31 +1,89 @@
 """Persistence: channels, their games, playheads and settings in one SQLite file (WAL).
 
-Only the event-loop thread uses the connection; writes are small and commit at once, so an
-accepted game or action is on disk before the HTTP answer leaves.  Settings documents carry a
-revision: a write naming an old revision is refused with the stored document
-(:class:`~overlay.errors.StaleRevision`).
+Only the event-loop thread uses the connection; writes are small and commit at once.  With
+``synchronous="FULL"`` (the default) an accepted game or action is on disk (fsync of the
+WAL) before the HTTP answer leaves, through a process kill and a power cut alike: SQLite
+itself runs with ``NORMAL`` and :meth:`Store.sync` fsyncs in a worker thread, so the event
+loop never waits on the disk and concurrent answers share one fsync.  ``"NORMAL"`` skips the
+fsync: a kill loses nothing, a power cut may lose the last acknowledged writes.  Settings documents carry a revision: a write naming an old revision is
+refused with the stored document (:class:`~overlay.errors.StaleRevision`).
+
+Faults are typed: a database that cannot be opened or read raises :class:`StoreBroken`
+(one line naming the file and the fault; the CLI exits 2); a write that fails (disk full,
+read-only, I/O error) raises :class:`~overlay.errors.StoreFull` (507) or
+:class:`~overlay.errors.StoreFailed` (503), and callers change memory only after it
+succeeded.  One unreadable channel row does not stop the others: :meth:`Store.channels`
+returns it as quarantined, with the fault.
 """
 
 from __future__ import annotations
 
+import asyncio
+import contextlib
+import functools
 import json
 import logging
 import os
 import sqlite3
 import sys
 import time
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import Any, TypeVar
 
 from pydantic import ValidationError
 
-from .errors import Conflict, NotFound, StaleRevision
+from .errors import Conflict, NotFound, StaleRevision, StoreFailed, StoreFull
 from .protocol import ChannelSettings, dump
 
-__all__ = ["Store", "StoredGame", "ChannelRecord", "default_data_dir", "settings_from_text"]
+__all__ = ["Store", "StoreBroken", "StoredGame", "ChannelRecord", "default_data_dir", "secure_folder", "settings_from_text"]
 
 log = logging.getLogger("overlay.store")
+
+F = TypeVar("F", bound=Callable[..., Any])
+
+
+class StoreBroken(Exception):
+    """The database cannot be opened or read at all (corrupt, truncated, not a database,
+    unreadable folder): the service cannot start on it."""
+
+
+def secure_folder(folder: Path) -> None:
+    """Create the data folder for its owner only (0700; an existing folder loses its group
+    and other bits): it holds the token hash and every game."""
+    folder.mkdir(parents=True, exist_ok=True, mode=0o700)
+    with contextlib.suppress(OSError):  # a folder we do not own: leave its mode alone
+        mode = folder.stat().st_mode & 0o777
+        if mode & 0o077:
+            os.chmod(folder, mode & 0o700)  # others lose access; the owner keeps what it had
+
+
+def _write_fault(path: str, exc: sqlite3.Error) -> StoreFailed:
+    """The typed refusal for a failed write (memory is untouched: callers write first)."""
+    code = getattr(exc, "sqlite_errorname", "") or type(exc).__name__
+    text = f"{path}: the database refused the write ({code}: {exc}); nothing was changed"
+    if isinstance(exc, sqlite3.OperationalError) and ("full" in str(exc) or code == "SQLITE_FULL"):
+        return StoreFull(text)
+    return StoreFailed(text)
+
+
+def _writes(method: F) -> F:
+    """Turn a SQLite fault in a write into :class:`StoreFailed`/:class:`StoreFull`."""
+
+    @functools.wraps(method)
+    def wrapper(self: Store, *args: Any, **kwargs: Any) -> Any:
+        try:
+            result = method(self, *args, **kwargs)
+        except sqlite3.Error as exc:
+            if self.db.in_transaction and self.depth == 0:
+                with contextlib.suppress(sqlite3.Error):
+                    self.db.execute("ROLLBACK")
+            raise _write_fault(self.path, exc) from exc
+        self.written += 1
+        return result
+
+    return wrapper  # type: ignore[return-value]
 
 SCHEMA = """
 CREATE TABLE IF NOT EXISTS meta (
@@ -48,6 +106,12 @@ CREATE TABLE IF NOT EXISTS games (
 CREATE TABLE IF NOT EXISTS follows (
     channel TEXT PRIMARY KEY REFERENCES channels(id) ON DELETE CASCADE,
     path TEXT NOT NULL
+);
+CREATE TABLE IF NOT EXISTS actions (
+    channel TEXT NOT NULL REFERENCES channels(id) ON DELETE CASCADE,
+    seq INTEGER NOT NULL,
+    data TEXT NOT NULL,
+    PRIMARY KEY (channel, seq)
 );
 CREATE TABLE IF NOT EXISTS playheads (
     channel TEXT PRIMARY KEY REFERENCES channels(id) ON DELETE CASCADE,
@@ -100,26 +164,124 @@ class ChannelRecord:
     game: StoredGame | None
     follow: str | None
     playhead: dict[str, Any] | None
+    #: why the channel's stored rows could not be read (the channel starts quarantined)
+    fault: str | None = None
 
 
 class Store:
     """The SQLite file.  ``path`` may be ``":memory:"`` for tests that need no restart."""
 
-    def __init__(self, path: str | Path) -> None:
+    def __init__(self, path: str | Path, *, synchronous: str = "FULL") -> None:
+        """Open (or create) the database and check it.
+
+        Raises:
+            StoreBroken: the file is not a database, is corrupt or truncated, or its folder
+                cannot be written (one line naming the file and the fault).
+        """
+        if synchronous.upper() not in ("FULL", "NORMAL"):
+            raise ValueError(f"synchronous {synchronous!r} is not FULL or NORMAL")
         self.path = str(path)
-        if self.path != ":memory:":
-            Path(self.path).parent.mkdir(parents=True, exist_ok=True)
-        self.db = sqlite3.connect(self.path, isolation_level=None)
-        self.db.execute("PRAGMA journal_mode=WAL")
-        self.db.execute("PRAGMA synchronous=NORMAL")
-        self.db.execute("PRAGMA foreign_keys=ON")
-        self.db.execute("PRAGMA busy_timeout=5000")
-        self.db.executescript(SCHEMA)
+        self.depth = 0  # nesting of transaction()
+        #: FULL: SQLite writes without fsync (NORMAL) and :meth:`sync` fsyncs the WAL off the
+        #: event loop before answers leave: the same durability, without blocking the loop
+        self.durable = synchronous.upper() == "FULL" and self.path != ":memory:"
+        self.written = 0  # commits so far
+        self.synced = 0  # commits known durable
+        self._syncing: asyncio.Future[None] | None = None
+        try:
+            if self.path != ":memory:":
+                secure_folder(Path(self.path).parent)
+                fresh = not Path(self.path).exists()
+            self.db = sqlite3.connect(self.path, isolation_level=None)
+            if self.path != ":memory:" and fresh:
+                with contextlib.suppress(OSError):
+                    os.chmod(self.path, 0o600)
+            self.db.execute("PRAGMA journal_mode=WAL")
+            self.db.execute("PRAGMA synchronous=NORMAL")
+            self.db.execute("PRAGMA foreign_keys=ON")
+            self.db.execute("PRAGMA busy_timeout=5000")
+            self.db.executescript(SCHEMA)
+            check = self.db.execute("PRAGMA quick_check").fetchone()
+            if check is None or check[0] != "ok":
+                raise StoreBroken(f"{self.path}: the database is corrupt (quick_check: {check and check[0]})")
+        except sqlite3.Error as exc:
+            raise StoreBroken(f"{self.path}: cannot open the database: {exc}") from None
+        except OSError as exc:
+            raise StoreBroken(f"{self.path}: cannot open the database: {exc.strerror or exc}") from None
         #: channel -> why its stored settings were refused (it runs on defaults until saved)
         self.settings_problems: dict[str, str] = {}
 
     def close(self) -> None:
         self.db.close()
+
+    @contextlib.contextmanager
+    def transaction(self) -> Iterator[None]:
+        """Every write inside commits together or not at all.
+
+        Raises:
+            StoreFailed, StoreFull: the database refused (everything rolled back).
+        """
+        if self.depth:
+            self.depth += 1
+            try:
+                yield
+            finally:
+                self.depth -= 1
+            return
+        try:
+            self.db.execute("BEGIN IMMEDIATE")
+        except sqlite3.Error as exc:
+            raise _write_fault(self.path, exc) from exc
+        self.depth = 1
+        try:
+            yield
+        except BaseException:
+            self.depth = 0
+            with contextlib.suppress(sqlite3.Error):
+                self.db.execute("ROLLBACK")
+            raise
+        self.depth = 0
+        try:
+            self.db.execute("COMMIT")
+        except sqlite3.Error as exc:
+            with contextlib.suppress(sqlite3.Error):
+                self.db.execute("ROLLBACK")
+            raise _write_fault(self.path, exc) from exc
+        self.written += 1
+
+    async def sync(self) -> None:
+        """Make every committed write durable (fsync of the WAL, in a worker thread) before
+        an answer leaves; a no-op with ``synchronous=NORMAL``.  Callers waiting together
+        share one fsync (group commit).
+
+        Raises:
+            StoreFailed: the fsync failed (an I/O error).
+        """
+        while self.durable and self.written > self.synced:
+            if self._syncing is None or self._syncing.done():
+                self._syncing = asyncio.ensure_future(self._fsync(self.written))
+            task = self._syncing
+            await asyncio.shield(task)
+
+    async def _fsync(self, upto: int) -> None:
+        try:
+            await asyncio.to_thread(self._fsync_files)
+        except OSError as exc:
+            raise StoreFailed(f"{self.path}: the write could not be made durable ({exc.strerror or exc})") from None
+        self.synced = max(self.synced, upto)
+
+    def _fsync_files(self) -> None:
+        # the WAL holds every commit since the last checkpoint; fsync on any descriptor of
+        # the file flushes it (the checkpoints themselves fsync the database file)
+        for name in (self.path + "-wal", self.path):
+            try:
+                fd = os.open(name, os.O_RDONLY)
+            except FileNotFoundError:
+                continue
+            try:
+                os.fsync(fd)
+            finally:
+                os.close(fd)
 
     @property
     def journal_mode(self) -> str:
@@ -131,14 +293,20 @@ class Store:
         row = self.db.execute("SELECT value FROM meta WHERE key = ?", (key,)).fetchone()
         return None if row is None else str(row[0])
 
+    @_writes
     def set_meta(self, key: str, value: str) -> None:
         self.db.execute(
             "INSERT INTO meta(key, value) VALUES(?, ?) ON CONFLICT(key) DO UPDATE SET value = excluded.value",
             (key, value),
         )
 
+    @_writes
+    def delete_meta(self, key: str) -> None:
+        self.db.execute("DELETE FROM meta WHERE key = ?", (key,))
+
     # ------------------------------------------------------------------ channels
 
+    @_writes
     def create_channel(self, channel: str, settings: ChannelSettings | None = None) -> ChannelSettings:
         doc = (settings or ChannelSettings()).model_copy(update={"revision": 1})
         try:
@@ -150,6 +318,7 @@ class Store:
             raise Conflict(f"channel {channel!r} already exists", channel=channel) from None
         return doc
 
+    @_writes
     def delete_channel(self, channel: str) -> None:
         cur = self.db.execute("DELETE FROM channels WHERE id = ?", (channel,))
         if cur.rowcount == 0:
@@ -159,27 +328,38 @@ class Store:
         return [r[0] for r in self.db.execute("SELECT id FROM channels ORDER BY created, id")]
 
     def channels(self) -> list[ChannelRecord]:
-        """Every channel with its game, follow path and playhead (for a restart)."""
+        """Every channel with its game, follow path and playhead (for a restart); a channel
+        whose rows cannot be read comes back with ``fault`` set and safe defaults.
+
+        Raises:
+            StoreBroken: the tables themselves cannot be read.
+        """
+        try:
+            rows = self.db.execute(
+                """SELECT c.id, c.settings, g.data, g.source, g.seq, f.path, p.data
+                   FROM channels c
+                   LEFT JOIN games g ON g.channel = c.id
+                   LEFT JOIN follows f ON f.channel = c.id
+                   LEFT JOIN playheads p ON p.channel = c.id
+                   ORDER BY c.created, c.id"""
+            ).fetchall()
+        except sqlite3.Error as exc:
+            raise StoreBroken(f"{self.path}: cannot read the channels: {exc}") from None
         out: list[ChannelRecord] = []
-        rows = self.db.execute(
-            """SELECT c.id, c.settings, g.data, g.source, g.seq, f.path, p.data
-               FROM channels c
-               LEFT JOIN games g ON g.channel = c.id
-               LEFT JOIN follows f ON f.channel = c.id
-               LEFT JOIN playheads p ON p.channel = c.id
-               ORDER BY c.created, c.id"""
-        ).fetchall()
         for cid, settings, data, source, seq, follow, playhead in rows:
-            game = None if data is None else StoredGame(bytes(data), str(source), int(seq))
-            out.append(
-                ChannelRecord(
-                    id=cid,
-                    settings=self._settings(cid, settings),
+            try:
+                game = None if data is None else StoredGame(bytes(data), str(source), int(seq))
+                record = ChannelRecord(
+                    id=str(cid),
+                    settings=self._settings(str(cid), settings),
                     game=game,
-                    follow=follow,
-                    playhead=None if playhead is None else json.loads(playhead),
+                    follow=None if follow is None else str(follow),
+                    playhead=None if playhead is None else _object(json.loads(playhead)),
                 )
-            )
+            except (ValueError, TypeError, ValidationError) as exc:
+                fault = f"{self.path}: channel {cid!r}: a stored row cannot be read ({type(exc).__name__}: {str(exc)[:200]})"
+                record = ChannelRecord(str(cid), ChannelSettings(), None, None, None, fault=fault)
+            out.append(record)
         return out
 
     # ------------------------------------------------------------------ settings
@@ -196,6 +376,7 @@ class Store:
             self.settings_problems[channel] = problem
         return doc
 
+    @_writes
     def put_settings(self, channel: str, doc: ChannelSettings) -> ChannelSettings:
         """Store ``doc`` if it names the current revision; returns it with the next revision.
 
@@ -203,8 +384,7 @@ class Store:
             StaleRevision: ``doc.revision`` is not the stored one (``current`` = stored doc).
             NotFound: no such channel.
         """
-        self.db.execute("BEGIN IMMEDIATE")
-        try:
+        with self.transaction():
             current = self.settings(channel)
             if doc.revision != current.revision:
                 raise StaleRevision(
@@ -216,15 +396,12 @@ class Store:
                 "UPDATE channels SET revision = ?, settings = ? WHERE id = ?",
                 (new.revision, json.dumps(dump(new)), channel),
             )
-        except BaseException:
-            self.db.execute("ROLLBACK")
-            raise
-        self.db.execute("COMMIT")
         self.settings_problems.pop(channel, None)
         return new
 
     # ------------------------------------------------------------------ games, follows, playheads
 
+    @_writes
     def save_game(self, channel: str, data: bytes, *, source: str, seq: int) -> None:
         self.db.execute(
             """INSERT INTO games(channel, data, source, seq, updated) VALUES(?, ?, ?, ?, ?)
@@ -233,10 +410,26 @@ class Store:
             (channel, data, source, seq, time.time()),
         )
 
+    @_writes
+    def log_action(self, channel: str, seq: int, data: str) -> None:
+        """Remember the action accepted under ``seq`` (a resend with other content is refused)."""
+        self.db.execute("INSERT OR REPLACE INTO actions(channel, seq, data) VALUES(?, ?, ?)", (channel, seq, data))
+
+    @_writes
+    def clear_actions(self, channel: str) -> None:
+        """Forget the channel's actions (a different game starts its numbering again)."""
+        self.db.execute("DELETE FROM actions WHERE channel = ?", (channel,))
+
+    def action(self, channel: str, seq: int) -> str | None:
+        """The action accepted under ``seq`` (its JSON), if it was logged."""
+        row = self.db.execute("SELECT data FROM actions WHERE channel = ? AND seq = ?", (channel, seq)).fetchone()
+        return None if row is None else str(row[0])
+
     def game(self, channel: str) -> StoredGame | None:
         row = self.db.execute("SELECT data, source, seq FROM games WHERE channel = ?", (channel,)).fetchone()
         return None if row is None else StoredGame(bytes(row[0]), str(row[1]), int(row[2]))
 
+    @_writes
     def set_follow(self, channel: str, path: str | None) -> None:
         if path is None:
             self.db.execute("DELETE FROM follows WHERE channel = ?", (channel,))
@@ -246,9 +439,17 @@ class Store:
                 (channel, path),
             )
 
+    @_writes
     def save_playhead(self, channel: str, data: dict[str, Any]) -> None:
         self.db.execute(
             """INSERT INTO playheads(channel, data, updated) VALUES(?, ?, ?)
                ON CONFLICT(channel) DO UPDATE SET data = excluded.data, updated = excluded.updated""",
             (channel, json.dumps(data), time.time()),
         )
+
+
+def _object(value: Any) -> dict[str, Any]:
+    """A stored JSON object (a playhead row that holds anything else is a fault)."""
+    if not isinstance(value, dict):
+        raise TypeError(f"expected a JSON object, found {type(value).__name__}")
+    return value

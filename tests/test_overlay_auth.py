@@ -14,6 +14,7 @@ from overlay.app import create_app
 from overlay.config import ServerSettings
 from overlay import keys
 from overlay.hub import Hub
+from overlay.auth import token_hash
 from overlay.keys import TOKEN, TOKEN_CREATED
 from overlay.store import Store
 from tests.support import AUTH, game, make_channel
@@ -67,7 +68,7 @@ async def test_token_accepted_three_ways(client: Any, how: dict[str, Any]) -> No
         ("/overlay/t1", "text/html"),
         ("/overlay/t1?output=clean&width=3840&height=2160", "text/html"),
         ("/api/channels/t1/state", "application/json"),
-        ("/api/channels/t1/state?output=preview", "application/json"),
+        ("/api/channels/t1/state?output=clean", "application/json"),
         ("/static/overlay.js", "application/javascript"),
         ("/fonts/bold.ttf", "font/ttf"),
         ("/", "text/plain"),
@@ -84,9 +85,12 @@ async def test_read_only_endpoints_need_no_token(client: Any, path: str, kind: s
 async def test_token_created_on_first_start_and_kept(tmp_path: Path) -> None:
     s = ServerSettings(data_dir=tmp_path, demo=False)
     app1 = create_app(s)
-    assert app1[TOKEN_CREATED] and len(app1[TOKEN]) >= 24
+    created = app1[TOKEN_CREATED]
+    assert len(created) >= 24 and app1[TOKEN] == token_hash(created)
     app2 = create_app(s)
-    assert not app2[TOKEN_CREATED] and app2[TOKEN] == app1[TOKEN]
+    assert app2[TOKEN_CREATED] == "" and app2[TOKEN] == app1[TOKEN]
+    # only the hash is stored
+    assert created.encode() not in (tmp_path / "overlay.sqlite3").read_bytes()
 
 
 async def test_actions_need_a_game(client: Any) -> None:
@@ -105,7 +109,7 @@ def test_app_state_sits_under_the_typed_keys_only(settings: ServerSettings) -> N
         keys.STORE: Store,
         keys.HUB: Hub,
         keys.TOKEN: str,
-        keys.TOKEN_CREATED: bool,
+        keys.TOKEN_CREATED: str,
         keys.SOCKETS: weakref.WeakSet,
     }
     assert set(declared) == set(expected), "a key was added to overlay.keys: list its type here"

@@ -60,7 +60,7 @@ async def test_delayed_output_replays_preview_across_corrections(client: Any, cl
             if offset == 0.0:
                 r = await client.post("/api/channels/d/control", json={"op": "live"}, headers=AUTH)
                 assert r.status == 200
-        state_now = await (await client.get("/api/channels/d/state?output=preview")).text()
+        state_now = await (await client.get("/api/channels/d/state?output=preview", headers=AUTH)).text()
         preview[offset] = (_comparable(ch.scene_text("preview", SIZE, clock.t, snapshot=False)[0]), _comparable(state_now))
         if offset >= DELAY:
             program_scene = _comparable(ch.scene_text("program", SIZE, clock.t, snapshot=False)[0])

@@ -36,10 +36,10 @@ async def test_match_plays_its_games_in_order(client: Any, clock: FakeClock) -> 
     r = await client.post("/api/channels/m/control", json={"op": "seek", "step": games[1]["firstStep"] - 1}, headers=AUTH)
     ph = await r.json()
     assert (ph["game"], ph["games"]) == (0, 3)
-    state = await (await client.get("/api/channels/m/state?output=preview")).json()
+    state = await (await client.get("/api/channels/m/state?output=preview", headers=AUTH)).json()
     assert state["game"] == 0 and state["state"]["players"] == doc["games"][0]["gameData"]["metadata"]["players"]
     r = await client.post("/api/channels/m/control", json={"op": "step"}, headers=AUTH)
-    state = await (await client.get("/api/channels/m/state?output=preview")).json()
+    state = await (await client.get("/api/channels/m/state?output=preview", headers=AUTH)).json()
     assert state["game"] == 1 and state["gameTitle"] == "Generated game 2 \u2014 Game 2 of 3"
     assert state["state"]["players"] == doc["games"][1]["gameData"]["metadata"]["players"]
     assert state["state"]["step"] == 0 and state["step"] == games[1]["firstStep"]

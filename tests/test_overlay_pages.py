@@ -66,7 +66,7 @@ async def test_program_delay_runs_behind_preview(client: Any) -> None:
 async def test_state_stream(client: Any) -> None:
     doc = game(5, 1)
     await make_channel(client, doc=empty_game(doc))
-    ws = await client.ws_connect("/api/channels/t1/state/ws?output=preview")
+    ws = await client.ws_connect("/api/channels/t1/state/ws?output=preview", headers=AUTH)
     first = await ws.receive_json(timeout=3)
     assert first["type"] == "state" and first["state"] is None
     await client.post("/api/channels/t1/actions", json=actions_of(doc)[0], headers=AUTH)

@@ -45,15 +45,16 @@ def test_control_help_says_next_and_step_apart(capsys: pytest.CaptureFixture[str
     assert "next          start the NEXT step's animation now" in text and "step          CUT to the next step" in text
 
 
-def test_token_is_printed_again(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
-    from overlay.auth import ensure_token
-    from overlay.store import Store
+def test_control_without_a_token_says_where_to_get_one(capsys: pytest.CaptureFixture[str]) -> None:
+    """Only the token's hash is stored, so ``control`` cannot read it back: it needs
+    ``--token`` or ``$EUCHRE_OVERLAY_TOKEN`` and says so (and how to make a new one)."""
+    import os
 
-    assert main(["token", "--data", str(tmp_path)]) == 2
-    assert "no server data here" in capsys.readouterr().err
-    store = Store(tmp_path / "overlay.sqlite3")
-    token, created = ensure_token(store, None)
-    store.close()
-    assert created
-    assert main(["token", "--data", str(tmp_path)]) == 0
-    assert capsys.readouterr().out.strip() == token
+    saved = os.environ.pop("EUCHRE_OVERLAY_TOKEN", None)
+    try:
+        assert main(["control", "demo", "play", "--url", "http://127.0.0.1:9"]) == 2
+    finally:
+        if saved is not None:
+            os.environ["EUCHRE_OVERLAY_TOKEN"] = saved
+    err = capsys.readouterr().err
+    assert "--token" in err and "token --rotate" in err

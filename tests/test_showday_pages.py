@@ -123,7 +123,7 @@ async def test_seek_deal_n_shows_deal_n(client: Any) -> None:
     await ws.close()
     assert msg["deal"] == 2  # the JSON field: the deal's position from 0
     assert "DEAL 3" in texts(msg["scene"])  # what people see
-    state = await (await client.get("/api/channels/t1/state?output=preview")).json()
+    state = await (await client.get("/api/channels/t1/state?output=preview", headers=AUTH)).json()
     assert state["state"]["dealNumber"] == doc["deals"][2]["dealNumber"]  # the file's own field, kept
     r = await client.post("/api/channels/t1/control/seek?deal=4", headers=AUTH)
     assert r.status == 400 and "deals 1..3" in (await r.json())["error"]
@@ -166,7 +166,7 @@ async def test_state_route_names_its_output_and_delay(client: Any, clock: Any) -
     clock.t += 5
     default = await (await client.get("/api/channels/t1/state")).json()
     program = await (await client.get("/api/channels/t1/state?output=program")).json()
-    preview = await (await client.get("/api/channels/t1/state?output=preview")).json()
+    preview = await (await client.get("/api/channels/t1/state?output=preview", headers=AUTH)).json()
     assert default == program and program["output"] == "program" and program["delay"] == 10
     assert program["step"] is None  # 10 s behind: before the first deal
     assert preview["output"] == "preview" and preview["delay"] == 0 and preview["step"] is not None

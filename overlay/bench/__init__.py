@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from types import ModuleType
 
-from . import codecs, engine, export, fuzz, live, render, studio
+from . import codecs, engine, export, faults, fuzz, live, render, studio
 
 __all__ = ["TARGETS"]
 
@@ -22,4 +22,5 @@ TARGETS: dict[str, ModuleType] = {
     "live": live,
     "studio": studio,
     "export": export,
+    "faults": faults,
 }

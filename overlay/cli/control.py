@@ -1,6 +1,7 @@
 """``euchre-overlay control CHANNEL OP``: playback control of a running server from a shell,
-a script or a Stream Deck "run command" button; and ``euchre-overlay token``: the API token
-again (it is printed once, on the first start, and kept with the data)."""
+a script or a Stream Deck "run command" button.  The API token comes from ``--token`` or
+``$EUCHRE_OVERLAY_TOKEN`` (only its hash is stored with the data, so it cannot be read back;
+``euchre-overlay token --rotate`` makes a new one)."""
 
 from __future__ import annotations
 
@@ -10,10 +11,9 @@ import os
 import sys
 import urllib.error
 import urllib.request
-from pathlib import Path
 from typing import Any
 
-__all__ = ["register", "run", "run_token", "OPS_HELP"]
+__all__ = ["register", "run", "OPS_HELP"]
 
 #: what each op does, as an operator coming from SPX, NodeCG or vMix expects (also the README)
 OPS_HELP = """\
@@ -52,52 +52,18 @@ def register(sub: Any) -> None:
     _server_args(p)
     p.set_defaults(func=run)
 
-    t = sub.add_parser(
-        "token",
-        help="print the API token of a data folder (printed once on the first start; kept with the data)",
-    )
-    t.add_argument("--data", type=Path, default=None, help="the server's data folder (default: as serve)")
-    t.set_defaults(func=run_token)
-
 
 def _server_args(p: argparse.ArgumentParser) -> None:
     from ..config import DEFAULT_PORT
 
     p.add_argument("--url", default=f"http://127.0.0.1:{DEFAULT_PORT}", help="the server (default: this machine, the default port)")
-    p.add_argument("--token", default=None, help="API token (default: $EUCHRE_OVERLAY_TOKEN, else read from --data)")
-    p.add_argument("--data", type=Path, default=None, help="the server's data folder, to read the token from (default: as serve)")
-
-
-def stored_token(data: Path | None) -> str:
-    """The token kept in a data folder.
-
-    Raises:
-        OSError: no data folder there, or no token in it yet (the server never started).
-    """
-    from ..config import ServerSettings
-    from ..store import Store, default_data_dir
-
-    folder = data or default_data_dir()
-    db = Path(ServerSettings(data_dir=folder).db_path)
-    if not db.is_file():
-        raise OSError(f"{db}: no server data here (start 'euchre-overlay serve' once, or pass --data)")
-    store = Store(db)
-    try:
-        token = store.meta("token")
-    finally:
-        store.close()
-    if not token:
-        raise OSError(f"{db}: no token yet (it is made on the first 'euchre-overlay serve')")
-    return token
-
-
-def run_token(args: argparse.Namespace) -> int:
-    print(stored_token(args.data))
-    return 0
+    p.add_argument("--token", default=None, help="API token (default: $EUCHRE_OVERLAY_TOKEN)")
 
 
 def run(args: argparse.Namespace) -> int:
-    token = args.token or os.environ.get("EUCHRE_OVERLAY_TOKEN") or stored_token(args.data)
+    token = args.token or os.environ.get("EUCHRE_OVERLAY_TOKEN")
+    if not token:
+        raise OSError("no API token: pass --token or set EUCHRE_OVERLAY_TOKEN (a lost token: euchre-overlay token --rotate)")
     body: dict[str, Any] = {"op": args.op}
     for key in ("value", "deal", "game", "step"):
         if getattr(args, key) is not None:

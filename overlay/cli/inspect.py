@@ -25,7 +25,7 @@ def register(sub: Any) -> None:
     )
     p.add_argument("file", nargs="?", default=str(DEMO), help="a .egn, .egnb or .emn file (default: the bundled demo game)")
     p.add_argument("--json", action="store_true", help="print the replay as JSON: per deal the dealer, up-card, trump, maker, tricks, points and score (fields listed in the README)")
-    p.add_argument("--strict", action="store_true", help="refuse any schema problem instead of repairing it")
+    p.add_argument("--strict", action="store_true", help="refuse any schema problem instead of repairing it (a card dealt twice included): exit 2")
     p.add_argument("--steps", action="store_true", help="also list every step of the timeline")
     p.set_defaults(func=run)
 
@@ -34,6 +34,12 @@ def run(args: argparse.Namespace) -> int:
     # the deal summaries need no states: only --steps builds the whole timeline
     loaded = load_any(Path(args.file).read_bytes(), source=Path(args.file).name, strict=args.strict, summary_only=not args.steps)
     games = loaded.games if isinstance(loaded, LoadedMatch) else (loaded,)
+    errors = [p for game in games for p in game.all_problems if p.severity == "error" and p.kind == "schema"]
+    if args.strict and errors:
+        # strict refuses a document that is not a game (a card dealt twice...): one line, exit 2;
+        # breaches of the rules in the play (a renege) are facts, reported as warnings
+        print(f"euchre-overlay: {errors[0]}" + (f" (and {len(errors) - 1} more)" if len(errors) > 1 else ""), file=sys.stderr)
+        return 2
     for game in games:
         for problem in game.all_problems:
             print(f"warning: {problem}", file=sys.stderr)

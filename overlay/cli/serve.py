@@ -29,6 +29,26 @@ def register(sub: Any) -> None:
     p.add_argument("--data", type=Path, default=None, help=f"data folder for the SQLite file (default {default_data_dir()})")
     p.add_argument("--token", default=None, help="API token (default: created on first start and stored)")
     p.add_argument("--no-demo", action="store_true", help="do not create the demo channel on a fresh install")
+    p.add_argument(
+        "--allow-dir",
+        action="append",
+        type=Path,
+        default=[],
+        help="a folder the load and follow routes may read (repeat for more; default: any readable path)",
+    )
+    p.add_argument(
+        "--sync",
+        choices=("full", "normal"),
+        default="full",
+        help="full (default): every acknowledged write is fsynced before the answer and survives a power cut; "
+        "normal: survives a killed process, not a power cut, at a fraction of the cost per write",
+    )
+    p.add_argument(
+        "--allow-origin",
+        action="append",
+        default=[],
+        help="a web origin (https://host:port) whose pages may open the page and state sockets, besides this server's own and OBS's",
+    )
     p.set_defaults(func=run)
 
 
@@ -36,21 +56,32 @@ def run(args: argparse.Namespace) -> int:
     from ..config import ServerSettings
     from ..store import default_data_dir
 
+    from ..errors import StoreFailed
+    from ..store import StoreBroken
+
     settings = ServerSettings(
         host=args.host,
         port=args.port,
         data_dir=args.data or default_data_dir(),
         token=args.token,
         demo=not args.no_demo,
+        allow_dirs=tuple(args.allow_dir),
+        allow_origins=tuple(args.allow_origin),
+        synchronous=args.sync.upper(),
     )
-    asyncio.run(serve(settings))
+    try:
+        asyncio.run(serve(settings))
+    except (StoreBroken, StoreFailed) as exc:
+        # one line and exit 2: a supervisor's log says what to fix (no traceback loop)
+        print(f"euchre-overlay: {exc}", file=sys.stderr)
+        return 2
     return 0
 
 
 async def serve(settings: Any, *, ready: asyncio.Event | None = None, stop: asyncio.Event | None = None) -> None:
     """Run until SIGINT/SIGTERM (or ``stop`` is set); prints the URLs to paste into OBS."""
     from ..app import create_app
-    from ..keys import HUB, TOKEN, TOKEN_CREATED
+    from ..keys import HUB, TOKEN_CREATED
 
     app = create_app(settings)
     runner = web.AppRunner(app, handle_signals=False)
@@ -65,7 +96,7 @@ async def serve(settings: Any, *, ready: asyncio.Event | None = None, stop: asyn
     out = sys.stdout
     print(f"euchre-overlay serving on {base}  (data: {settings.db_path})", file=out)
     if app[TOKEN_CREATED]:
-        print(f"API token (printed on the first start only; 'euchre-overlay token' prints it again): {app[TOKEN]}", file=out)
+        print(f"API token (shown once; only its hash is stored; lost: euchre-overlay token --rotate): {app[TOKEN_CREATED]}", file=out)
     channels = list(app[HUB].channels)
     if channels:
         print("Paste into an OBS Browser Source (width 1920, height 1080):", file=out)

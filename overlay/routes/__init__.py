@@ -1,8 +1,11 @@
 """The service's routes, one ``RouteTableDef`` per area, registered by ``create_app``.
 
-Read-only (no token): ``GET /``, ``GET /overlay/{channel}``, ``/static/*``, ``/fonts/*``, ``/media/*`` (uploaded images by content id),
-``WS /ws/overlay/{channel}``, ``GET /api/channels/{id}/state`` and its socket.  Everything
-else under ``/api`` is marked :func:`overlay.auth.protected`.
+Read-only (no token): ``GET /`` (the channel list only with the token), ``GET
+/overlay/{channel}``, ``/static/*``, ``/fonts/*``, ``/media/*`` (uploaded
+images by content id), ``WS /ws/overlay/{channel}``, ``GET
+/api/channels/{id}/state`` and its socket for the ``clean`` and ``program`` outputs (the
+live ``preview`` state needs the token).  Sockets check ``Origin``.  Everything else under
+``/api`` is marked :func:`overlay.auth.protected`.
 """
 
 from __future__ import annotations

@@ -4,17 +4,31 @@ output and page size in the query, a JSON body."""
 from __future__ import annotations
 
 import json
+import re
+from itertools import accumulate
 from typing import Any
 
 from aiohttp import web
 
 from ..channel import Channel
-from ..errors import BadRequest
+from ..errors import BadRequest, UnsupportedMedia
 from ..hub import Hub
 from ..keys import HUB
 from ..protocol import OUTPUTS, FeedAck, OutputName, dump
 
-__all__ = ["hub_of", "channel_of", "clock_of", "output_of", "page_query", "read_json", "ack_response"]
+__all__ = [
+    "hub_of",
+    "channel_of",
+    "clock_of",
+    "output_of",
+    "page_query",
+    "json_depth",
+    "parse_json_text",
+    "read_text",
+    "read_json",
+    "ack_response",
+    "MAX_DEPTH",
+]
 
 #: page sizes the player draws (URL or view): 1280x720 to 3840x2160
 WIDTHS = (1280, 3840)
@@ -77,16 +91,64 @@ def page_query(request: web.Request, ch: Channel) -> tuple[OutputName, int, int]
     return output, width, height
 
 
+#: how deep a JSON body may nest (no request of the API needs more; Python's parser would
+#: raise RecursionError, a 500, near 1,000)
+MAX_DEPTH = 64
+
+
+_STRING = re.compile(r'"(?:[^"\\]|\\.)*"', re.S)
+_NOT_BRACKET = re.compile(r"[^\[\]{}]+")
+
+
+def json_depth(text: str) -> int:
+    """The deepest nesting of brackets in JSON ``text`` (brackets inside strings skipped;
+    regular expressions, so an 8 MiB body costs milliseconds, not a Python loop)."""
+    brackets = _NOT_BRACKET.sub("", _STRING.sub("", text))
+    steps = (1 if c in "[{" else -1 for c in brackets)
+    return max(accumulate(steps), default=0)
+
+
+def parse_json_text(text: str, *, what: str = "request body") -> Any:
+    """JSON text to a value, refusing nesting deeper than :data:`MAX_DEPTH` before parsing.
+
+    Raises:
+        BadRequest: nested too deep.  json.JSONDecodeError: not JSON.
+    """
+    if json_depth(text) > MAX_DEPTH:
+        raise BadRequest(f"{what} nests deeper than {MAX_DEPTH} levels", kind="too_deep")
+    try:
+        return json.loads(text)
+    except RecursionError:  # pragma: no cover - the depth check comes first
+        raise BadRequest(f"{what} nests too deep", kind="too_deep") from None
+
+
+async def read_text(request: web.Request) -> str:
+    """The body as text in its declared charset (UTF-8 by default).
+
+    Raises:
+        BadRequest: an unknown charset (415), or bytes that are not text in it.
+    """
+    data = await request.read()
+    charset = request.charset or "utf-8"
+    try:
+        return data.decode(charset)
+    except LookupError:
+        raise UnsupportedMedia(f"unknown charset {charset[:40]!r} in Content-Type") from None
+    except UnicodeDecodeError:
+        raise BadRequest(f"request body is not {charset[:40]} text", kind="encoding") from None
+
+
 async def read_json(request: web.Request) -> Any:
     """The JSON body; an empty body is ``{}``.
 
     Raises:
-        json.JSONDecodeError, UnicodeDecodeError: the body is not JSON text.
+        json.JSONDecodeError: the body is not JSON text.
+        BadRequest: not text in its charset, or nested deeper than :data:`MAX_DEPTH`.
     """
-    text = await request.text()
+    text = await read_text(request)
     if not text.strip():
         return {}
-    return json.loads(text)
+    return parse_json_text(text)
 
 
 def ack_response(ack: FeedAck, status: int = 200) -> web.Response:

@@ -3,7 +3,6 @@ files loaded or followed."""
 
 from __future__ import annotations
 
-import asyncio
 import base64
 import binascii
 import json
@@ -16,8 +15,9 @@ from engine.load import MAX_INPUT
 
 from ..auth import protected
 from ..channel import Channel
-from ..errors import BadRequest, NotFound, TooLarge
-from ..keys import SOCKETS
+from ..errors import BadRequest, NotFound, StoreFailed
+from ..files import check_allowed, kind_of, read_game_file_async
+from ..keys import SETTINGS, SOCKETS, STORE
 from ..protocol import ActionIn, FeedGame, FeedRefused, FollowRequest, LoadPath, dump, parse_feed_message
 from ..refusals import REFUSED, error_body
 from .common import ack_response, channel_of, read_json
@@ -34,29 +34,13 @@ def _source(request: web.Request, fallback: str) -> str:
     return name[:200]
 
 
-async def _read_path(path: str) -> bytes:
-    """A game file named by the client, read off the event loop.
+def _client_path(request: web.Request, raw: str) -> Path:
+    """A path from a request, inside the allowed folders when the server has any.
 
     Raises:
-        TooLarge: over the engine's input cap.  NotFound: no such file.
-        BadRequest: a folder, or not readable.
+        Forbidden: outside them.
     """
-    p = Path(path).expanduser()
-
-    def read() -> bytes:
-        try:
-            size = p.stat().st_size
-            if size > MAX_INPUT:
-                raise TooLarge(f"{p}: {size} bytes is over the {MAX_INPUT} byte cap")
-            return p.read_bytes()
-        except FileNotFoundError:
-            raise NotFound(f"{p}: no such file") from None
-        except IsADirectoryError:
-            raise BadRequest(f"{p}: is a directory") from None
-        except PermissionError:
-            raise BadRequest(f"{p}: permission denied") from None
-
-    return await asyncio.to_thread(read)
+    return check_allowed(Path(raw), request.app[SETTINGS].allow_dirs)
 
 
 @routes.put("/api/channels/{channel}/game")
@@ -79,13 +63,16 @@ async def upload_game(request: web.Request) -> web.Response:
     ch = channel_of(request)
     source = _source(request, "upload")
     if request.content_type.startswith("multipart/"):
-        reader = await request.multipart()
         data = b""
-        async for part in reader:
-            if getattr(part, "filename", None):
-                source = part.filename or source  # type: ignore[union-attr]
-                data = await part.read()  # type: ignore[union-attr]
-                break
+        try:
+            reader = await request.multipart()
+            async for part in reader:
+                if getattr(part, "filename", None):
+                    source = part.filename or source  # type: ignore[union-attr]
+                    data = bytes(await part.read())  # type: ignore[union-attr]
+                    break
+        except (ValueError, AssertionError) as exc:  # aiohttp's parser on a broken body
+            raise BadRequest(f"not a multipart body: {str(exc)[:120] or type(exc).__name__}") from None
         if not data:
             raise BadRequest("multipart upload without a file")
     else:
@@ -99,7 +86,7 @@ async def upload_game(request: web.Request) -> web.Response:
 async def load_path(request: web.Request) -> web.Response:
     ch = channel_of(request)
     body = LoadPath.model_validate(await read_json(request))
-    data = await _read_path(body.path)
+    data = await read_game_file_async(_client_path(request, body.path))
     return ack_response(ch.load_game(data, source=Path(body.path).name))
 
 
@@ -116,10 +103,13 @@ async def post_action(request: web.Request) -> web.Response:
 async def follow_file(request: web.Request) -> web.Response:
     ch = channel_of(request)
     body = FollowRequest.model_validate(await read_json(request))
-    path = Path(body.path).expanduser()
+    path = _client_path(request, body.path)
     if not path.parent.is_dir():
         raise NotFound(f"{path.parent}: no such folder")
+    if path.exists() and not path.is_file():  # a FIFO or device would never end a read
+        raise BadRequest(f"{path}: is {kind_of(path.stat().st_mode)}; only regular files are followed")
     ch.start_follow(str(path))
+    await ch.first_read()  # the answer and the status reflect the file's first read
     return web.json_response({"follow": str(path)})
 
 
@@ -186,11 +176,16 @@ async def feed_socket(request: web.Request) -> web.WebSocketResponse:
     await ws.prepare(request)
     request.app[SOCKETS].add(ws)
     ch.feeds.add(ws)
+    store = request.app[STORE]
     try:
         async for msg in ws:
             text = _feed_frame(ch, msg)
             if text is None:
                 continue
+            try:
+                await store.sync()  # the ack leaves once the action is durable
+            except StoreFailed as exc:
+                text = _refused(exc, None)
             if ws.closed:
                 break
             await ws.send_str(text)

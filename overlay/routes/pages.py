@@ -15,9 +15,10 @@ from pathlib import Path
 from aiohttp import WSMsgType, web
 from pydantic import ValidationError
 
+from ..auth import check_origin, has_token
 from ..clients import Page
 from ..errors import BadRequest, NotFound
-from ..keys import SOCKETS
+from ..keys import SETTINGS, SOCKETS
 from ..protocol import OutputName, PageDrawn, PageHello, PageResync, parse_page_message
 from ..refusals import pydantic_text
 from .common import channel_of, clock_of, hub_of, page_query
@@ -53,6 +54,9 @@ def _page_html(channel: str, output: OutputName, width: int, height: int, *, tra
 
 @routes.get("/")
 async def index(request: web.Request) -> web.Response:
+    """A greeting; the channel list only with the token (ids are not for everyone)."""
+    if not has_token(request):
+        return web.Response(text="euchre-overlay: pages at /overlay/CHANNEL (the list needs the token)\n")
     ids = ", ".join(f"/overlay/{c}" for c in hub_of(request).channels)
     return web.Response(text=f"euchre-overlay: overlay pages {ids or '(none)'}\n")
 
@@ -118,6 +122,8 @@ async def page_socket(request: web.Request) -> web.WebSocketResponse:
         hub_of(request).page_waiting(request.match_info["channel"], str(exc))
         raise  # refused: the page retries every second and says so on its console
     output, width, height = page_query(request, ch)
+    check_origin(request, request.app[SETTINGS].allow_origins)
+    ch.check_page_size(output, (width, height))
     ws = web.WebSocketResponse(compress=False, heartbeat=15.0, max_msg_size=64 * 1024)
     await ws.prepare(request)
     request.app[SOCKETS].add(ws)
@@ -129,10 +135,11 @@ async def page_socket(request: web.Request) -> web.WebSocketResponse:
         width=width,
         height=height,
         trace=request.query.get("trace") == "1",
+        transport=request.transport,
     )
     ch.pages.add(page)
     try:
-        await ch.send_snapshot(page)
+        ch.send_snapshot(page)
         ch.poke()
         async for msg in ws:
             if msg.type != WSMsgType.TEXT:
@@ -140,7 +147,7 @@ async def page_socket(request: web.Request) -> web.WebSocketResponse:
             try:
                 m = parse_page_message(msg.data)
             except ValidationError as exc:
-                await ws.send_str(json.dumps({"type": "error", "error": pydantic_text(exc)}))
+                page.outbox.offer(json.dumps({"type": "error", "error": pydantic_text(exc)}))
                 continue
             if isinstance(m, PageDrawn):
                 page.note_drawn(m.seq, m.step, clock_of(request))
@@ -148,7 +155,8 @@ async def page_socket(request: web.Request) -> web.WebSocketResponse:
                 page.visible = m.visible
             elif isinstance(m, PageResync):
                 page.visible = True
-                await ch.send_snapshot(page)
+                ch.send_snapshot(page)
     finally:
         ch.pages.discard(page)
+        await page.outbox.stop()
     return ws
