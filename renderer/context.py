@@ -108,6 +108,15 @@ class Ctx:
         p = self.view.perspective
         return p is Perspective.ALL or (p is Perspective.FOCUS and seat == self.view.focus_seat)
 
+    def leaving_slot(self, seat: int, before: list[Card], card: Card) -> int:
+        """The slot of the sorted hand ``before`` that ``card`` leaves from (played or
+        discarded).  A hand shown face down gives nothing away: the card always leaves from
+        the middle slot, so neither its flight nor the gap closing behind it tells a viewer
+        where it sat in the sorted hand (and so which suit or rank it was)."""
+        if not self.face_up(seat):
+            return len(before) // 2
+        return next((i for i, c in enumerate(before) if c.same(card)), len(before) - 1)
+
     def sprite_id(self, card: Card | None, *, face: bool = True, outline: bool = True) -> str:
         sid, ops = _sprite(card if face else None, self.state.trump, self.theme.cards, outline, self.theme.font_card)
         if sid not in self.b.defs:

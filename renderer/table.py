@@ -79,7 +79,7 @@ def draw_hand(ctx: Ctx, el: Element, pos: int) -> None:
     old_xs = xs
     if act is not None and act.seat == seat and act.card is not None and st.kind in (StepKind.CARD, StepKind.DISCARD):
         before = ctx.sorted_hand(hand + [act.card])
-        gone = next((i for i, c in enumerate(before) if c.same(act.card)), len(before) - 1)
+        gone = ctx.leaving_slot(seat, before, act.card)
         prev = hand_slots(len(before))
         old_xs = [prev[i if i < gone else i + 1] for i in range(len(cards))]
 
@@ -347,7 +347,7 @@ def draw_flights(ctx: Ctx) -> None:
     pos = ctx.pos_of(act.seat)
     if st.kind is StepKind.CARD and act.card is not None and play is not None:
         before = ctx.sorted_hand(list(st.hands[act.seat]) + [act.card]) if act.seat < len(st.hands) else [act.card]
-        idx = next((i for i, c in enumerate(before) if c.same(act.card)), 0)
+        idx = ctx.leaving_slot(act.seat, before, act.card)
         ex, ey = ctx.to_view(play, *SLOTS[pos])
         es = CS * play.scale
         if hand_el is not None:
@@ -369,7 +369,7 @@ def draw_flights(ctx: Ctx) -> None:
     elif st.kind is StepKind.DISCARD and act.card is not None and hand_el is not None:
         kit = ctx.placed.get(ElementType.KITTY_TRACKER)
         before = ctx.sorted_hand(list(st.hands[act.seat]) + [act.card])
-        idx = next((i for i, c in enumerate(before) if c.same(act.card)), 0)
+        idx = ctx.leaving_slot(act.seat, before, act.card)
         sx, sy = ctx.to_view(hand_el, hand_slots(len(before))[idx], CH / 2)
         if kit is not None:
             ex, ey = ctx.to_view(kit, 60, 80)
