@@ -444,8 +444,9 @@ class Solver:
 
 
 def position_of(state: GameState, rules: Ruleset, *, hands: Sequence[Sequence[Card]] | None = None) -> Position | None:
-    """The solver's position at a step of the trick play, or ``None`` when there is none:
-    trump not made (or unknown), a thrown-in or finished deal, a table other than four, or an
+    """The solver's position at a step of the trick play (the last trick taken included: its
+    value is the deal's result), or ``None`` when there is none: trump not made (or unknown),
+    a thrown-in or scored deal, a table other than four, or an
     active hand not fully known.  ``hands`` replaces the state's hands (for sampled deals).
     """
     if state.num_players != 4 or state.maker is None or state.thrown_in:
@@ -457,8 +458,6 @@ def position_of(state: GameState, rules: Ruleset, *, hands: Sequence[Sequence[Ca
     if state.kind is StepKind.CALL and state.up_card_state is UpCardState.TAKEN:
         return None  # the dealer still has to pick up and discard: see engine.bidtable
     trump = None if state.no_trump else state.trump
-    if len(state.tricks) >= TRICKS:
-        return None
     use = hands if hands is not None else state.hands
     if hands is None:
         for seat in range(4):
@@ -483,7 +482,5 @@ def position_of(state: GameState, rules: Ruleset, *, hands: Sequence[Sequence[Ca
         assert trick is not None
         leader = trick.seats[won if won is not None else 0]
         winners, trick_cards = winners + (leader,), ()
-    if len(winners) >= TRICKS:
-        return None
     return Position(rules, trump, state.maker, state.alone, state.alone_defender, state.sit_out, cards, leader, trick_cards, winners, state.tokens)
 

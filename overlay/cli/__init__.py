@@ -14,12 +14,12 @@ from collections.abc import Sequence
 
 from engine.errors import EgnError
 
-from . import bench, convert, frame, inspect, serve
+from . import analyse, bench, convert, frame, inspect, serve
 
 __all__ = ["COMMANDS", "build_parser", "main"]
 
 #: the subcommand modules, in the order ``--help`` lists them
-COMMANDS = (serve, inspect, convert, frame, bench)
+COMMANDS = (serve, inspect, analyse, convert, frame, bench)
 
 
 def build_parser() -> argparse.ArgumentParser:

@@ -1,0 +1,187 @@
+"""``euchre-overlay analyse`` and the per-step analysis behind it (``engine.analysis``),
+the bidding table (``engine.bidtable``) and the public (clean output) mode."""
+
+from __future__ import annotations
+
+import dataclasses
+import json
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from engine.analysis import Analyst
+from engine.bidtable import bidding_table, discard_table
+from engine.generate import generate_game
+from engine.load import LoadedGame, load_game
+from engine.ruleset import Ruleset
+from engine.solve import Solver, position_of
+from engine.state import StepKind
+from overlay.cli import main
+
+KEYS = {"step", "deal", "kind", "ddTricks", "best", "calls", "winProbability"}
+
+
+def _game(seed: int, rules: dict[str, Any] | None = None, deals: int = 3) -> dict[str, Any]:
+    return generate_game(seed, ruleset=rules, deals=deals)
+
+
+def _analyse_json(tmp_path: Path, doc: dict[str, Any], capsys: pytest.CaptureFixture[str], *extra: str) -> dict[str, Any]:
+    path = tmp_path / "g.egn"
+    path.write_text(json.dumps(doc))
+    assert main(["analyse", str(path), "--json", *extra]) == 0
+    out: dict[str, Any] = json.loads(capsys.readouterr().out)
+    return out
+
+
+def test_json_contract_one_object_per_step_in_timeline_order(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    doc = _game(35)
+    out = _analyse_json(tmp_path, doc, capsys)
+    game = load_game(json.dumps(doc), source="g.egn")
+    steps = out["steps"]
+    assert [s["step"] for s in steps] == list(range(len(game.timeline.steps)))
+    for s, state in zip(steps, game.timeline.steps):
+        assert KEYS <= set(s)
+        assert (s["deal"], s["kind"]) == (state.deal, state.kind.value)
+        if s["ddTricks"] is not None:
+            assert sum(s["ddTricks"]) == 5
+            # tricks already taken are counted
+            assert all(dd >= taken for dd, taken in zip(s["ddTricks"], state.tricks_per_team))
+        p = s["winProbability"]
+        assert p is not None and abs(p[0] + p[1] - 1) < 1e-3 and 0 <= p[0] <= 1
+        if state.kind is StepKind.CALL and state.maker is None:
+            assert s["calls"] and s["ddTricks"] is None
+    kinds = {s["kind"] for s in steps if s["ddTricks"] is not None}
+    assert {"card", "trick_taken", "discard"} <= kinds
+
+
+def test_values_follow_the_play(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    """After a card, the deal is worth what the analysis said that card was worth."""
+    doc = _game(8, {"joker": True})
+    steps = _analyse_json(tmp_path, doc, capsys)["steps"]
+    game = load_game(json.dumps(doc), source="g.egn")
+    checked = 0
+    for before, after, state in zip(steps, steps[1:], game.timeline.steps[1:]):
+        if state.kind is not StepKind.CARD or not before["cards"] or after["ddTricks"] is None:
+            continue
+        assert state.action is not None and state.action.card is not None
+        played = str(state.action.card)
+        value = next(c for c in before["cards"] if c["card"] == played)
+        assert value["ddTricks"] == after["ddTricks"] and value["points"] == after["ddPoints"]
+        assert (value["trickLoss"] == 0 and value["pointLoss"] == 0) == (played in before["best"])
+        checked += 1
+    assert checked > 20
+
+
+def test_final_trick_shows_the_real_result() -> None:
+    game = load_game(json.dumps(_game(35)), source="g.egn")
+    rules = game.document.metadata.ruleset or Ruleset()
+    analyst = Analyst(rules)
+    for state in game.timeline.steps:
+        if state.kind is StepKind.TRICK_TAKEN and len(state.tricks) == 5:
+            a = analyst.analyse(state)
+            assert a.tricks == state.tricks_per_team
+
+
+def test_game_over_probability_is_certain() -> None:
+    game = load_game(json.dumps(generate_game(35)), source="g.egn")
+    last = game.timeline.steps[-1]
+    assert last.game_over and last.winner is not None
+    p = Analyst(game.document.metadata.ruleset or Ruleset()).analyse(last).win_probability
+    assert p == ((1.0, 0.0) if last.winner == 0 else (0.0, 1.0))
+
+
+def test_text_output_and_match_file(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    path = tmp_path / "g.egn"
+    path.write_text(json.dumps(_game(35, deals=1)))
+    assert main(["analyse", str(path)]) == 0
+    text = capsys.readouterr().out
+    assert "deal_start" in text and "best" in text
+
+
+# -- the bidding table ----------------------------------------------------------------------
+
+
+def _made_calls(game: LoadedGame) -> list[tuple[Any, Any]]:
+    """(state before the making call, the making call's state) for each deal with trump."""
+    steps = game.timeline.steps
+    return [(steps[i - 1], s) for i, s in enumerate(steps) if s.kind is StepKind.CALL and s.maker is not None and steps[i - 1].maker is None]
+
+
+@pytest.mark.parametrize("seed, rules", [(35, {}), (8, {"allow_no_trump": True, "joker": True}), (21, {"canadian": True, "std": True})])
+def test_the_call_made_is_worth_what_the_table_said(seed: int, rules: dict[str, Any]) -> None:
+    """The table's value of the call actually made equals the solve once it is made (the
+    dealer's best discard after an order-up, else the first lead)."""
+    game = load_game(json.dumps(_game(seed, rules or None, deals=6)), source="g.egn")
+    ruleset = game.document.metadata.ruleset or Ruleset()
+    solver = Solver()
+    checked = 0
+    for before, made in _made_calls(game):
+        if made.alone_defender >= 0:
+            continue
+        table = bidding_table(before, ruleset, solver)
+        assert table is not None and table.seat == made.maker
+        call = made.calls[-1].call
+        entry = next(c for c in table.calls if c.call == call and c.alone == made.alone)
+        after = discard_table(made, ruleset, solver)
+        if after is None:
+            pos = position_of(made, ruleset)
+            assert pos is not None
+            after = solver.analyse(pos)
+        assert (entry.tricks, entry.points) == (after.tricks, after.points)
+        if entry.discard is not None:
+            assert entry.discard in after.best
+        checked += 1
+    assert checked >= 3
+
+
+def test_calls_open_to_the_player() -> None:
+    """Round 1 orders the up-card's suit; round 2 names the other suits (and no-trump when
+    allowed); a stuck dealer cannot pass; the Canadian dealer's partner orders up alone."""
+    rules = Ruleset(allow_no_trump=True, canadian=True, std=True)
+    game = load_game(json.dumps(_game(3, rules.model_dump(mode="json", exclude_defaults=True), deals=8)), source="g.egn")
+    solver = Solver()
+    seen_round2 = seen_partner = False
+    for state in game.timeline.steps:
+        table = bidding_table(state, rules, solver)
+        if table is None:
+            continue
+        labels = {c.label for c in table.calls}
+        assert state.up_card is not None and state.up_card.suit is not None
+        up = state.up_card.suit.value
+        if table.round == 1:
+            partner = table.seat == (state.dealer + 2) % 4
+            assert labels == ({"Pass", "Order alone"} if partner else {"Pass", "Order", "Order alone"})
+            seen_partner |= partner
+        else:
+            others = {s for s in "shcd" if s != up} | {"n"}
+            expected = others | {s + " alone" for s in others}
+            if table.seat != state.dealer:
+                expected |= {"Pass"}
+            assert labels == expected
+            seen_round2 = True
+    assert seen_partner and seen_round2
+
+
+# -- the clean output never learns a hidden card ---------------------------------------------
+
+
+def test_public_analysis_reads_no_hand(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    """Swapping unplayed cards between hands changes nothing in the public analysis, and it
+    carries no double-dummy field."""
+    game = load_game(json.dumps(_game(35)), source="g.egn")
+    analyst = Analyst(game.document.metadata.ruleset or Ruleset())
+    changed = 0
+    for state in game.timeline.steps:
+        hands = [list(h) for h in state.hands]
+        if len(hands) != 4 or not hands[0] or not hands[1]:
+            continue
+        hands[0][0], hands[1][0] = hands[1][0], hands[0][0]
+        other = dataclasses.replace(state, hands=tuple(tuple(h) for h in hands))
+        a, b = analyst.analyse(state, public=True), analyst.analyse(other, public=True)
+        assert a == b
+        assert a.estimate and a.tricks is None and a.best is None and a.cards is None and a.calls is None
+        changed += 1
+    assert changed > 50
+    out = _analyse_json(tmp_path, _game(35, deals=1), capsys, "--public")
+    assert all(s["ddTricks"] is None and s["best"] is None and s["calls"] is None and s["estimate"] for s in out["steps"])
