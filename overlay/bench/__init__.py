@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from types import ModuleType
 
-from . import codecs, engine, fuzz, live, render
+from . import analysis, codecs, engine, fuzz, live, render
 
 __all__ = ["TARGETS"]
 
@@ -20,4 +20,5 @@ TARGETS: dict[str, ModuleType] = {
     "fuzz": fuzz,
     "render": render,
     "live": live,
+    "analysis": analysis,
 }
