@@ -148,6 +148,12 @@ class _Context:
             taken = bin(pattern).count("1")
             tricks0 = taken if self.maker_team == 0 else TRICKS - taken
             self.final.append(_POINT * (r.points[0] - r.points[1]) + tricks0)
+        # the best and worst final value still open after ``done`` tricks with this history
+        self.bounds: dict[tuple[int, int], tuple[int, int]] = {}
+        for done in range(TRICKS + 1):
+            for history in range(1 << done):
+                finals = [self.final[history | rest << done] for rest in range(1 << (TRICKS - done))]
+                self.bounds[(history, done)] = (min(finals), max(finals))
         # when only the number of tricks counts (no fast break), past tricks key by their count
         by_count: dict[int, int] = {}
         self.count_only = all(by_count.setdefault(bin(p).count("1"), v) == v for p, v in enumerate(self.final))
@@ -225,6 +231,28 @@ class _Search:
             reps.sort(key=lambda c: (ctx.power[c][led] <= best, ctx.power[c][led]))
         return reps
 
+    def representative(self, seat: int, card: int) -> int:
+        """The card :meth:`moves` searches for ``card``'s run of equivalent cards (its
+        strongest card)."""
+        ctx = self.ctx
+        legal = self.legal(seat)
+        alive = self.hands[0] | self.hands[1] | self.hands[2] | self.hands[3]
+        for c in self.trick:
+            alive |= 1 << c
+        top: int | None = None
+        for c in ctx.order[ctx.esuit[card]]:
+            bit = 1 << c
+            if not alive & bit:
+                continue  # played in an earlier trick: separates nothing
+            if legal & bit:
+                if top is None:
+                    top = c
+                if c == card:
+                    return top
+            else:
+                top = None
+        return card
+
     def play(self, seat: int, card: int) -> tuple[int, int, list[int]] | None:
         """Play a card; a finished trick is taken, and what :meth:`unplay` needs is returned."""
         ctx = self.ctx
@@ -266,9 +294,13 @@ class _Search:
         if not self.trick:
             if self.done == TRICKS - 1:
                 return self._last_trick()
-            h = self.hands
+            lo, hi = ctx.bounds[(self.history, self.done)]
+            if lo >= beta or lo == hi:
+                return lo
+            if hi <= alpha:
+                return hi
             past = bin(self.history).count("1") if ctx.count_only else self.history | 1 << 8
-            key = (h[0], h[1], h[2], h[3], self.leader, past)
+            key = self._key(past)
             bounds = ctx.table.get(key)
             if bounds is not None:
                 lo, hi = bounds
@@ -307,6 +339,30 @@ class _Search:
                 lo = hi = best
             ctx.table[key] = (lo, hi)
         return best
+
+    def _key(self, past: int) -> tuple[int, int, int, int, int, int]:
+        """The table key at a trick's start: each hand by the *relative* ranks of its cards
+        among the live cards of each suit (DDS's trick: which low cards are gone does not
+        matter, only the order of what is left), the leader and what the past tricks score."""
+        h0, h1, h2, h3 = self.hands
+        alive = h0 | h1 | h2 | h3
+        rel = [0, 0, 0, 0]
+        for s, order in enumerate(self.ctx.order):
+            k = s * 11  # a suit holds at most 10 cards (trump: 8 ranks, left bower, joker)
+            for c in order:
+                bit = 1 << c
+                if alive & bit:
+                    r = 1 << k
+                    if h0 & bit:
+                        rel[0] |= r
+                    elif h1 & bit:
+                        rel[1] |= r
+                    elif h2 & bit:
+                        rel[2] |= r
+                    else:
+                        rel[3] |= r
+                    k += 1
+        return (rel[0], rel[1], rel[2], rel[3], self.leader, past)
 
     def _last_trick(self) -> int:
         """Each hand holds one card: the trick plays itself."""
@@ -420,12 +476,14 @@ class Solver:
             team = team_of(seat)
             values: list[tuple[int, int]] = []  # (card index, value)
             legal = board.legal(seat)
+            searched: dict[int, int] = {}
+            for c in board.moves(seat):
+                undo = board.play(seat, c)
+                searched[c] = board.value(-10_000, 10_000)
+                board.unplay(seat, c, undo)
             for c in range(len(ctx.cards)):
                 if legal >> c & 1:
-                    undo = board.play(seat, c)
-                    v = board.value(-10_000, 10_000)
-                    board.unplay(seat, c, undo)
-                    values.append((c, v))
+                    values.append((c, searched[board.representative(seat, c)]))
             sign = 1 if team == 0 else -1
             top = max(sign * v for _, v in values)
             cards: list[CardValue] = []
