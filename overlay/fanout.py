@@ -14,6 +14,7 @@ import logging
 import time
 from typing import Any
 
+from . import analysis
 from .clients import Page, StateSub, send_text
 from .core import ChannelCore
 from .protocol import OUTPUTS, OutputName, SceneMessage, StateMessage, dump
@@ -147,6 +148,8 @@ class FanOut(ChannelCore):
                         out = text[:-1] + ',"trace":' + json.dumps(trace) + "}"
                     if await send_text(page.ws, out):
                         page.note_sent(seq, step, now)
+                # analysis hook (issue 13): the analysis of this step follows when ready
+                analysis.after_scene(self, output, size, step, pages)
         for output in OUTPUTS:
             if output not in outputs:
                 continue
