@@ -8,14 +8,23 @@ reliability table (ten bins of the predicted chance of team 0, with the observed
 for the public estimate (the clean output's: score, dealer, contract) at each deal's start and
 after its call on ``--games`` games, and once for the full model (double-dummy values, the
 bidding table) at the bidding's start, the first lead and each trick taken on ``--dd-games``.
-The live figure (action to analysis on the page) is not measured here.
+``--live N`` adds the live figure: a service started as ``euchre-overlay serve`` with live
+analysis on, a logger posting N actions of a generated game one by one, and a page socket
+(a WebSocket client, not a browser: the page draws no analysis yet) timing each action's POST
+to the arrival of the analysis of the step it made.  Node counts of the solve are reported
+too: unlike milliseconds they do not depend on the machine's load.
 """
 
 from __future__ import annotations
 
 import argparse
+import asyncio
 import json
+import os
+import re
 import statistics
+import sys
+import tempfile
 import time
 from typing import Any
 
@@ -40,6 +49,7 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
     p.add_argument("--games", type=int, default=10_000, help="generated games for the public estimate's calibration")
     p.add_argument("--dd-games", type=int, default=100, help="generated games for the full model's calibration (a solve per step sampled)")
     p.add_argument("--whole-games", type=int, default=5, help="games analysed step by step for analyses/s")
+    p.add_argument("--live", type=int, default=0, help="logger actions for the action -> analysis-on-the-page figure (0: skip)")
 
 
 def _pct(values: list[float], q: float) -> float:
@@ -57,15 +67,18 @@ def _games(first: int, count: int) -> Any:
 
 def _timings(args: argparse.Namespace) -> dict[str, Any]:
     solve_ms: list[float] = []
+    solve_nodes: list[int] = []
     bid_ms: list[float] = []
     for rules, game in _games(0, max(1, args.deals // 8)):
         for state in game.timeline.steps:
             if len(solve_ms) < args.deals and state.kind in (StepKind.DISCARD, StepKind.CALL):
                 pos = position_of(state, rules)
                 if pos is not None and not pos.winners and not pos.trick_cards:
+                    solver = Solver()
                     t = time.perf_counter()
-                    Solver().analyse(pos)
+                    solver.analyse(pos)
                     solve_ms.append((time.perf_counter() - t) * 1000)
+                    solve_nodes.append(solver.nodes)
             if len(bid_ms) < args.deals and state.kind is StepKind.DEAL_START:
                 t = time.perf_counter()
                 table = bidding_table(state, rules, Solver())
@@ -82,6 +95,8 @@ def _timings(args: argparse.Namespace) -> dict[str, Any]:
         "solve_deals": len(solve_ms),
         "solve_ms_p50": statistics.median(solve_ms),
         "solve_ms_p99": _pct(solve_ms, 0.99),
+        "solve_nodes_p50": statistics.median(solve_nodes),
+        "solve_nodes_p99": _pct([float(n) for n in solve_nodes], 0.99),
         "bidding_tables": len(bid_ms),
         "bidding_ms_p50": statistics.median(bid_ms),
         "bidding_ms_p99": _pct(bid_ms, 0.99),
@@ -138,8 +153,77 @@ def _calibrate_full(count: int) -> dict[str, Any]:
 def run(args: argparse.Namespace) -> dict[str, Any]:
     t0 = time.perf_counter()
     figures = _timings(args)
-    figures["calibration_public"] = dict(_calibrate_public(args.games), games=args.games)
-    figures["calibration_full"] = dict(_calibrate_full(args.dd_games), games=args.dd_games)
-    figures["action_to_page_ms_p99"] = None
+    if args.games:
+        figures["calibration_public"] = dict(_calibrate_public(args.games), games=args.games)
+    if args.dd_games:
+        figures["calibration_full"] = dict(_calibrate_full(args.dd_games), games=args.dd_games)
+    if args.live:
+        live = asyncio.run(_live(args.live))
+        figures["live_actions"] = len(live)
+        figures["action_to_analysis_ms_p50"] = statistics.median(live) if live else None
+        figures["action_to_analysis_ms_p99"] = _pct(live, 0.99) if live else None
     figures["seconds"] = round(time.perf_counter() - t0, 1)
     return figures
+
+
+TOKEN = "bench-analysis"
+
+
+async def _live(count: int) -> list[float]:
+    """Milliseconds from a logger action's POST to its step's analysis on a page socket."""
+    import aiohttp
+
+    from overlay.feed import actions_of
+
+    doc = generate_game(31, deals=6)
+    empty = {**doc, "deals": [], "metadata": {k: v for k, v in doc["metadata"].items() if k != "finalScore"}}
+    actions = actions_of(doc)[:count]
+    out: list[float] = []
+    with tempfile.TemporaryDirectory() as data:
+        env = dict(os.environ, EUCHRE_OVERLAY_ANALYSIS="1")
+        proc = await asyncio.create_subprocess_exec(
+            sys.executable, "-m", "overlay.cli", "serve", "--port", "0", "--data", data, "--token", TOKEN, "--no-demo",
+            stdout=asyncio.subprocess.PIPE, stderr=asyncio.subprocess.STDOUT, env=env,
+        )
+        assert proc.stdout is not None
+        try:
+            base = ""
+            while not base:
+                line = (await asyncio.wait_for(proc.stdout.readline(), 30)).decode()
+                if not line:
+                    raise RuntimeError("the server exited before it listened")
+                m = re.search(r"serving on (http://\S+)", line)
+                base = m.group(1) if m else ""
+            drain = asyncio.ensure_future(_drain(proc.stdout))
+            headers = {"Authorization": f"Bearer {TOKEN}"}
+            async with aiohttp.ClientSession(headers=headers) as session:
+                async with session.post(f"{base}/api/channels", json={"id": "an"}) as r:
+                    assert r.status == 201, await r.text()
+                async with session.put(f"{base}/api/channels/an/game", data=json.dumps(empty)) as r:
+                    assert r.status == 200, await r.text()
+                url = base.replace("http", "ws", 1) + "/ws/overlay/an?output=preview"
+                async with session.ws_connect(url) as ws:
+                    for i, action in enumerate(actions):
+                        t0 = time.perf_counter()
+                        async with session.post(f"{base}/api/channels/an/actions", json={"seq": i + 1, **action}) as r:
+                            assert r.status == 200, await r.text()
+                        step = None
+                        while True:
+                            msg = json.loads((await ws.receive(timeout=60)).data)
+                            if msg["type"] == "scene" and msg.get("step") is not None:
+                                step = msg["step"] if step is None or msg["step"] > step else step
+                            if msg["type"] == "analysis" and step is not None and msg["step"] >= step:
+                                break
+                        if i >= 3:  # the first ones start the worker and fit the prior
+                            out.append((time.perf_counter() - t0) * 1000)
+                        await asyncio.sleep(0.3)
+            drain.cancel()
+        finally:
+            proc.terminate()
+            await proc.wait()
+    return out
+
+
+async def _drain(stream: asyncio.StreamReader) -> None:
+    while await stream.readline():
+        pass
