@@ -185,3 +185,37 @@ def test_public_analysis_reads_no_hand(tmp_path: Path, capsys: pytest.CaptureFix
     assert changed > 50
     out = _analyse_json(tmp_path, _game(35, deals=1), capsys, "--public")
     assert all(s["ddTricks"] is None and s["best"] is None and s["calls"] is None and s["estimate"] for s in out["steps"])
+
+
+# -- match statistics and the deal history ----------------------------------------------------
+
+
+@pytest.mark.parametrize("seed, rules", [(35, {}), (8, {"defend_alone": True, "joker": True}), (12, {"allow_no_trump": True})])
+def test_match_statistics_add_up(seed: int, rules: dict[str, Any]) -> None:
+    from engine.stats import match_stats
+
+    game = load_game(json.dumps(generate_game(seed, ruleset=rules or None)), source="g.egn")
+    tl = game.timeline
+    stats = match_stats(tl)
+    assert [c.deal for c in stats.history] == [d.deal for d in tl.deals]
+    assert [t.points for t in stats.teams] == list(tl.final_score)
+    assert sum(t.tricks for t in stats.teams) == sum(sum(d.tricks_per_team) for d in tl.deals if d.points is not None)
+    assert [sum(p.tricks for s, p in enumerate(stats.players) if s % 2 == t) for t in range(2)] == [t.tricks for t in stats.teams]
+    assert stats.teams[0].euchres_made == stats.teams[1].euchres_suffered
+    assert stats.teams[1].euchres_made == stats.teams[0].euchres_suffered
+    made = [d for d in tl.deals if d.maker is not None and d.points is not None]
+    assert sum(t.calls_round1 + t.calls_round2 for t in stats.teams) == len(made)
+    assert sum(t.loners_tried for t in stats.teams) == sum(1 for d in made if d.alone)
+    assert all(t.loners_made <= t.loners_tried for t in stats.teams)
+    assert sum(t.marches for t in stats.teams) == sum(1 for d in made if d.maker is not None and d.tricks_per_team[d.maker % 2] == 5)
+    # the streak: the team that scored the last scoring deal, and how many in a row
+    scorers = [next(t for t in range(2) if d.points[t] > 0) for d in tl.deals if d.points is not None and any(d.points)]
+    run = 1
+    while run < len(scorers) and scorers[-1 - run] == scorers[-1]:
+        run += 1
+    assert stats.streak == (scorers[-1], run)
+    # up to a step, only what has happened
+    mid = tl.deals[2].first_step + 3
+    early = match_stats(tl, step=mid)
+    assert len(early.history) == 3 and early.history[-1].points is None
+    assert [t.points for t in early.teams] == list(tl.steps[mid].score)

@@ -17,6 +17,7 @@ from typing import Any
 from engine.analysis import Analyst, StepAnalysis
 from engine.load import LoadedGame, LoadedMatch, load_any
 from engine.ruleset import Ruleset
+from engine.stats import match_stats
 
 from ..bench.corpus import DEMO_GAME as DEMO
 
@@ -45,7 +46,7 @@ def run(args: argparse.Namespace) -> int:
             print(f"warning: {problem}", file=sys.stderr)
     results = [analyse_game(game, public=args.public) for game in games]
     if args.json:
-        docs = [{"steps": [s.to_json() for s in steps]} for steps in results]
+        docs = [{"steps": [s.to_json() for s in steps], "stats": match_stats(game.timeline).to_json()} for game, steps in zip(games, results)]
         print(json.dumps(docs[0] if not isinstance(loaded, LoadedMatch) else {"games": docs}, ensure_ascii=False))
         return 0
     for number, (game, steps) in enumerate(zip(games, results)):
