@@ -77,16 +77,21 @@ class Analyst:
         calls: tuple[CallValue, ...] | None = None
         best: tuple[str, ...] | None = None
         if not public:
-            pos = position_of(state, self.rules)
-            if pos is not None:
-                play = self.solver.analyse(pos)
-            else:
-                play = discard_table(state, self.rules, self.solver)
-            if play is None:
-                table = bidding_table(state, self.rules, self.solver)
-                if table is not None:
-                    calls = table.calls
-                    best = tuple(c.label for c in table.best)
+            try:
+                pos = position_of(state, self.rules)
+                if pos is not None:
+                    play = self.solver.analyse(pos)
+                else:
+                    play = discard_table(state, self.rules, self.solver)
+                if play is None:
+                    table = bidding_table(state, self.rules, self.solver)
+                    if table is not None:
+                        calls = table.calls
+                        best = tuple(c.label for c in table.best)
+            except ValueError:
+                # hands that do not fit the play (a broken file: a card held twice, a discard
+                # the dealer never had): this step has no double-dummy value
+                play, calls, best = None, None, None
         if play is not None:
             best = tuple(card_name(c) for c in play.best)
         return StepAnalysis(

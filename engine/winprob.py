@@ -12,7 +12,8 @@ The method, in four facts (the README's "Analysis" section says the same):
    the prior alone.
 2. **The prior** is the distribution of one deal's points, seen from the dealer's side and from
    the makers' side, counted on games the project's generator (:mod:`engine.generate`) plays under
-   the same ruleset (seeds from one million up, apart from the seeds the calibration uses).
+   the same ruleset (seeds from one million up, apart from the seeds the calibration uses; a
+   36-card deck, which EGN cannot write, is counted as 24 cards).
 3. **The deals to come** are independent draws from that prior, the deal rotating clockwise:
    an exact recursion over (score, dealer's team) to the target (or over the deals left for a
    fixed number of deals); deals that score nothing (throw-ins, fast breaks) are solved as a
@@ -68,9 +69,14 @@ def fit_prior(rules: Ruleset, *, games: int = 150) -> Prior:
     by_dealer: dict[tuple[int, int], int] = {}
     by_contract: tuple[dict[tuple[int, int], int], dict[tuple[int, int], int]] = ({}, {})
     ruleset = rules.model_dump(mode="json", exclude_defaults=True)
+    if rules.min_rank not in (7, 8, 9):
+        ruleset.pop("min_rank", None)  # EGN notation has no 6: such decks are counted as 24 cards
     deals = 0
     for seed in range(PRIOR_SEED, PRIOR_SEED + games):
-        tl = load_game(json.dumps(generate_game(seed, ruleset=ruleset or None)), source="prior").timeline
+        try:
+            tl = load_game(json.dumps(generate_game(seed, ruleset=ruleset or None)), source="prior").timeline
+        except ValueError:
+            continue  # a ruleset the generator cannot deal for: the game adds nothing
         for d in tl.deals:
             if d.points is None:
                 continue

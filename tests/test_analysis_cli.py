@@ -219,3 +219,31 @@ def test_match_statistics_add_up(seed: int, rules: dict[str, Any]) -> None:
     early = match_stats(tl, step=mid)
     assert len(early.history) == 3 and early.history[-1].points is None
     assert [t.points for t in early.teams] == list(tl.steps[mid].score)
+
+
+# -- files that do not add up ----------------------------------------------------------------
+
+
+def test_a_broken_file_is_analysed_where_it_can_be() -> None:
+    """A discard the dealer never held leaves six cards in its hand: those steps get no
+    double-dummy value, the others do, and nothing raises."""
+    doc = _game(35, deals=1)
+    deal = doc["deals"][0]
+    dealer = deal["initialState"]["dealer"]
+    foreign = deal["initialState"]["playerCards"][(dealer + 1) % 4][0]
+    assert "discard" in deal["phases"][0]
+    deal["phases"][0]["discard"] = foreign
+    game = load_game(json.dumps(doc), source="broken.egn")
+    assert any("discard" in str(p) for p in game.all_problems)
+    analyst = Analyst(game.document.metadata.ruleset or Ruleset())
+    results = [analyst.analyse(s) for s in game.timeline.steps]
+    assert all(r.win_probability is not None for r in results)
+    assert any(r.tricks is None and r.kind == "card" for r in results)
+
+
+def test_prior_of_a_deck_egn_cannot_write() -> None:
+    """``min_rank`` 6 (36 cards; EGN has no 6) still gets a prior, counted on 24-card games."""
+    from engine.winprob import fit_prior
+
+    prior = fit_prior(Ruleset(min_rank=6), games=5)
+    assert prior.deals > 0 and abs(sum(p for _, p in prior.dealer) - 1) < 1e-9
