@@ -65,7 +65,12 @@ def token_hash(token: str) -> str:
 
 def has_token(request: web.Request) -> bool:
     """The request carries the right token (compared in constant time, as hashes)."""
-    given = token_hash(_token_of(request) or "")
+    return token_matches(request, _token_of(request))
+
+
+def token_matches(request: web.Request, token: str | None) -> bool:
+    """``token`` is the app's token (compared in constant time, as hashes)."""
+    given = token_hash(token or "")
     return hmac.compare_digest(given.encode(), request.app[TOKEN].encode())
 
 

@@ -28,7 +28,7 @@ from collections.abc import Callable, Iterator
 from pathlib import Path
 from types import TracebackType
 from typing import Any
-from urllib.parse import urlparse
+from urllib.parse import quote, urlparse
 
 import numpy as np
 import numpy.typing as npt
@@ -162,14 +162,17 @@ class GraphicCapture(_Browser):
         return self.screenshot()
 
 
-def page_url(source: str, *, server: str, output: str, size: tuple[int, int] | None) -> str:
-    """A channel id or page URL -> the overlay page URL (with the size in the query)."""
+def page_url(source: str, *, server: str, output: str, size: tuple[int, int] | None, token: str | None = None) -> str:
+    """A channel id or page URL -> the overlay page URL (with the size in the query, and the
+    API token in the fragment when given: the preview output needs it)."""
     if source.startswith(("http://", "https://")):
         url = source
     else:
         url = f"{server.rstrip('/')}/overlay/{source}?output={output}"
     if size is not None and "width=" not in url:
         url += ("&" if "?" in url else "?") + f"width={size[0]}&height={size[1]}"
+    if token and "#" not in url:
+        url += f"#token={quote(token, safe='')}"
     return url
 
 

@@ -16,6 +16,7 @@ from typing import Any
 
 from collections.abc import Callable
 
+from . import analysis
 from .clients import Page, StateSub
 from .core import ChannelCore
 from .errors import BadRequest
@@ -189,6 +190,8 @@ class FanOut(ChannelCore):
                         out = text[:-1] + ',"trace":' + json.dumps(trace) + "}"
                     # never awaits a page: a slow one gets the latest scene when it catches up
                     page.outbox.offer(out, _sent(page, seq, step, now))
+                # the analysis of this step follows when ready (off unless enabled)
+                analysis.after_scene(self, output, size, step, pages)
         for output in OUTPUTS:
             if output not in outputs:
                 continue

@@ -44,13 +44,16 @@ class LiveOverlay:
     drawn at a page size and scaled.
     """
 
-    def __init__(self, server: str, channel: str, *, output: str = "program", size: tuple[int, int] = (1920, 1080)) -> None:
+    def __init__(
+        self, server: str, channel: str, *, output: str = "program", size: tuple[int, int] = (1920, 1080), token: str | None = None
+    ) -> None:
         from renderer.raster import Assets
 
         self.video_size = size
         self.server = server.rstrip("/")
         self.channel = channel
         self.output = output
+        self.token = token  # the preview output needs the API token
         w, h = size
         if w < 1280 or h < 720:
             s = max(1280 / w, 720 / h)
@@ -104,7 +107,9 @@ class LiveOverlay:
         while not self._stop.is_set():
             try:
                 async with aiohttp.ClientSession() as session, session.ws_connect(url, compress=0, max_msg_size=0) as ws:
-                    hello = {"type": "hello", "output": self.output, "width": w, "height": h, "visible": True}
+                    hello: dict[str, object] = {"type": "hello", "output": self.output, "width": w, "height": h, "visible": True}
+                    if self.token:
+                        hello["token"] = self.token
                     await ws.send_str(json.dumps(hello))
                     stop = asyncio.ensure_future(self._stop.wait())
                     while True:

@@ -291,6 +291,9 @@ class PageHello(_Model):
     width: int | None = None
     height: int | None = None
     visible: bool = True
+    #: the API token, for the preview output (live hole cards); a page reads it from its URL's
+    #: fragment (``#token=...``), which browsers never send to a server or write to its logs
+    token: str | None = Field(default=None, max_length=256)
 
 
 class PageResync(_Model):

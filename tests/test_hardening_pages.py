@@ -16,7 +16,7 @@ from aiohttp import WSServerHandshakeError
 
 from overlay import clients
 from overlay.fanout import MAX_SIZES
-from tests.support import AUTH, game, make_channel, scene_msg
+from tests.support import AUTH, TOKEN, game, make_channel, scene_msg
 
 
 def never_reading_socket(host: str, port: int, path: str, *, rcvbuf: int = 4096) -> socket.socket:
@@ -42,8 +42,8 @@ async def test_a_page_that_never_reads_does_not_hold_up_the_others(client: Any, 
     monkeypatch.setattr(clients, "SEND_TIMEOUT", 1.0)
     await make_channel(client, doc=game(7, 3))
     await client.post("/api/channels/t1/control/pause", headers=AUTH)
-    stuck = never_reading_socket(client.server.host, client.server.port, "/ws/overlay/t1?output=preview")
-    healthy = await client.ws_connect("/ws/overlay/t1?output=preview")
+    stuck = never_reading_socket(client.server.host, client.server.port, f"/ws/overlay/t1?output=preview&token={TOKEN}")
+    healthy = await client.ws_connect("/ws/overlay/t1?output=preview", headers=AUTH)
     await scene_msg(healthy)
     try:
         for i in range(240):  # ~5 MB of scenes: far more than the stuck socket's buffers hold
@@ -161,3 +161,25 @@ async def test_page_sizes_are_bounded_per_channel(client: Any) -> None:
     same = await client.ws_connect("/ws/overlay/t1?width=1280")  # a size already drawn is fine
     for ws in [*pages, same]:
         await ws.close()
+
+
+async def test_the_preview_page_needs_the_token(client: Any) -> None:
+    """The preview output shows live hole cards (it skips the program's anti-cheat delay): a
+    page socket without the token gets nothing of the channel, only an error saying how to
+    open it; the token in the hello message (read from the page URL's fragment) admits it."""
+    await make_channel(client, doc=game(5, 1))
+    ws = await client.ws_connect("/ws/overlay/t1?output=preview")
+    await ws.send_json({"type": "hello", "output": "preview"})
+    msg = await ws.receive_json(timeout=5)
+    assert msg["type"] == "error" and "#token=" in msg["error"]
+    await ws.send_json({"type": "hello", "output": "preview", "token": "wrong"})
+    assert (await ws.receive_json(timeout=5))["type"] == "error"
+    await ws.send_json({"type": "hello", "output": "preview", "token": TOKEN})
+    first = await ws.receive_json(timeout=5)
+    assert first["type"] == "scene"
+    await ws.close()
+    # program and clean stay open to anyone (what OBS shows)
+    for output in ("program", "clean"):
+        open_ws = await client.ws_connect(f"/ws/overlay/t1?output={output}")
+        assert (await open_ws.receive_json(timeout=5))["type"] == "scene"
+        await open_ws.close()

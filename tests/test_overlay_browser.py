@@ -16,7 +16,7 @@ import pytest
 from PIL import Image
 
 from engine.generate import generate_game
-from tests.support import Server
+from tests.support import TOKEN, Server
 
 pytestmark = pytest.mark.browser
 
@@ -115,7 +115,7 @@ async def test_put_from_a_logger_changes_the_page(server: Server, browser: Any) 
     await server.api("POST", "/api/channels", json={"id": "t1"})
     first = {**doc, "deals": [{**doc["deals"][0], "phases": []}]}
     await server.api("PUT", "/api/channels/t1/game", data=json.dumps(first))
-    page, errors = await open_page(browser, f"{server.base}/overlay/t1?output=preview&width=1280&height=720")
+    page, errors = await open_page(browser, f"{server.base}/overlay/t1?output=preview&width=1280&height=720#token={TOKEN}")
     await wait_drawn_step(page, 0)
     await settled(page)
     before = await pixels(page)

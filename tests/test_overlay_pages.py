@@ -13,7 +13,7 @@ from tests.support import AUTH, empty_game, game, make_channel, scene_msg
 async def test_page_socket_snapshot_scenes_and_status(client: Any) -> None:
     doc = game(5, 1)
     await make_channel(client, doc=empty_game(doc))
-    ws = await client.ws_connect("/ws/overlay/t1?output=preview&width=1280&height=720")
+    ws = await client.ws_connect("/ws/overlay/t1?output=preview&width=1280&height=720", headers=AUTH)
     snap = await scene_msg(ws)
     # players seated, no deal: the pre-show picture (tests/test_showday_pages.py)
     assert snap["snapshot"] and snap["step"] is None and snap["scene"] is not None
@@ -45,7 +45,7 @@ async def test_program_delay_runs_behind_preview(client: Any) -> None:
     settings["outputs"]["program"]["delay"] = 0.6
     assert (await client.put("/api/channels/t1/settings", json=settings, headers=AUTH)).status == 200
     program = await client.ws_connect("/ws/overlay/t1?output=program")
-    preview = await client.ws_connect("/ws/overlay/t1?output=preview")
+    preview = await client.ws_connect("/ws/overlay/t1?output=preview", headers=AUTH)
     await scene_msg(program)
     await scene_msg(preview)
     loop = asyncio.get_running_loop()
@@ -92,8 +92,8 @@ async def test_bench_pages_get_the_server_stage_times(client: Any) -> None:
     await make_channel(client, doc=empty_game(doc))
     html = await (await client.get("/overlay/t1?output=preview&bench=1")).text()
     assert "&trace=1" in html
-    plain = await client.ws_connect("/ws/overlay/t1?output=preview")
-    traced = await client.ws_connect("/ws/overlay/t1?output=preview&trace=1")
+    plain = await client.ws_connect("/ws/overlay/t1?output=preview", headers=AUTH)
+    traced = await client.ws_connect("/ws/overlay/t1?output=preview&trace=1", headers=AUTH)
     await scene_msg(plain)
     await scene_msg(traced)
     r = await client.post("/api/channels/t1/actions", json=actions_of(doc)[0], headers=AUTH)

@@ -9,7 +9,7 @@ from typing import Any
 import pytest
 
 from overlay.feed import actions_of
-from tests.support import AUTH, Server, empty_game, game, make_channel, scene_msg
+from tests.support import AUTH, TOKEN, Server, empty_game, game, make_channel, scene_msg
 
 
 def texts(scene: dict[str, Any]) -> list[str]:
@@ -38,7 +38,7 @@ async def test_a_typo_url_answers_the_empty_player_and_says_why(client: Any) -> 
     assert waiting["channel"] == "tabel1" and waiting["requests"] == 2 and "tabel1" in waiting["error"]
     # once the channel exists the page's socket connects, and it is no longer waiting
     await make_channel(client, "tabel1", doc=game())
-    ws = await client.ws_connect("/ws/overlay/tabel1?output=preview")
+    ws = await client.ws_connect("/ws/overlay/tabel1?output=preview", headers=AUTH)
     assert (await scene_msg(ws))["snapshot"]
     await ws.close()
     status = await (await client.get("/api/status", headers=AUTH)).json()
@@ -57,7 +57,7 @@ async def test_a_page_opened_before_its_channel_stays_clear_then_connects(server
     page = await browser.new_page(viewport={"width": 1280, "height": 720})
     console: list[tuple[str, str]] = []
     page.on("console", lambda m: console.append((m.type, m.text)))
-    await page.goto(f"{server.base}/overlay/later?output=preview&width=1280&height=720")
+    await page.goto(f"{server.base}/overlay/later?output=preview&width=1280&height=720#token={TOKEN}")
     await page.wait_for_timeout(1500)  # a few refused connection attempts
     png = await page.screenshot(omit_background=True)
     from io import BytesIO
@@ -118,7 +118,7 @@ async def test_seek_deal_n_shows_deal_n(client: Any) -> None:
     await make_channel(client, doc=doc)
     await client.post("/api/channels/t1/control/pause", headers=AUTH)
     await client.post("/api/channels/t1/control/seek?deal=3", headers=AUTH)
-    ws = await client.ws_connect("/ws/overlay/t1?output=preview&width=1280&height=720")
+    ws = await client.ws_connect("/ws/overlay/t1?output=preview&width=1280&height=720", headers=AUTH)
     msg = await scene_msg(ws)
     await ws.close()
     assert msg["deal"] == 2  # the JSON field: the deal's position from 0

@@ -89,7 +89,7 @@ class Studio:
 
 async def overlay_page(browser: Any, srv: Server, output: str) -> Any:
     page = await browser.new_page(viewport={"width": 1280, "height": 720})
-    await page.goto(f"{srv.base}/overlay/t1?output={output}")
+    await page.goto(f"{srv.base}/overlay/t1?output={output}#token={TOKEN}")
     await page.wait_for_function("window.euchreOverlay && window.euchreOverlay.state.drawnStep !== null", timeout=10_000)
     return page
 

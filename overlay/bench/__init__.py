@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from types import ModuleType
 
-from . import codecs, engine, export, faults, fuzz, live, render, studio
+from . import analysis, codecs, engine, export, faults, fuzz, live, render, studio
 
 __all__ = ["TARGETS"]
 
@@ -23,4 +23,5 @@ TARGETS: dict[str, ModuleType] = {
     "studio": studio,
     "export": export,
     "faults": faults,
+    "analysis": analysis,
 }

@@ -210,9 +210,9 @@ async def _fanout(args: argparse.Namespace) -> dict[str, Any]:
             pages = []
             for cid in ids:
                 for _ in range(args.stuck):
-                    stuck.append(_stuck_socket(host, int(port), f"/ws/overlay/{cid}?output=preview"))
+                    stuck.append(_stuck_socket(host, int(port), f"/ws/overlay/{cid}?output=preview&token={TOKEN}"))
                 for p in range(args.pages):
-                    ws = await s.ws_connect(f"{base}/ws/overlay/{cid}?output=preview", headers={})
+                    ws = await s.ws_connect(f"{base}/ws/overlay/{cid}?output=preview", headers=AUTH)
                     pages.append((cid, p, ws))
                     seen[(cid, p)] = []
 

@@ -142,7 +142,7 @@ async def _latency(session: Any, base: str, args: argparse.Namespace) -> dict[st
     async with async_playwright() as pw:
         browser = await pw.chromium.launch(executable_path=args.chromium, args=CHROMIUM_ARGS, headless=True)
         page = await browser.new_page(viewport={"width": 1280, "height": 720})
-        await page.goto(f"{base}/overlay/lat?output=preview&width=1280&height=720&bench=1")
+        await page.goto(f"{base}/overlay/lat?output=preview&width=1280&height=720&bench=1#token={TOKEN}")
         await page.wait_for_function("window.euchreOverlay && window.euchreOverlay.state.drawnSeq > 0")
         await page.evaluate("window.euchreOverlay.player.ready")
         steps = 0
@@ -211,7 +211,7 @@ async def _catch_up(session: Any, base: str, args: argparse.Namespace) -> dict[s
     async with async_playwright() as pw:
         browser = await pw.chromium.launch(executable_path=args.chromium, args=CHROMIUM_ARGS, headless=True)
         page = await browser.new_page(viewport={"width": 1280, "height": 720})
-        await page.goto(f"{base}/overlay/fast?output=preview&width=1280&height=720&bench=1")
+        await page.goto(f"{base}/overlay/fast?output=preview&width=1280&height=720&bench=1#token={TOKEN}")
         await page.wait_for_function("window.euchreOverlay && window.euchreOverlay.state.connected")
         await page.evaluate("window.euchreOverlay.player.ready")
         steps = 0

@@ -54,7 +54,7 @@ async def _run(args: argparse.Namespace) -> dict[str, Any]:
             async with async_playwright() as pw:
                 browser = await pw.chromium.launch(executable_path=chromium_path(), args=CHROMIUM_ARGS, headless=True)
                 preview = await browser.new_page(viewport={"width": 1280, "height": 720})
-                await preview.goto(f"{base}/overlay/st?output=preview&bench=1")
+                await preview.goto(f"{base}/overlay/st?output=preview&bench=1#token={TOKEN}")
                 await preview.wait_for_function("window.euchreOverlay && window.euchreOverlay.state.drawnSeq > 0")
                 await preview.evaluate("window.euchreOverlay.player.ready")
                 studio = await browser.new_page(viewport={"width": 1500, "height": 900})

@@ -14,12 +14,12 @@ from collections.abc import Sequence
 
 from engine.errors import EgnError
 
-from . import bench, capture, composite, control, convert, frame, inject, inspect, render, serve, token
+from . import analyse, bench, capture, composite, control, convert, frame, inject, inspect, render, serve, token
 
 __all__ = ["COMMANDS", "build_parser", "main"]
 
 #: the subcommand modules, in the order ``--help`` lists them
-COMMANDS = (serve, control, token, inspect, convert, frame, render, composite, capture, inject, bench)
+COMMANDS = (serve, control, token, inspect, analyse, convert, frame, render, composite, capture, inject, bench)
 
 
 def build_parser() -> argparse.ArgumentParser:

@@ -10,6 +10,7 @@ page clock stopped and stepped with ``renderAt(t)`` over the scene on screen.
 from __future__ import annotations
 
 import argparse
+import os
 import sys
 from collections.abc import Iterator
 from pathlib import Path
@@ -34,6 +35,7 @@ def register(sub: Any) -> None:
     p.add_argument("--mode", choices=("deterministic", "live"), default="deterministic")
     p.add_argument("--duration", type=float, default=None, help="seconds to record (a channel or URL; live runs until Ctrl+C without it)")
     p.add_argument("--server", default="http://127.0.0.1:8765", help="server of a channel id (default http://127.0.0.1:8765)")
+    p.add_argument("--token", default=None, help="API token, for the preview output (default: $EUCHRE_OVERLAY_TOKEN)")
     p.add_argument("--background", default=None, help="draw over this colour (#rrggbb); h264 defaults to black")
     p.add_argument("--on-interrupt", choices=("keep", "remove"), default="keep", help="Ctrl+C keeps a playable file (default) or removes it")
     add_job_arguments(p)
@@ -72,7 +74,7 @@ def run_capture(args: argparse.Namespace) -> int:
         except ValueError as exc:
             raise OSError(f"--fps: {exc}") from None
         size = parse_size(args.size) or (1920, 1080)
-        url = page_url(args.source, server=args.server, output=args.output_name, size=size)
+        url = page_url(args.source, server=args.server, output=args.output_name, size=size, token=args.token or os.environ.get("EUCHRE_OVERLAY_TOKEN"))
         if args.mode == "deterministic" and args.duration is None:
             raise OSError("--duration is needed to capture a channel's page deterministically")
         cap = PageClockCapture(url, size) if args.mode == "deterministic" else LiveCapture(url, size)

@@ -9,6 +9,7 @@ stdout), audio copied.  Late and dropped frames are counted and shown.
 from __future__ import annotations
 
 import argparse
+import os
 import sys
 from pathlib import Path
 from typing import Any
@@ -30,6 +31,7 @@ def register(sub: Any) -> None:
     p.add_argument("--data", type=Path, default=None, help="data folder of the in-process server")
     p.add_argument("--port", type=int, default=0, help="port of the in-process server (default: any free port)")
     p.add_argument("--output-name", default="program", choices=("program", "preview", "clean"), help="which output of the channel (default program)")
+    p.add_argument("--token", default=None, help="API token, for the preview output (default: $EUCHRE_OVERLAY_TOKEN)")
     p.add_argument("--realtime", action=argparse.BooleanOptionalAction, default=None, help="pace the input to real time (default: on for a file, off for a stream)")
     p.add_argument("--preset", default="veryfast", help="x264 preset (default veryfast)")
     p.add_argument("--page-size", default=None, help="the page size the overlay is drawn at before scaling to the video (default 1920x1080; match the video's aspect)")
@@ -51,7 +53,7 @@ def run_inject(args: argparse.Namespace) -> int:
         from .frame import parse_size
 
         page = parse_size(args.page_size) or (1920, 1080)
-        overlay = LiveOverlay(server, args.channel, output=args.output_name, size=page).start()
+        overlay = LiveOverlay(server, args.channel, output=args.output_name, size=page, token=args.token or os.environ.get("EUCHRE_OVERLAY_TOKEN")).start()
         tty = sys.stderr.isatty()
 
         def status(st: Any) -> None:

@@ -15,7 +15,7 @@ from pathlib import Path
 from aiohttp import WSMsgType, web
 from pydantic import ValidationError
 
-from ..auth import check_origin, has_token
+from ..auth import check_origin, has_token, token_matches
 from ..clients import Page
 from ..errors import BadRequest, NotFound
 from ..keys import SETTINGS, SOCKETS
@@ -114,6 +114,13 @@ async def font_file(request: web.Request) -> web.FileResponse:
     return web.FileResponse(path, headers={"Content-Type": "font/ttf", "Cache-Control": "max-age=86400"})
 
 
+#: what a preview page without the token is told (on its console; it draws nothing)
+PREVIEW_LOCKED = (
+    "the preview output shows live hole cards and needs the API token: open the page as "
+    "/overlay/CHANNEL?output=preview#token=TOKEN (the fragment never reaches a server log)"
+)
+
+
 @routes.get("/ws/overlay/{channel}")
 async def page_socket(request: web.Request) -> web.WebSocketResponse:
     try:
@@ -137,10 +144,18 @@ async def page_socket(request: web.Request) -> web.WebSocketResponse:
         trace=request.query.get("trace") == "1",
         transport=request.transport,
     )
-    ch.pages.add(page)
-    try:
+    # the preview output shows live hole cards: a page gets it only with the token (a
+    # header, or the hello message's token that the page reads from its URL's fragment)
+    locked = output == "preview" and not has_token(request)
+
+    def admit() -> None:
+        ch.pages.add(page)
         ch.send_snapshot(page)
         ch.poke()
+
+    if not locked:
+        admit()
+    try:
         async for msg in ws:
             if msg.type != WSMsgType.TEXT:
                 continue
@@ -149,10 +164,17 @@ async def page_socket(request: web.Request) -> web.WebSocketResponse:
             except ValidationError as exc:
                 page.outbox.offer(json.dumps({"type": "error", "error": pydantic_text(exc)}))
                 continue
-            if isinstance(m, PageDrawn):
-                page.note_drawn(m.seq, m.step, clock_of(request))
-            elif isinstance(m, PageHello):
+            if isinstance(m, PageHello):
                 page.visible = m.visible
+                if locked and token_matches(request, m.token):
+                    locked = False
+                    admit()
+                elif locked:
+                    page.outbox.offer(json.dumps({"type": "error", "error": PREVIEW_LOCKED}))
+            elif locked:
+                continue  # nothing of the channel for a page without the token
+            elif isinstance(m, PageDrawn):
+                page.note_drawn(m.seq, m.step, clock_of(request))
             elif isinstance(m, PageResync):
                 page.visible = True
                 ch.send_snapshot(page)

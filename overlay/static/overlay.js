@@ -85,7 +85,12 @@
       backoff = 250;
       state.connected = true;
       state.connects += 1;
-      send({ type: "hello", output: cfg.output, width: cfg.width, height: cfg.height, visible: !document.hidden });
+      var hello = { type: "hello", output: cfg.output, width: cfg.width, height: cfg.height, visible: !document.hidden };
+      // the preview output needs the API token: read from the URL's fragment (#token=...),
+      // which the browser never sends to the server, so it never lands in a log
+      var found = /(?:^#|&)token=([^&]*)/.exec(location.hash || "");
+      if (found) { hello.token = decodeURIComponent(found[1]); }
+      send(hello);
     };
     sock.onmessage = function (ev) { onMessage(ev.data); };
     sock.onclose = function (ev) {

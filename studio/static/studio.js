@@ -68,7 +68,8 @@ async function openChannel(id) {
   S.timeline = tl.steps;
   if (tl.settingsProblem) notice(`The stored settings were refused and this channel runs on defaults until you save: ${tl.settingsProblem}`);
   const q = (o) => `/overlay/${enc(id)}?output=${o}`;
-  $("#preview").src = q("preview");
+  // preview shows live hole cards: the page sends the token it finds in the fragment
+  $("#preview").src = `${q("preview")}#token=${encodeURIComponent(S.api.token)}`;
   $("#program").src = q("program");
   await poll();
   renderAll();

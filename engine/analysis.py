@@ -1,0 +1,145 @@
+"""Analysis of a step: double-dummy tricks and points, best cards or calls, each card's and
+each call's value, and the win probability, as one value per step.
+
+This is what ``euchre-overlay analyse`` prints and what the live service computes beside its
+event loop.  A state is analysed with all four hands (program and preview outputs), or with
+``public=True`` from public information only (the clean output): then no hand is read, the
+double-dummy fields stay empty and the win probability comes from the score, the dealer and
+the contract alone (labelled an estimate).  Pure: states in, values out.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any
+
+from .bidtable import CallValue, bidding_table, discard_table
+from .cards import card_name
+from .ruleset import Ruleset
+from .solve import TRICKS, CardValue, PlayAnalysis, Solver, position_of
+from .state import GameState, StepKind, team_of
+from .winprob import Outcomes, ScoreModel, deal_weight, fit_prior, mix
+
+__all__ = ["StepAnalysis", "Analyst"]
+
+
+@dataclass(frozen=True)
+class StepAnalysis:
+    """The analysis of one step.  ``tricks``/``points``: whole-deal values per team under best
+    play (``None`` at the bidding, where ``calls`` holds each call's value, and wherever the
+    hands are not used); ``best``: the best cards (or discards, or calls) of the player to
+    act; ``win_probability``: per team; ``estimate``: computed from public information only."""
+
+    step: int
+    deal: int
+    kind: str
+    to_act: int | None = None
+    tricks: tuple[int, int] | None = None
+    points: tuple[int, int] | None = None
+    best: tuple[str, ...] | None = None
+    cards: tuple[CardValue, ...] | None = None
+    calls: tuple[CallValue, ...] | None = None
+    win_probability: tuple[float, float] | None = None
+    estimate: bool = False
+
+    def to_json(self) -> dict[str, Any]:
+        """The ``analyse --json`` step object (README, "analyse --json")."""
+        return {
+            "step": self.step,
+            "deal": self.deal,
+            "kind": self.kind,
+            "toAct": self.to_act,
+            "ddTricks": list(self.tricks) if self.tricks is not None else None,
+            "ddPoints": list(self.points) if self.points is not None else None,
+            "best": list(self.best) if self.best is not None else None,
+            "cards": [c.to_json() for c in self.cards] if self.cards is not None else None,
+            "calls": [c.to_json() for c in self.calls] if self.calls is not None else None,
+            "winProbability": [round(p, 4) for p in self.win_probability] if self.win_probability is not None else None,
+            "estimate": self.estimate,
+        }
+
+
+class Analyst:
+    """Analyses the states of games under one ruleset; keeps the solver's tables and the win
+    probability model between steps, so stepping through a deal costs little."""
+
+    def __init__(self, rules: Ruleset, *, solver: Solver | None = None, win_probability: bool = True) -> None:
+        self.rules = rules
+        self.solver = solver or Solver()
+        self.model = ScoreModel(rules, fit_prior(rules)) if win_probability else None
+
+    def analyse(self, state: GameState, *, public: bool = False) -> StepAnalysis:
+        """Analyse one step; ``public`` reads no hand (the clean output)."""
+        base = StepAnalysis(state.step, state.deal, state.kind.value, state.to_act, estimate=public)
+        if state.num_players != 4:
+            return base
+        play: PlayAnalysis | None = None
+        calls: tuple[CallValue, ...] | None = None
+        best: tuple[str, ...] | None = None
+        if not public:
+            try:
+                pos = position_of(state, self.rules)
+                if pos is not None:
+                    play = self.solver.analyse(pos)
+                else:
+                    play = discard_table(state, self.rules, self.solver)
+                if play is None:
+                    table = bidding_table(state, self.rules, self.solver)
+                    if table is not None:
+                        calls = table.calls
+                        best = tuple(c.label for c in table.best)
+            except ValueError:
+                # hands that do not fit the play (a broken file: a card held twice, a discard
+                # the dealer never had): this step has no double-dummy value
+                play, calls, best = None, None, None
+        if play is not None:
+            best = tuple(card_name(c) for c in play.best)
+        return StepAnalysis(
+            state.step,
+            state.deal,
+            state.kind.value,
+            play.to_act if play is not None else state.to_act,
+            play.tricks if play is not None else None,
+            play.points if play is not None else None,
+            best,
+            play.cards if play is not None else None,
+            calls,
+            self._win_probability(state, play, calls),
+            public,
+        )
+
+    def _win_probability(self, state: GameState, play: PlayAnalysis | None, calls: tuple[CallValue, ...] | None) -> tuple[float, float] | None:
+        model = self.model
+        if model is None:
+            return None
+        if state.game_over or state.winner is not None:
+            w = state.winner
+            return (0.5, 0.5) if w is None else ((1.0, 0.0) if w == 0 else (0.0, 1.0))
+        if state.kind is StepKind.DEAL_SCORED or state.thrown_in:
+            p = model.after(state.score[0], state.score[1], state.dealer, state.deal + 1)
+            return (p, 1 - p)
+        prior = model.prior
+        if state.maker is not None:
+            side = team_of(state.maker)
+            outcomes: Outcomes = prior.contract[1 if state.alone else 0]
+            if play is not None:
+                size = 4 - len(state.sit_out)
+                played = len(state.tricks) * size + (len(state.trick.cards) if state.trick is not None and not state.trick.complete else 0)
+                mine, theirs = play.points[side], play.points[1 - side]
+                outcomes = mix((mine, theirs), deal_weight(played, TRICKS * size), outcomes)
+        else:
+            side = team_of(state.dealer)
+            outcomes = prior.dealer
+            if calls is not None and state.to_act is not None:
+                team = team_of(state.to_act)
+                valued = [c for c in calls if c.points is not None and c.tricks is not None]
+                if valued:
+                    top = max(valued, key=lambda c: (c.points[team] - c.points[1 - team], c.tricks[team]))  # type: ignore[index]
+                    assert top.points is not None
+                    if top.points[team] > 0:
+                        if team != side:
+                            outcomes = tuple(((b, a), p) for (a, b), p in outcomes)
+                            side = team
+                        outcomes = mix((top.points[team], top.points[1 - team]), 0.5, outcomes)
+        p = model.with_deal(state.score, state.dealer, outcomes, side=side, deals_played=state.deal)
+        return (p, 1 - p)

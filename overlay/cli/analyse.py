@@ -1,0 +1,73 @@
+"""``euchre-overlay analyse FILE``: double-dummy analysis and win probability of every step.
+
+For each step where the hands are known: the tricks each team ends the deal with under best
+play (``ddTricks``), the best cards of the player to act (``best``), at the bidding the value
+of each call (``calls``), and the win probability; ``--json`` prints the contract in the
+README ("analyse --json").
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+from pathlib import Path
+from typing import Any
+
+from engine.analysis import Analyst, StepAnalysis
+from engine.load import LoadedGame, LoadedMatch, load_any
+from engine.ruleset import Ruleset
+from engine.stats import match_stats
+
+from ..bench.corpus import DEMO_GAME as DEMO
+
+
+def register(sub: Any) -> None:
+    p = sub.add_parser("analyse", help="double-dummy analysis of every step: tricks under best play, best cards, the bidding table, win probability")
+    p.add_argument("file", nargs="?", default=str(DEMO), help="a .egn, .egnb or .emn file (default: the bundled demo game)")
+    p.add_argument("--json", action="store_true", help="print {\"steps\": [{step, deal, kind, ddTricks, best, calls, winProbability, ...}]} (fields listed in the README)")
+    p.add_argument("--strict", action="store_true", help="refuse any schema problem instead of repairing it")
+    p.add_argument("--public", action="store_true", help="use no hidden card: only what the clean output may show (win probability from public information)")
+    p.set_defaults(func=run)
+
+
+def analyse_game(game: LoadedGame, *, public: bool = False) -> list[StepAnalysis]:
+    """Every step of a loaded game, analysed in timeline order."""
+    rules = game.document.metadata.ruleset or Ruleset()
+    analyst = Analyst(rules)
+    return [analyst.analyse(state, public=public) for state in game.timeline.steps]
+
+
+def run(args: argparse.Namespace) -> int:
+    loaded = load_any(Path(args.file).read_bytes(), source=Path(args.file).name, strict=args.strict)
+    games = loaded.games if isinstance(loaded, LoadedMatch) else (loaded,)
+    for game in games:
+        for problem in game.all_problems:
+            print(f"warning: {problem}", file=sys.stderr)
+    results = [analyse_game(game, public=args.public) for game in games]
+    if args.json:
+        docs = [{"steps": [s.to_json() for s in steps], "stats": match_stats(game.timeline).to_json()} for game, steps in zip(games, results)]
+        print(json.dumps(docs[0] if not isinstance(loaded, LoadedMatch) else {"games": docs}, ensure_ascii=False))
+        return 0
+    for number, (game, steps) in enumerate(zip(games, results)):
+        if isinstance(loaded, LoadedMatch):
+            print(f"{'' if number == 0 else chr(10)}game {number + 1} of {len(games)}")
+        print(f"{'step':>4} {'deal':>4} {'kind':<12} {'to':>2} {'dd':>5} {'pts':>5} {'win0':>5}  best / calls")
+        for s in steps:
+            print(_row(s))
+    return 0
+
+
+def _row(s: StepAnalysis) -> str:
+    dd = "-" if s.tricks is None else f"{s.tricks[0]}-{s.tricks[1]}"
+    pts = "-" if s.points is None else f"{s.points[0]}-{s.points[1]}"
+    win = "-" if s.win_probability is None else f"{s.win_probability[0]:.2f}"
+    to = "-" if s.to_act is None else str(s.to_act)
+    if s.calls is not None:
+        detail = "  ".join(f"{c.label}:{'-' if c.points is None else f'{c.points[0]}-{c.points[1]}'}" for c in s.calls)
+        detail = f"best {', '.join(s.best or ())}  |  {detail}"
+    elif s.cards:
+        detail = "best " + " ".join(s.best or ()) + "  |  " + " ".join(f"{c.card}:{'-' + str(c.trick_loss) if c.trick_loss else '='}" for c in s.cards)
+    else:
+        detail = ""
+    return f"{s.step:>4} {s.deal:>4} {s.kind:<12} {to:>2} {dd:>5} {pts:>5} {win:>5}  {detail}"
