@@ -25,7 +25,7 @@ from typing import Any
 
 from .cards import Card, Suit, card_name, parse_card, resolve
 from .errors import Place, Problem
-from .layout import HAND_SIZE, Layout, card_of, lay_out
+from .layout import HAND_SIZE, Layout, card_of, lay_out, resolved_card
 from .model import BiddingPhase, Deal, TrickPlayPhase
 from .cards import effective_suit
 from .rules import Table, led_suit, reneges, score_deal
@@ -260,8 +260,9 @@ class _DealReplay:
             self.known[seat] = complete and all(c.known for c in cards)
             self._hand_rows[seat] = tuple(cards)
         trump = self.trump
-        self.ids = [[resolve(c, trump).identity for c in hand] for hand in self.hands]
-        self.suits = [[effective_suit(c, trump) for c in hand] for hand in self.hands]
+        rows = [[resolved_card(c, trump) for c in hand] for hand in self.hands]
+        self.ids = [[card.identity for card, _ in row] for row in rows]
+        self.suits = [[suit for _, suit in row] for row in rows]
         self._hands_t = hands = tuple(self._hand_rows)
         known = tuple(self.known)
         for row in self.rows:

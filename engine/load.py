@@ -11,6 +11,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any
 
+from .gcpause import gc_paused
 from .errors import CodecError, EgnError, Place, Problem, SchemaError, SizeLimitError
 from .model import EgnDocument
 from .repair import parse_document
@@ -120,9 +121,10 @@ def game_from_json(obj: Any, *, source: str, strict: bool = False, form: str = "
     Raises:
         SchemaError: strict and invalid, or not an EGN object.
     """
-    parsed = parse_document(obj, source=source, strict=strict)
-    deals = unpack_deals(parsed.document, source=source)
-    timeline = replay(parsed.document, source=source, previous=previous, deals=deals, summary_only=summary_only)
+    with gc_paused():  # see engine.gcpause: validation and replay make many small acyclic values
+        parsed = parse_document(obj, source=source, strict=strict)
+        deals = unpack_deals(parsed.document, source=source)
+        timeline = replay(parsed.document, source=source, previous=previous, deals=deals, summary_only=summary_only)
     return LoadedGame(
         source=source,
         document=parsed.document,
