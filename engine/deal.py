@@ -177,9 +177,9 @@ class _DealReplay:
         row["kind"] = kind
         row["action"] = action
         row["trick"] = self.trick
-        row["annotations"] = tuple(annotations)
+        row["annotations"] = tuple(annotations) if annotations else ()
         row["to_act"] = to_act
-        row["problems"] = tuple(pending)
+        row["problems"] = tuple(pending) if pending else ()
         self.rows.append(row)
 
     def _fields(self) -> dict[str, Any]:
@@ -398,7 +398,7 @@ class _DealReplay:
         out = self.discard
         if out is None and len(hand) > HAND_SIZE and any(not c.known for c in hand):
             out = UNKNOWN
-        if out is not None and not self._take(self.dealer, out) and self.known[self.dealer]:
+        if out is not None and not self._take(self.dealer, out, resolve(out, self.trump).identity) and self.known[self.dealer]:
             self.problem(f"{card_name(out)!r} (discard) is not in seat {self.dealer}'s hand", phase=phase_index, phase_type="EUCHRE_BIDDING")
         self._hand_rows[self.dealer] = tuple(hand)
         self._hands_t = None
@@ -419,15 +419,16 @@ class _DealReplay:
                     break
         return held[0] if len(held) == 1 and held[0].known else None
 
-    def _take(self, seat: int, card: Card) -> bool:
+    def _take(self, seat: int, card: Card, key: tuple[object, ...]) -> bool:
         """Take ``card`` (or, failing that, an unknown card) out of a hand; False if neither is there.
 
         Trump is settled by the time any card leaves a hand, so each hand keeps the
-        identities of its cards with trump-relative notation resolved.
+        identities of its cards with trump-relative notation resolved; ``key`` is the
+        card's identity so resolved (the layout's cards are resolved already).
         """
         ids = self.ids[seat]
         try:
-            i = ids.index(resolve(card, self.trump).identity)
+            i = ids.index(key)
         except ValueError:
             hand = self.hands[seat]
             for i, held in enumerate(hand):
@@ -474,13 +475,13 @@ class _DealReplay:
                 self._check_card(card, seat, t, c, led, suits[c], phase_index)
                 if c == 0:
                     led = led_suit((card,), trump)
-                if not self._take(seat, card) and self.known[seat]:
+                if not self._take(seat, card, card.identity) and self.known[seat]:
                     self.problem(f"{card_name(card)!r} (played) is not in seat {seat}'s hand", phase=phase_index, phase_type="TRICK_PLAY", trick=t, card=c)
                 if keep:
                     self.trick = build(TrickState, {"number": t, "leader": lead, "seats": seats[: c + 1], "cards": cards[: c + 1], "led": led, "winner": None, "complete": False})
                     to_act = order[c + 1] if c + 1 < per_trick else None
                     action = build(Action, {"kind": _CARD_STEP, "seat": seat, "card": card, "call": None, "index": flat})
-                    self.emit(_CARD_STEP, action, annotations=ann.get(str(flat), ()), to_act=to_act)
+                    self.emit(_CARD_STEP, action, annotations=ann.get(str(flat), ()) if ann else (), to_act=to_act)
                 elif self.pending:
                     self.emit(_CARD_STEP, None)
                 else:
@@ -528,7 +529,7 @@ class _DealReplay:
                     self.problem(f"{card_name(card)!r} is the up-card, which the dealer (seat {self.dealer}) picked up", phase=phase_index, phase_type="TRICK_PLAY", trick=t, card=c)
                 else:
                     self.problem(f"{card_name(card)!r} is the turned-down up-card, out of play", phase=phase_index, phase_type="TRICK_PLAY", trick=t, card=c)
-        if c > 0 and reneges(suit, self.suits[seat], led):
+        if c > 0 and suit is not led and reneges(suit, self.suits[seat], led):
             name = led.label if led is not None else "?"
             self.problem(f"{card_name(card)!r}: renege — seat {seat} holds {name} and must follow {name}", phase=phase_index, phase_type="TRICK_PLAY", trick=t, card=c)
 

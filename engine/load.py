@@ -93,6 +93,12 @@ def load_any(data: bytes | str, *, source: str = "<input>", strict: bool = False
     Raises:
         EgnError: unreadable input.
     """
+    with gc_paused():  # see engine.gcpause: parsing, validation and replay make many small acyclic values
+        return _load_any(data, source=source, strict=strict, previous=previous, summary_only=summary_only)
+
+
+def _load_any(data: bytes | str, *, source: str, strict: bool, previous: Timeline | None, summary_only: bool) -> LoadedGame | LoadedMatch:
+    """:func:`load_any` with the collector paused."""
     if len(data) > MAX_INPUT:
         raise SizeLimitError(f"{len(data)} bytes: input is limited to {MAX_INPUT} bytes (8 MiB)", Place(source=source))
     if not data:
