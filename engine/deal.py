@@ -28,7 +28,7 @@ from .errors import Place, Problem
 from .layout import HAND_SIZE, Layout, card_of, lay_out, resolved_card
 from .model import BiddingPhase, Deal, TrickPlayPhase
 from .cards import effective_suit
-from .rules import Table, led_suit, reneges, score_deal
+from .rules import Table, reneges, score_deal
 from .ruleset import Ruleset
 from .state import (
     Action,
@@ -129,6 +129,7 @@ class _DealReplay:
         self.played: dict[tuple[object, ...], int] = {}  # card identity -> trick it was played in
         self.layout: Layout | None = None
         self.hands, self.known, self.given = self._initial_hands()
+        self._known_t = tuple(self.known)
         self.ready = False  # hands back-calculated (see the module docstring)
         self.ids: list[list[tuple[object, ...]]] = []  # per seat: identity of each card held (set with the hands)
         self.suits: list[list[Suit | None]] = []  # per seat: effective suit of each card held
@@ -140,6 +141,8 @@ class _DealReplay:
         self._per_seat_t: tuple[int, ...] = tuple(self.per_seat)
         self._per_team_t: tuple[int, int] = (0, 0)
         self._fixed: dict[str, Any] | None = None  # see _fields
+        self._score_t = _pair(score)  # what states show; updated with ``score`` and ``tokens`` in :meth:`finish`
+        self._tokens_t = _pair(tokens)
 
     # -- helpers -------------------------------------------------------------
 
@@ -208,13 +211,13 @@ class _DealReplay:
             "sit_out": self.sit_out,
             "discard": self.discard,
             "hands": hands,
-            "hands_known": tuple(self.known),
+            "hands_known": self._known_t,
             "tricks": self._tricks_t,
             "tricks_per_seat": self._per_seat_t,
             "tricks_per_team": self._per_team_t,
-            "score": _pair(self.score),
+            "score": self._score_t,
             "deal_points": _pair(self.points) if self.points is not None else None,
-            "tokens": _pair(self.tokens),
+            "tokens": self._tokens_t,
             "thrown_in": self.thrown_in,
             "game_over": False,
             "winner": None,
@@ -264,7 +267,7 @@ class _DealReplay:
         self.ids = [[card.identity for card, _ in row] for row in rows]
         self.suits = [[suit for _, suit in row] for row in rows]
         self._hands_t = hands = tuple(self._hand_rows)
-        known = tuple(self.known)
+        known = self._known_t = tuple(self.known)
         for row in self.rows:
             row["hands"] = hands
             row["hands_known"] = known
@@ -452,7 +455,6 @@ class _DealReplay:
         layout = self.layout
         assert layout is not None
         tricks = phase.tricks
-        trump = self.trump
         keep = self.build  # build the states
         ann = phase.playAnnotations or {}
         per_trick = self.P - len(self.sit_out)
@@ -474,7 +476,7 @@ class _DealReplay:
                 seat = seats[c]
                 self._check_card(card, seat, t, c, led, suits[c], phase_index)
                 if c == 0:
-                    led = led_suit((card,), trump)
+                    led = suits[0]  # the layout's effective suit of the lead: what led_suit gives
                 if not self._take(seat, card, card.identity) and self.known[seat]:
                     self.problem(f"{card_name(card)!r} (played) is not in seat {seat}'s hand", phase=phase_index, phase_type="TRICK_PLAY", trick=t, card=c)
                 if keep:
@@ -556,6 +558,7 @@ class _DealReplay:
         self.points = result.points
         self.tokens = result.tokens
         self.score = tuple(a + b for a, b in zip(self.score, result.points))
+        self._score_t, self._tokens_t = _pair(self.score), _pair(self.tokens)
         self.trick = None
         self.emit(StepKind.DEAL_SCORED, Action(StepKind.DEAL_SCORED))
 
