@@ -459,6 +459,7 @@ class _DealReplay:
         ann = phase.playAnnotations or {}
         per_trick = self.P - len(self.sit_out)
         flat = 0
+        ids, hands, held_suits = self.ids, self.hands, self.suits
         for t, trick in enumerate(tricks):
             if t >= HAND_SIZE:
                 self.problem(f"trick {t}: a deal has only {HAND_SIZE} tricks", phase=phase_index, phase_type="TRICK_PLAY", trick=t)
@@ -477,7 +478,15 @@ class _DealReplay:
                 self._check_card(card, seat, t, c, led, suits[c], phase_index)
                 if c == 0:
                     led = suits[0]  # the layout's effective suit of the lead: what led_suit gives
-                if not self._take(seat, card, card.identity) and self.known[seat]:
+                held = ids[seat]
+                key = card.identity
+                if key in held:  # the common case, inline; :meth:`_take` does the rest
+                    i = held.index(key)
+                    del held[i], hands[seat][i], held_suits[seat][i]
+                    if keep:
+                        self._hand_rows[seat] = tuple(hands[seat])
+                        self._hands_t = None
+                elif not self._take(seat, card, key) and self.known[seat]:
                     self.problem(f"{card_name(card)!r} (played) is not in seat {seat}'s hand", phase=phase_index, phase_type="TRICK_PLAY", trick=t, card=c)
                 if keep:
                     self.trick = build(TrickState, {"number": t, "leader": lead, "seats": seats[: c + 1], "cards": cards[: c + 1], "led": led, "winner": None, "complete": False})

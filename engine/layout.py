@@ -102,12 +102,13 @@ def lay_out(tricks: Sequence[Sequence[str]], table: Table, trump: Suit | None, s
     played_suits: list[tuple[Suit | None, ...]] = []
     winners: list[int | None] = []
     played_by: dict[int, list[Card]] = {}
+    memo = _RESOLVED
     for trick in tricks:
         lead = leader if leader is not None else first_leader
         leaders.append(lead)
         seats = _order(table, lead, sit_out)
         orders.append(seats)
-        rows = [_resolved(c, trump) for c in trick[:per_trick]]
+        rows = [memo.get((c, trump)) or _resolved(c, trump) for c in trick[:per_trick]]  # the memo read inline: one call less per card
         cards = tuple([row[0] for row in rows])
         played_cards.append(cards)
         played_suits.append(tuple([row[1] for row in rows]))
