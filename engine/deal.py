@@ -25,7 +25,7 @@ from typing import Any
 
 from .cards import Card, Suit, card_name, parse_card, resolve
 from .errors import Place, Problem
-from .layout import HAND_SIZE, Layout, card_of, lay_out, resolved_card
+from .layout import HAND_SIZE, Layout, card_of, lay_out
 from .model import BiddingPhase, Deal, TrickPlayPhase
 from .cards import effective_suit
 from .rules import Table, reneges, score_deal
@@ -263,9 +263,9 @@ class _DealReplay:
             self.known[seat] = complete and all(c.known for c in cards)
             self._hand_rows[seat] = tuple(cards)
         trump = self.trump
-        rows = [[resolved_card(c, trump) for c in hand] for hand in self.hands]
-        self.ids = [[card.identity for card, _ in row] for row in rows]
-        self.suits = [[suit for _, suit in row] for row in rows]
+        # resolve() returns a card without trump-relative notation as it is: skip the call for those
+        self.ids = [[c.identity if c.generic is None else resolve(c, trump).identity for c in hand] for hand in self.hands]
+        self.suits = [[effective_suit(c, trump) for c in hand] for hand in self.hands]
         self._hands_t = hands = tuple(self._hand_rows)
         known = self._known_t = tuple(self.known)
         for row in self.rows:

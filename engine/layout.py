@@ -15,7 +15,7 @@ from dataclasses import dataclass
 from .cards import Card, Suit, effective_suit, parse_card, resolve, trick_power
 from .rules import Table
 
-__all__ = ["HAND_SIZE", "Layout", "lay_out", "card_of", "resolved_card"]
+__all__ = ["HAND_SIZE", "Layout", "lay_out", "card_of"]
 
 #: Cards dealt to each player (and tricks in a deal), whatever the ruleset.
 HAND_SIZE = 5
@@ -50,18 +50,6 @@ def _resolved(text: str, trump: Suit | None) -> tuple[Card, Suit | None, int, in
         suit = effective_suit(card, trump)
         hit = _RESOLVED[key] = (card, suit, trick_power(card, trump, None), trick_power(card, trump, suit) if suit is not None else 0)
     return hit
-
-
-def resolved_card(card: Card, trump: Suit | None) -> tuple[Card, Suit | None]:
-    """``(resolve(card, trump), effective_suit(card, trump))``, remembered for cards read by :func:`card_of`.
-
-    Only the very card :func:`card_of` made for its text is looked up by text (a card
-    resolved under some trump keeps the text ``R`` or ``L`` it was written with).
-    """
-    if _CARDS.get(card.text) is card:
-        hit = _resolved(card.text, trump)
-        return hit[0], hit[1]
-    return resolve(card, trump), effective_suit(card, trump)
 
 
 def _order(table: Table, lead: int, sit_out: frozenset[int]) -> tuple[int, ...]:
