@@ -28,7 +28,7 @@ from .errors import Place, Problem
 from .layout import HAND_SIZE, Layout, card_of, lay_out
 from .model import BiddingPhase, Deal, TrickPlayPhase
 from .cards import effective_suit
-from .rules import Table, led_suit, reneges, score_deal
+from .rules import Table, reneges, score_deal
 from .ruleset import Ruleset
 from .state import (
     Action,
@@ -129,6 +129,7 @@ class _DealReplay:
         self.played: dict[tuple[object, ...], int] = {}  # card identity -> trick it was played in
         self.layout: Layout | None = None
         self.hands, self.known, self.given = self._initial_hands()
+        self._known_t = tuple(self.known)
         self.ready = False  # hands back-calculated (see the module docstring)
         self.ids: list[list[tuple[object, ...]]] = []  # per seat: identity of each card held (set with the hands)
         self.suits: list[list[Suit | None]] = []  # per seat: effective suit of each card held
@@ -140,6 +141,8 @@ class _DealReplay:
         self._per_seat_t: tuple[int, ...] = tuple(self.per_seat)
         self._per_team_t: tuple[int, int] = (0, 0)
         self._fixed: dict[str, Any] | None = None  # see _fields
+        self._score_t = _pair(score)  # what states show; updated with ``score`` and ``tokens`` in :meth:`finish`
+        self._tokens_t = _pair(tokens)
 
     # -- helpers -------------------------------------------------------------
 
@@ -177,9 +180,9 @@ class _DealReplay:
         row["kind"] = kind
         row["action"] = action
         row["trick"] = self.trick
-        row["annotations"] = tuple(annotations)
+        row["annotations"] = tuple(annotations) if annotations else ()
         row["to_act"] = to_act
-        row["problems"] = tuple(pending)
+        row["problems"] = tuple(pending) if pending else ()
         self.rows.append(row)
 
     def _fields(self) -> dict[str, Any]:
@@ -208,13 +211,13 @@ class _DealReplay:
             "sit_out": self.sit_out,
             "discard": self.discard,
             "hands": hands,
-            "hands_known": tuple(self.known),
+            "hands_known": self._known_t,
             "tricks": self._tricks_t,
             "tricks_per_seat": self._per_seat_t,
             "tricks_per_team": self._per_team_t,
-            "score": _pair(self.score),
+            "score": self._score_t,
             "deal_points": _pair(self.points) if self.points is not None else None,
-            "tokens": _pair(self.tokens),
+            "tokens": self._tokens_t,
             "thrown_in": self.thrown_in,
             "game_over": False,
             "winner": None,
@@ -271,10 +274,11 @@ class _DealReplay:
             self.known[seat] = complete and all(c.known for c in cards)
             self._hand_rows[seat] = tuple(cards)
         trump = self.trump
-        self.ids = [[resolve(c, trump).identity for c in hand] for hand in self.hands]
+        # resolve() returns a card without trump-relative notation as it is: skip the call for those
+        self.ids = [[c.identity if c.generic is None else resolve(c, trump).identity for c in hand] for hand in self.hands]
         self.suits = [[effective_suit(c, trump) for c in hand] for hand in self.hands]
         self._hands_t = hands = tuple(self._hand_rows)
-        known = tuple(self.known)
+        known = self._known_t = tuple(self.known)
         for row in self.rows:
             row["hands"] = hands
             row["hands_known"] = known
@@ -408,7 +412,7 @@ class _DealReplay:
         out = self.discard
         if out is None and len(hand) > HAND_SIZE and any(not c.known for c in hand):
             out = UNKNOWN
-        if out is not None and not self._take(self.dealer, out) and self.known[self.dealer]:
+        if out is not None and not self._take(self.dealer, out, resolve(out, self.trump).identity) and self.known[self.dealer]:
             self.problem(f"{card_name(out)!r} (discard) is not in seat {self.dealer}'s hand", phase=phase_index, phase_type="EUCHRE_BIDDING")
         self._hand_rows[self.dealer] = tuple(hand)
         self._hands_t = None
@@ -429,15 +433,16 @@ class _DealReplay:
                     break
         return held[0] if len(held) == 1 and held[0].known else None
 
-    def _take(self, seat: int, card: Card) -> bool:
+    def _take(self, seat: int, card: Card, key: tuple[object, ...]) -> bool:
         """Take ``card`` (or, failing that, an unknown card) out of a hand; False if neither is there.
 
         Trump is settled by the time any card leaves a hand, so each hand keeps the
-        identities of its cards with trump-relative notation resolved.
+        identities of its cards with trump-relative notation resolved; ``key`` is the
+        card's identity so resolved (the layout's cards are resolved already).
         """
         ids = self.ids[seat]
         try:
-            i = ids.index(resolve(card, self.trump).identity)
+            i = ids.index(key)
         except ValueError:
             hand = self.hands[seat]
             for i, held in enumerate(hand):
@@ -461,11 +466,11 @@ class _DealReplay:
         layout = self.layout
         assert layout is not None
         tricks = phase.tricks
-        trump = self.trump
         keep = self.build  # build the states
         ann = phase.playAnnotations or {}
         per_trick = self.P - len(self.sit_out)
         flat = 0
+        ids, hands, held_suits = self.ids, self.hands, self.suits
         for t, trick in enumerate(tricks):
             if t >= HAND_SIZE:
                 self.problem(f"trick {t}: a deal has only {HAND_SIZE} tricks", phase=phase_index, phase_type="TRICK_PLAY", trick=t)
@@ -483,14 +488,22 @@ class _DealReplay:
                 seat = seats[c]
                 self._check_card(card, seat, t, c, led, suits[c], phase_index)
                 if c == 0:
-                    led = led_suit((card,), trump)
-                if not self._take(seat, card) and self.known[seat]:
+                    led = suits[0]  # the layout's effective suit of the lead: what led_suit gives
+                held = ids[seat]
+                key = card.identity
+                if key in held:  # the common case, inline; :meth:`_take` does the rest
+                    i = held.index(key)
+                    del held[i], hands[seat][i], held_suits[seat][i]
+                    if keep:
+                        self._hand_rows[seat] = tuple(hands[seat])
+                        self._hands_t = None
+                elif not self._take(seat, card, key) and self.known[seat]:
                     self.problem(f"{card_name(card)!r} (played) is not in seat {seat}'s hand", phase=phase_index, phase_type="TRICK_PLAY", trick=t, card=c)
                 if keep:
                     self.trick = build(TrickState, {"number": t, "leader": lead, "seats": seats[: c + 1], "cards": cards[: c + 1], "led": led, "winner": None, "complete": False})
                     to_act = order[c + 1] if c + 1 < per_trick else None
                     action = build(Action, {"kind": _CARD_STEP, "seat": seat, "card": card, "call": None, "index": flat})
-                    self.emit(_CARD_STEP, action, annotations=ann.get(str(flat), ()), to_act=to_act)
+                    self.emit(_CARD_STEP, action, annotations=ann.get(str(flat), ()) if ann else (), to_act=to_act)
                 elif self.pending:
                     self.emit(_CARD_STEP, None)
                 else:
@@ -538,7 +551,7 @@ class _DealReplay:
                     self.problem(f"{card_name(card)!r} is the up-card, which the dealer (seat {self.dealer}) picked up", phase=phase_index, phase_type="TRICK_PLAY", trick=t, card=c)
                 else:
                     self.problem(f"{card_name(card)!r} is the turned-down up-card, out of play", phase=phase_index, phase_type="TRICK_PLAY", trick=t, card=c)
-        if c > 0 and reneges(suit, self.suits[seat], led):
+        if c > 0 and suit is not led and reneges(suit, self.suits[seat], led):
             name = led.label if led is not None else "?"
             # a renege happens at real tables: a fact of the game (a warning), not a bad record
             self.problem(
@@ -569,6 +582,7 @@ class _DealReplay:
         self.points = result.points
         self.tokens = result.tokens
         self.score = tuple(a + b for a, b in zip(self.score, result.points))
+        self._score_t, self._tokens_t = _pair(self.score), _pair(self.tokens)
         self.trick = None
         self.emit(StepKind.DEAL_SCORED, Action(StepKind.DEAL_SCORED))
 

@@ -12,8 +12,8 @@ from __future__ import annotations
 from collections.abc import Sequence
 from dataclasses import dataclass
 
-from .cards import Card, Suit, effective_suit, parse_card, resolve
-from .rules import Table, trick_winner
+from .cards import Card, Suit, effective_suit, parse_card, resolve, trick_power
+from .rules import Table
 
 __all__ = ["HAND_SIZE", "Layout", "lay_out", "card_of"]
 
@@ -22,7 +22,7 @@ HAND_SIZE = 5
 
 # Bounded memos: validated card texts x five trump values; tables of at most 10 seats.
 _CARDS: dict[str, Card] = {}
-_RESOLVED: dict[tuple[str, Suit | None], tuple[Card, Suit | None]] = {}
+_RESOLVED: dict[tuple[str, Suit | None], tuple[Card, Suit | None, int, int]] = {}
 _ORDERS: dict[tuple[int, int, frozenset[int]], tuple[int, ...]] = {}
 
 
@@ -34,13 +34,21 @@ def card_of(text: str) -> Card:
     return card
 
 
-def _resolved(text: str, trump: Suit | None) -> tuple[Card, Suit | None]:
-    """The card a validated text names under ``trump``, and the suit it follows (remembered)."""
+def _resolved(text: str, trump: Suit | None) -> tuple[Card, Suit | None, int, int]:
+    """The card a validated text names under ``trump``, the suit it follows and its powers (remembered).
+
+    The powers are :func:`~engine.cards.trick_power` worked out once per card and trump:
+    as a trump (0 if it is none) and in a trick led in its own suit.  In a trick led in
+    ``led`` the card's power is the first if not 0, else the second if its suit is
+    ``led``, else 0: exactly ``trick_power(card, trump, led)``, since a card that is not a
+    trump can only win by following the led suit.
+    """
     key = (text, trump)
     hit = _RESOLVED.get(key)
     if hit is None:
         card = resolve(card_of(text), trump)
-        hit = _RESOLVED[key] = (card, effective_suit(card, trump))
+        suit = effective_suit(card, trump)
+        hit = _RESOLVED[key] = (card, suit, trick_power(card, trump, None), trick_power(card, trump, suit) if suit is not None else 0)
     return hit
 
 
@@ -82,20 +90,32 @@ def lay_out(tricks: Sequence[Sequence[str]], table: Table, trump: Suit | None, s
     played_suits: list[tuple[Suit | None, ...]] = []
     winners: list[int | None] = []
     played_by: dict[int, list[Card]] = {}
+    memo = _RESOLVED
     for trick in tricks:
         lead = leader if leader is not None else first_leader
         leaders.append(lead)
         seats = _order(table, lead, sit_out)
         orders.append(seats)
-        pairs = [_resolved(c, trump) for c in trick[:per_trick]]
-        cards = tuple([card for card, _ in pairs])
+        rows = [memo.get((c, trump)) or _resolved(c, trump) for c in trick[:per_trick]]  # the memo read inline: one call less per card
+        cards = tuple([row[0] for row in rows])
         played_cards.append(cards)
-        played_suits.append(tuple([suit for _, suit in pairs]))
+        played_suits.append(tuple([row[1] for row in rows]))
         played_seats.append(seats[: len(cards)])
-        w = trick_winner(cards, trump) if len(trick) >= per_trick else None
+        w = _winner(rows) if len(trick) >= per_trick else None
         winners.append(w)
         leader = seats[w if w is not None else 0] if len(trick) == per_trick else None
         for seat, card in zip(seats, cards):
             played_by.setdefault(seat, []).append(card)
     complete = len(tricks) >= HAND_SIZE and all(len(t) == per_trick for t in tricks[:HAND_SIZE])
     return Layout(tuple(leaders), tuple(orders), tuple(played_seats), tuple(played_cards), tuple(played_suits), tuple(winners), played_by, complete)
+
+
+def _winner(rows: Sequence[tuple[Card, Suit | None, int, int]]) -> int | None:
+    """:func:`~engine.rules.trick_winner` of a trick from its cards' remembered powers (see :func:`_resolved`)."""
+    led = rows[0][1] if rows else None
+    best, best_power = None, 0
+    for i, (_, suit, as_trump, following) in enumerate(rows):
+        power = as_trump or (following if suit is led else 0)
+        if power > best_power:
+            best, best_power = i, power
+    return best

@@ -11,6 +11,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any
 
+from .gcpause import gc_paused
 from .errors import CodecError, EgnError, Place, Problem, SchemaError, SizeLimitError
 from .model import EgnDocument
 from .repair import parse_document
@@ -92,6 +93,12 @@ def load_any(data: bytes | str, *, source: str = "<input>", strict: bool = False
     Raises:
         EgnError: unreadable input.
     """
+    with gc_paused():  # see engine.gcpause: parsing, validation and replay make many small acyclic values
+        return _load_any(data, source=source, strict=strict, previous=previous, summary_only=summary_only)
+
+
+def _load_any(data: bytes | str, *, source: str, strict: bool, previous: Timeline | None, summary_only: bool) -> LoadedGame | LoadedMatch:
+    """:func:`load_any` with the collector paused."""
     if len(data) > MAX_INPUT:
         raise SizeLimitError(f"{len(data)} bytes: input is limited to {MAX_INPUT} bytes (8 MiB)", Place(source=source))
     if not data:
@@ -120,9 +127,10 @@ def game_from_json(obj: Any, *, source: str, strict: bool = False, form: str = "
     Raises:
         SchemaError: strict and invalid, or not an EGN object.
     """
-    parsed = parse_document(obj, source=source, strict=strict)
-    deals = unpack_deals(parsed.document, source=source)
-    timeline = replay(parsed.document, source=source, previous=previous, deals=deals, summary_only=summary_only)
+    with gc_paused():  # see engine.gcpause: validation and replay make many small acyclic values
+        parsed = parse_document(obj, source=source, strict=strict)
+        deals = unpack_deals(parsed.document, source=source)
+        timeline = replay(parsed.document, source=source, previous=previous, deals=deals, summary_only=summary_only)
     return LoadedGame(
         source=source,
         document=parsed.document,

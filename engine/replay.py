@@ -20,6 +20,7 @@ from typing import Any
 from .branch import build_branch
 from .deal import DealContext, replay_deal
 from .errors import Place, Problem
+from .gcpause import gc_paused
 from .model import Deal, EgnDocument
 from .packed import UnpackedDeal, unpack_deals
 from .rules import Table
@@ -73,6 +74,19 @@ def replay(
     Rule breaches are collected on the timeline, never raised.  A ``num_players`` outside
     ``MIN_PLAYERS``..``MAX_PLAYERS`` is replayed as 4 players (a warning).
     """
+    with gc_paused():  # see engine.gcpause
+        return _replay(document, source=source, previous=previous, deals=deals, summary_only=summary_only)
+
+
+def _replay(
+    document: EgnDocument,
+    *,
+    source: str,
+    previous: Timeline | None,
+    deals: Sequence[UnpackedDeal] | None,
+    summary_only: bool,
+) -> Timeline:
+    """:func:`replay` with the collector already paused."""
     meta = document.metadata
     rules = meta.rules
     if deals is None:

@@ -3,10 +3,12 @@
 from __future__ import annotations
 
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
-from engine.cards import Suit, card_name
+from engine.cards import CARD_RE, Suit, card_name, deck, parse_card, resolve
 from engine.layout import lay_out
-from engine.rules import Table
+from engine.rules import Table, trick_winner
 
 HEARTS = Suit.HEARTS
 
@@ -47,3 +49,20 @@ def test_generic_cards_are_resolved_under_trump() -> None:
     assert [(c.rank, c.suit) for c in cards] == [(11, Suit.HEARTS), (11, Suit.DIAMONDS), (13, Suit.HEARTS), (9, Suit.DIAMONDS)]
     assert list(layout.suits[0]) == [HEARTS, HEARTS, HEARTS, Suit.DIAMONDS]
     assert layout.winners[0] == 0  # the right bower
+
+
+_TEXTS = [card_name(c) for c in deck(9, joker=True)] + ["Xx", "R", "L", "Jt", "Ant", "9n", "Kg", "Tx"]
+_TEXTS = [t for t in _TEXTS if CARD_RE.match(t)]
+
+
+@settings(max_examples=400, deadline=None)
+@given(
+    trick=st.lists(st.sampled_from(_TEXTS), min_size=4, max_size=4),
+    trump=st.sampled_from([None, *Suit]),
+)
+def test_remembered_trick_powers_judge_as_trick_winner(trick: list[str], trump: Suit | None) -> None:
+    """The layout's winner (from powers remembered per card and trump) is ``rules.trick_winner``'s."""
+    layout = lay_out([trick], Table(4), trump, frozenset(), 0)
+    cards = [resolve(parse_card(t), trump) for t in trick]
+    assert layout.winners[0] == trick_winner(cards, trump)
+    assert layout.winners[0] == trick_winner([parse_card(t) for t in trick], trump)
