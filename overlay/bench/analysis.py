@@ -21,10 +21,7 @@ from __future__ import annotations
 import argparse
 import asyncio
 import json
-import os
-import re
 import statistics
-import sys
 import tempfile
 import time
 from typing import Any
@@ -36,6 +33,8 @@ from engine.load import load_game
 from engine.ruleset import Ruleset
 from engine.solve import Solver, position_of
 from engine.state import StepKind
+
+from .server import pct, start_server
 
 __all__ = ["HELP", "add_arguments", "run"]
 
@@ -51,11 +50,6 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
     p.add_argument("--dd-games", type=int, default=100, help="generated games for the full model's calibration (a solve per step sampled)")
     p.add_argument("--whole-games", type=int, default=5, help="games analysed step by step for analyses/s")
     p.add_argument("--live", type=int, default=0, help="logger actions for the action -> analysis-on-the-page figure (0: skip)")
-
-
-def _pct(values: list[float], q: float) -> float:
-    values = sorted(values)
-    return values[min(len(values) - 1, int(q * len(values)))] if values else float("nan")
 
 
 def _games(first: int, count: int) -> Any:
@@ -99,16 +93,16 @@ def _timings(args: argparse.Namespace) -> dict[str, Any]:
     return {
         "solve_deals": len(solve_ms),
         "solve_ms_p50": statistics.median(solve_ms),
-        "solve_ms_p99": _pct(solve_ms, 0.99),
+        "solve_ms_p99": pct(solve_ms, 99),
         "solve_cpu_ms_p50": statistics.median(solve_cpu),
-        "solve_cpu_ms_p99": _pct(solve_cpu, 0.99),
+        "solve_cpu_ms_p99": pct(solve_cpu, 99),
         "solve_nodes_p50": statistics.median(solve_nodes),
-        "solve_nodes_p99": _pct([float(n) for n in solve_nodes], 0.99),
+        "solve_nodes_p99": pct([float(n) for n in solve_nodes], 99),
         "bidding_tables": len(bid_ms),
         "bidding_ms_p50": statistics.median(bid_ms),
-        "bidding_ms_p99": _pct(bid_ms, 0.99),
+        "bidding_ms_p99": pct(bid_ms, 99),
         "bidding_cpu_ms_p50": statistics.median(bid_cpu),
-        "bidding_cpu_ms_p99": _pct(bid_cpu, 0.99),
+        "bidding_cpu_ms_p99": pct(bid_cpu, 99),
         "analyses_per_s_median": statistics.median(per_s),
     }
 
@@ -170,7 +164,7 @@ def run(args: argparse.Namespace) -> dict[str, Any]:
         live = asyncio.run(_live(args.live))
         figures["live_actions"] = len(live)
         figures["action_to_analysis_ms_p50"] = statistics.median(live) if live else None
-        figures["action_to_analysis_ms_p99"] = _pct(live, 0.99) if live else None
+        figures["action_to_analysis_ms_p99"] = pct(live, 99) if live else None
     figures["seconds"] = round(time.perf_counter() - t0, 1)
     return figures
 
@@ -189,21 +183,8 @@ async def _live(count: int) -> list[float]:
     actions = actions_of(doc)[:count]
     out: list[float] = []
     with tempfile.TemporaryDirectory() as data:
-        env = dict(os.environ, EUCHRE_OVERLAY_ANALYSIS="1")
-        proc = await asyncio.create_subprocess_exec(
-            sys.executable, "-m", "overlay.cli", "serve", "--port", "0", "--data", data, "--token", TOKEN, "--no-demo",
-            stdout=asyncio.subprocess.PIPE, stderr=asyncio.subprocess.STDOUT, env=env,
-        )
-        assert proc.stdout is not None
+        proc, base = await start_server(data, TOKEN, env={"EUCHRE_OVERLAY_ANALYSIS": "1"}, timeout=30)
         try:
-            base = ""
-            while not base:
-                line = (await asyncio.wait_for(proc.stdout.readline(), 30)).decode()
-                if not line:
-                    raise RuntimeError("the server exited before it listened")
-                m = re.search(r"serving on (http://\S+)", line)
-                base = m.group(1) if m else ""
-            drain = asyncio.ensure_future(_drain(proc.stdout))
             headers = {"Authorization": f"Bearer {TOKEN}"}
             async with aiohttp.ClientSession(headers=headers) as session:
                 async with session.post(f"{base}/api/channels", json={"id": "an"}) as r:
@@ -226,13 +207,7 @@ async def _live(count: int) -> list[float]:
                         if i >= 3:  # the first ones start the worker and fit the prior
                             out.append((time.perf_counter() - t0) * 1000)
                         await asyncio.sleep(0.3)
-            drain.cancel()
         finally:
             proc.terminate()
             await proc.wait()
     return out
-
-
-async def _drain(stream: asyncio.StreamReader) -> None:
-    while await stream.readline():
-        pass

@@ -27,12 +27,13 @@ import re
 import signal
 import socket
 import sqlite3
-import sys
 import tempfile
 import time
 from typing import Any
 
 from ..feed import actions_of
+from .server import pct
+from .server import start_server as _start
 
 __all__ = ["HELP", "add_arguments", "run", "start_server", "TOKEN"]
 
@@ -56,38 +57,9 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
     p.add_argument("--sync", choices=("full", "normal"), default="full", help="the server's --sync (SQLite synchronous)")
 
 
-async def start_server(data: str, *, extra: tuple[str, ...] = ()) -> tuple[Any, str]:
-    """``euchre-overlay serve`` on ``data`` in a subprocess (its own process: killable);
-    returns the process and its base URL once it listens."""
-    proc = await asyncio.create_subprocess_exec(
-        sys.executable, "-m", "overlay.cli", "serve", "--port", "0", "--data", data, "--token", TOKEN, "--no-demo", *extra,
-        stdout=asyncio.subprocess.PIPE,
-        stderr=asyncio.subprocess.STDOUT,
-    )
-    assert proc.stdout is not None
-    while True:
-        line = (await asyncio.wait_for(proc.stdout.readline(), 60)).decode()
-        if not line:
-            raise RuntimeError("the server exited before it listened")
-        m = re.search(r"serving on (http://\S+)", line)
-        if m:
-            base = m.group(1)
-            break
-
-    async def drain() -> None:
-        assert proc.stdout is not None
-        while await proc.stdout.readline():
-            pass
-
-    asyncio.ensure_future(drain())
-    return proc, base
-
-
-def _pct(values: list[float], q: float) -> float:
-    if not values:
-        return float("nan")
-    s = sorted(values)
-    return s[min(len(s) - 1, max(0, round(q / 100 * (len(s) - 1))))]
+async def start_server(data: str, extra: tuple[str, ...] = ()) -> tuple[Any, str]:
+    """``euchre-overlay serve`` on ``data`` in a subprocess (its own process: killable)."""
+    return await _start(data, TOKEN, extra=extra)
 
 
 def _cpu_seconds(pid: int) -> float:
@@ -269,8 +241,8 @@ async def _fanout(args: argparse.Namespace) -> dict[str, Any]:
         "fanout_healthy_pages": args.channels * args.pages,
         "fanout_stuck_pages": args.channels * args.stuck,
         "fanout_actions": len(sent),
-        "fanout_every_page_p50_ms": round(_pct(latencies, 50), 1),
-        "fanout_every_page_p99_ms": round(_pct(latencies, 99), 1),
+        "fanout_every_page_p50_ms": round(pct(latencies, 50), 1),
+        "fanout_every_page_p99_ms": round(pct(latencies, 99), 1),
         "fanout_server_cpu_percent": round(server_cpu, 1),
         "fanout_sync": args.sync,
         "fanout_lost": lost,

@@ -25,8 +25,6 @@ import argparse
 import asyncio
 import json
 import os
-import re
-import sys
 import tempfile
 import time
 from pathlib import Path
@@ -34,6 +32,7 @@ from typing import Any
 
 from ..browser import CHROMIUM_ARGS, chromium_path
 from ..feed import actions_of
+from .server import pct, start_server
 
 
 __all__ = ["HELP", "add_arguments", "run"]
@@ -75,14 +74,6 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
     p.add_argument("--chromium", default=None, help="the Chromium binary (default: the system Chromium, as overlay.browser finds it)")
 
 
-def _pct(values: list[float], q: float) -> float:
-    if not values:
-        return float("nan")
-    s = sorted(values)
-    k = min(len(s) - 1, max(0, round(q / 100 * (len(s) - 1))))
-    return s[k]
-
-
 class _Proc:
     """CPU and RSS of a process from /proc."""
 
@@ -102,27 +93,7 @@ class _Proc:
 
 
 async def _start_server(data: str) -> tuple[Any, str]:
-    proc = await asyncio.create_subprocess_exec(
-        sys.executable, "-m", "overlay.cli", "serve", "--port", "0", "--data", data, "--token", TOKEN, "--no-demo",
-        stdout=asyncio.subprocess.PIPE, stderr=asyncio.subprocess.STDOUT,
-    )
-    assert proc.stdout is not None
-    while True:
-        line = (await asyncio.wait_for(proc.stdout.readline(), 30)).decode()
-        if not line:
-            raise RuntimeError("the server exited before it listened")
-        m = re.search(r"serving on (http://\S+)", line)
-        if m:
-            base = m.group(1)
-            break
-
-    async def drain() -> None:
-        assert proc.stdout is not None
-        while await proc.stdout.readline():
-            pass
-
-    asyncio.ensure_future(drain())
-    return proc, base
+    return await start_server(data, TOKEN, timeout=30)
 
 
 async def _latency(session: Any, base: str, args: argparse.Namespace) -> dict[str, Any]:
@@ -177,17 +148,17 @@ async def _latency(session: Any, base: str, args: argparse.Namespace) -> dict[st
                     stages[name].append(marks[b] - marks[a])
     breakdown: dict[str, Any] = {}
     for name, values in stages.items():
-        breakdown[f"stage_{name}_p50_ms"] = round(_pct(values, 50), 3)
-        breakdown[f"stage_{name}_p99_ms"] = round(_pct(values, 99), 3)
+        breakdown[f"stage_{name}_p50_ms"] = round(pct(values, 50), 3)
+        breakdown[f"stage_{name}_p99_ms"] = round(pct(values, 99), 3)
     return {
         **breakdown,
         "latency_changed_on_first_frame": first_frame_changed,
         "latency_samples": len(to_canvas),
-        "latency_pixels_p50_ms": _pct(to_canvas, 50),
-        "latency_pixels_p99_ms": _pct(to_canvas, 99),
+        "latency_pixels_p50_ms": pct(to_canvas, 50),
+        "latency_pixels_p99_ms": pct(to_canvas, 99),
         "latency_pixels_max_ms": max(to_canvas) if to_canvas else float("nan"),
-        "latency_message_p50_ms": _pct(to_message, 50),
-        "latency_message_p99_ms": _pct(to_message, 99),
+        "latency_message_p50_ms": pct(to_message, 50),
+        "latency_message_p99_ms": pct(to_message, 99),
         "latency_goal_ms": 1000 / 60,
     }
 
@@ -262,11 +233,11 @@ async def _catch_up(session: Any, base: str, args: argparse.Namespace) -> dict[s
         "lag_actions": len(actions),
         "lag_interval_s": args.fast_interval,
         "lag_steps": len(made),
-        "lag_p50_ms": _pct(lags, 50),
-        "lag_p99_ms": _pct(lags, 99),
+        "lag_p50_ms": pct(lags, 50),
+        "lag_p99_ms": pct(lags, 99),
         "lag_max_ms": max(lags) if lags else float("nan"),
-        "lag_from_ack_p50_ms": _pct(after_ack, 50),
-        "lag_from_ack_p99_ms": _pct(after_ack, 99),
+        "lag_from_ack_p50_ms": pct(after_ack, 50),
+        "lag_from_ack_p99_ms": pct(after_ack, 99),
         "lag_lost_states": len(lost),
         "lag_caught_up_after_last_ms": caught_up_ms,
         "lag_goal_p99_ms": 1500.0,
@@ -340,8 +311,8 @@ class _Load:
             "cpu": cpu,
             "rss_mb": proc.rss_mb(),
             "scenes_per_s": self.counts[0] / (t1 - t0),
-            "age_p50_ms": _pct(self.ages, 50),
-            "age_p99_ms": _pct(self.ages, 99),
+            "age_p50_ms": pct(self.ages, 50),
+            "age_p99_ms": pct(self.ages, 99),
         }
 
     async def stop(self) -> None:

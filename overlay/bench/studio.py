@@ -17,7 +17,7 @@ import tempfile
 import time
 from typing import Any
 
-from .live import _pct, _start_server
+from .server import pct, start_server
 
 __all__ = ["HELP", "add_arguments", "run"]
 
@@ -41,7 +41,7 @@ async def _run(args: argparse.Namespace) -> dict[str, Any]:
     from ..browser import CHROMIUM_ARGS, chromium_path
 
     with tempfile.TemporaryDirectory() as data:
-        proc, base = await _start_server(data)
+        proc, base = await start_server(data, TOKEN, timeout=30)
         try:
             async with aiohttp.ClientSession(headers=AUTH) as s:
                 async with s.post(f"{base}/api/channels", json={"id": "st"}) as r:
@@ -88,8 +88,8 @@ async def _run(args: argparse.Namespace) -> dict[str, Any]:
     return {
         "edits": args.edits,
         "missed": missed,
-        "edit_to_pixel_p50_ms": round(_pct(latencies, 50), 2),
-        "edit_to_pixel_p99_ms": round(_pct(latencies, 99), 2),
+        "edit_to_pixel_p50_ms": round(pct(latencies, 50), 2),
+        "edit_to_pixel_p99_ms": round(pct(latencies, 99), 2),
         "edit_to_pixel_max_ms": round(max(latencies), 2) if latencies else float("nan"),
     }
 
