@@ -110,43 +110,35 @@ class SceneCache:
         *,
         title: str | None,
     ) -> str:
-        hit = self._items.get(key)
+        hit = self._hit(key)
         if hit is not None:
-            self._items.move_to_end(key)
             return hit
         _, _, output, size, step = key
-        text = render(
-            steps[step],
-            view=render_settings.view(output, step),
-            theme=render_settings.theme,
-            timing=render_settings.timing,
-            title=title,
-            size=size,
-            match=render_settings.match,
-        )
-        return self._keep(key, text)
+        return self._build(key, steps[step], render_settings.view(output, step), render_settings, title=title, size=size)
 
     def preshow(self, key: tuple[Any, ...], timeline: Timeline, render_settings: RenderSettings, *, title: str | None) -> str:
         """The pre-show scene of a game with players and no deal yet (title, teams, name
         plates, the score bug at the game's starting score); ``key`` as for :meth:`get`."""
-        hit = self._items.get(key)
+        hit = self._hit(key)
         if hit is not None:
-            self._items.move_to_end(key)
             return hit
         from renderer.preshow import preshow_state
 
         _, _, output, size, _ = key
         players = timeline.players
         state = preshow_state(players, score=timeline.final_score, num_players=len(players) if 2 <= len(players) <= 10 else 4)
-        text = render(
-            state,
-            view=render_settings.view(output),
-            theme=render_settings.theme,
-            timing=render_settings.timing,
-            title=title,
-            size=size,
-            match=render_settings.match,
-        )
+        return self._build(key, state, render_settings.view(output), render_settings, title=title, size=size)
+
+    def _hit(self, key: tuple[Any, ...]) -> str | None:
+        hit = self._items.get(key)
+        if hit is not None:
+            self._items.move_to_end(key)
+        return hit
+
+    def _build(
+        self, key: tuple[Any, ...], state: GameState, view: Any, rs: RenderSettings, *, title: str | None, size: tuple[int, int]
+    ) -> str:
+        text = render(state, view=view, theme=rs.theme, timing=rs.timing, title=title, size=size, match=rs.match)
         return self._keep(key, text)
 
     def _keep(self, key: tuple[Any, ...], text: str) -> str:
