@@ -217,19 +217,26 @@ class _Search:
             reps.sort(key=lambda c: -ctx.power[c][ctx.esuit[c]])
             return reps
         led = ctx.esuit[self.trick[0]]
-        best_at, best = 0, -1
-        for i, c in enumerate(self.trick):
-            p = ctx.power[c][led]
-            if p > best:
-                best_at, best = i, p
-        winner_seat = self.leader
-        for _ in range(best_at):
-            winner_seat = ctx.next_seat[winner_seat]
+        winner_seat, best = self._winning()
         if team_of(winner_seat) == team_of(seat):
             reps.sort(key=lambda c: ctx.power[c][led])
         else:
             reps.sort(key=lambda c: (ctx.power[c][led] <= best, ctx.power[c][led]))
         return reps
+
+    def _winning(self) -> tuple[int, int]:
+        """The seat winning the trick on the table so far, and its card's power in the led suit."""
+        ctx = self.ctx
+        led = ctx.esuit[self.trick[0]]
+        best_at, best = 0, -1
+        for i, c in enumerate(self.trick):
+            p = ctx.power[c][led]
+            if p > best:
+                best_at, best = i, p
+        seat = self.leader
+        for _ in range(best_at):
+            seat = ctx.next_seat[seat]
+        return seat, best
 
     def representative(self, seat: int, card: int) -> int:
         """The card :meth:`moves` searches for ``card``'s run of equivalent cards (its
@@ -260,15 +267,7 @@ class _Search:
         self.trick.append(card)
         if len(self.trick) < ctx.trick_size:
             return None
-        led = ctx.esuit[self.trick[0]]
-        best_at, best = 0, -1
-        for i, c in enumerate(self.trick):
-            p = ctx.power[c][led]
-            if p > best:
-                best_at, best = i, p
-        winner = self.leader
-        for _ in range(best_at):
-            winner = ctx.next_seat[winner]
+        winner, _ = self._winning()
         undo = (self.leader, self.history, self.trick)
         if team_of(winner) == ctx.maker_team:
             self.history |= 1 << self.done

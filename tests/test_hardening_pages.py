@@ -5,10 +5,7 @@ its channel; each output's state carries only what that output may show; sockets
 from __future__ import annotations
 
 import asyncio
-import base64
 import json
-import os
-import socket
 from typing import Any
 
 import pytest
@@ -16,23 +13,8 @@ from aiohttp import WSServerHandshakeError
 
 from overlay import clients
 from overlay.fanout import MAX_SIZES
+from overlay.bench.server import never_reading_socket
 from tests.support import AUTH, TOKEN, game, make_channel, scene_msg
-
-
-def never_reading_socket(host: str, port: int, path: str, *, rcvbuf: int = 4096) -> socket.socket:
-    """A raw TCP socket that speaks the WebSocket handshake, with a small receive buffer,
-    and then never reads: what a stuck browser source looks like to the server."""
-    s = socket.socket(socket.AF_INET, socket.SOCK_STREAM)
-    s.setsockopt(socket.SOL_SOCKET, socket.SO_RCVBUF, rcvbuf)  # before connect: sets the window
-    s.connect((host, port))
-    key = base64.b64encode(os.urandom(16)).decode()
-    s.sendall(
-        (
-            f"GET {path} HTTP/1.1\r\nHost: {host}:{port}\r\nUpgrade: websocket\r\nConnection: Upgrade\r\n"
-            f"Sec-WebSocket-Key: {key}\r\nSec-WebSocket-Version: 13\r\n\r\n"
-        ).encode()
-    )
-    return s
 
 
 async def test_a_page_that_never_reads_does_not_hold_up_the_others(client: Any, monkeypatch: pytest.MonkeyPatch) -> None:

@@ -18,7 +18,6 @@ from __future__ import annotations
 
 import argparse
 import asyncio
-import base64
 import contextlib
 import json
 import os
@@ -32,7 +31,7 @@ import time
 from typing import Any
 
 from ..feed import actions_of
-from .server import pct
+from .server import KINDS, ProcStat, never_reading_socket, pct
 from .server import start_server as _start
 
 __all__ = ["HELP", "add_arguments", "run", "start_server", "TOKEN"]
@@ -42,7 +41,6 @@ HELP = "kill -9 under a live feed; never-reading pages under load; a fuzz of mal
 TOKEN = "bench-faults-token"
 AUTH = {"Authorization": f"Bearer {TOKEN}"}
 FAST = {"run_time": 0.05, "hold": 0.02, "ease": "out"}
-KINDS = ("deal_start", "call", "discard", "card", "trick_taken", "deal_scored", "game_over")
 
 
 def add_arguments(p: argparse.ArgumentParser) -> None:
@@ -60,13 +58,6 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
 async def start_server(data: str, extra: tuple[str, ...] = ()) -> tuple[Any, str]:
     """``euchre-overlay serve`` on ``data`` in a subprocess (its own process: killable)."""
     return await _start(data, TOKEN, extra=extra)
-
-
-def _cpu_seconds(pid: int) -> float:
-    """User + system CPU seconds of process ``pid`` (Linux /proc)."""
-    with open(f"/proc/{pid}/stat") as f:
-        fields = f.read().rsplit(")", 1)[1].split()
-    return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
 
 
 def _empty(doc: dict[str, Any]) -> dict[str, Any]:
@@ -138,20 +129,6 @@ async def _kill9(args: argparse.Namespace) -> dict[str, Any]:
 _STEPS = re.compile(r'\{"type":"scene",[^{]*?"steps":(\d+)')
 
 
-def _stuck_socket(host: str, port: int, path: str) -> socket.socket:
-    s = socket.socket(socket.AF_INET, socket.SOCK_STREAM)
-    s.setsockopt(socket.SOL_SOCKET, socket.SO_RCVBUF, 4096)
-    s.connect((host, port))
-    key = base64.b64encode(os.urandom(16)).decode()
-    s.sendall(
-        (
-            f"GET {path} HTTP/1.1\r\nHost: {host}:{port}\r\nUpgrade: websocket\r\nConnection: Upgrade\r\n"
-            f"Sec-WebSocket-Key: {key}\r\nSec-WebSocket-Version: 13\r\n\r\n"
-        ).encode()
-    )
-    return s
-
-
 async def _fanout(args: argparse.Namespace) -> dict[str, Any]:
     import aiohttp
 
@@ -182,7 +159,7 @@ async def _fanout(args: argparse.Namespace) -> dict[str, Any]:
             pages = []
             for cid in ids:
                 for _ in range(args.stuck):
-                    stuck.append(_stuck_socket(host, int(port), f"/ws/overlay/{cid}?output=preview&token={TOKEN}"))
+                    stuck.append(never_reading_socket(host, int(port), f"/ws/overlay/{cid}?output=preview&token={TOKEN}"))
                 for p in range(args.pages):
                     ws = await s.ws_connect(f"{base}/ws/overlay/{cid}?output=preview", headers=AUTH)
                     pages.append((cid, p, ws))
@@ -199,7 +176,8 @@ async def _fanout(args: argparse.Namespace) -> dict[str, Any]:
                         seen[(cid, p)].append((int(m.group(1)), time.perf_counter()))
 
             readers = [asyncio.ensure_future(reader(c, p, ws)) for c, p, ws in pages]
-            cpu0, wall0 = _cpu_seconds(proc.pid), time.perf_counter()
+            stat = ProcStat(proc.pid)
+            cpu0, wall0 = stat.cpu(), time.perf_counter()
             sent: dict[tuple[str, int], tuple[int, float]] = {}  # (channel, seq) -> (steps after it, time sent)
 
             async def logger(cid: str, offset: float) -> None:
@@ -213,7 +191,7 @@ async def _fanout(args: argparse.Namespace) -> dict[str, Any]:
                             sent[(cid, a["seq"])] = ((await r.json())["steps"], at)
 
             await asyncio.gather(*(logger(cid, i / args.channels / args.rate) for i, cid in enumerate(ids)))
-            server_cpu = (_cpu_seconds(proc.pid) - cpu0) / (time.perf_counter() - wall0) * 100
+            server_cpu = (stat.cpu() - cpu0) / (time.perf_counter() - wall0) * 100
             await asyncio.sleep(2.0)
             for t in readers:
                 t.cancel()

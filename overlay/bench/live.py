@@ -32,7 +32,7 @@ from typing import Any
 
 from ..browser import CHROMIUM_ARGS, chromium_path
 from ..feed import actions_of
-from .server import pct, start_server
+from .server import KINDS, ProcStat, pct, start_server
 
 
 __all__ = ["HELP", "add_arguments", "run"]
@@ -42,7 +42,6 @@ HELP = "logger action -> pixels on the page; server CPU per channel; N channels 
 TOKEN = "bench-token"
 AUTH = {"Authorization": f"Bearer {TOKEN}"}
 FAST = {"run_time": 0.08, "hold": 0.05, "ease": "out"}
-KINDS = ("deal_start", "call", "discard", "card", "trick_taken", "deal_scored", "game_over")
 
 
 #: stages of one logger action, each from one timestamp to the next (wall clock ms; the
@@ -72,24 +71,6 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
     p.add_argument("--fast-actions", type=int, default=90, help="logger actions of the fast table (catch-up run; 0: skip)")
     p.add_argument("--fast-interval", type=float, default=0.3, help="seconds between the fast table's actions")
     p.add_argument("--chromium", default=None, help="the Chromium binary (default: the system Chromium, as overlay.browser finds it)")
-
-
-class _Proc:
-    """CPU and RSS of a process from /proc."""
-
-    def __init__(self, pid: int) -> None:
-        self.pid = pid
-        self.tick = os.sysconf("SC_CLK_TCK")
-
-    def cpu(self) -> float:
-        fields = Path(f"/proc/{self.pid}/stat").read_text().rsplit(")", 1)[1].split()
-        return (int(fields[11]) + int(fields[12])) / self.tick
-
-    def rss_mb(self) -> float:
-        for line in Path(f"/proc/{self.pid}/status").read_text().splitlines():
-            if line.startswith("VmRSS:"):
-                return int(line.split()[1]) / 1024
-        return float("nan")
 
 
 async def _start_server(data: str) -> tuple[Any, str]:
@@ -300,7 +281,7 @@ class _Load:
         ]
         await asyncio.sleep(2.0)  # connected, snapshots sent
 
-    async def measure(self, proc: _Proc, seconds: float) -> dict[str, Any]:
+    async def measure(self, proc: ProcStat, seconds: float) -> dict[str, Any]:
         self.ages.clear()
         self.counts[0] = 0
         c0, t0 = proc.cpu(), time.monotonic()
@@ -322,7 +303,7 @@ class _Load:
             await self.session.close()
 
 
-async def _load_run(session: Any, base: str, proc: _Proc, ids: list[str], pages: int, seconds: float) -> dict[str, Any]:
+async def _load_run(session: Any, base: str, proc: ProcStat, ids: list[str], pages: int, seconds: float) -> dict[str, Any]:
     load = _Load(base, ids, pages)
     await load.start()
     try:
@@ -339,7 +320,7 @@ async def _run(args: argparse.Namespace) -> dict[str, Any]:
     figures: dict[str, Any] = {"cores": os.cpu_count()}
     with tempfile.TemporaryDirectory() as data:
         server, base = await _start_server(data)
-        proc = _Proc(server.pid)
+        proc = ProcStat(server.pid)
         try:
             async with aiohttp.ClientSession(headers=AUTH) as session:
                 figures["server_rss_idle_mb"] = proc.rss_mb()

@@ -7,13 +7,19 @@ are its own, and it can be killed), on a free port and a data folder of the call
 from __future__ import annotations
 
 import asyncio
+import base64
 import os
 import re
+import socket
 import sys
 from collections.abc import Sequence
+from pathlib import Path
 from typing import Any
 
-__all__ = ["pct", "start_server"]
+__all__ = ["KINDS", "ProcStat", "never_reading_socket", "pct", "start_server"]
+
+#: every step kind, for a Timing that plays them all at one (fast) pace
+KINDS = ("deal_start", "call", "discard", "card", "trick_taken", "deal_scored", "game_over")
 
 
 def pct(values: Sequence[float], q: float) -> float:
@@ -56,3 +62,38 @@ async def start_server(
 
     asyncio.ensure_future(drain())
     return proc, base
+
+
+def never_reading_socket(host: str, port: int, path: str, *, rcvbuf: int = 4096) -> socket.socket:
+    """A raw TCP socket that speaks the WebSocket handshake, with a small receive buffer,
+    and then never reads: what a stuck browser source looks like to the server."""
+    s = socket.socket(socket.AF_INET, socket.SOCK_STREAM)
+    s.setsockopt(socket.SOL_SOCKET, socket.SO_RCVBUF, rcvbuf)  # before connect: sets the window
+    s.connect((host, port))
+    key = base64.b64encode(os.urandom(16)).decode()
+    s.sendall(
+        (
+            f"GET {path} HTTP/1.1\r\nHost: {host}:{port}\r\nUpgrade: websocket\r\nConnection: Upgrade\r\n"
+            f"Sec-WebSocket-Key: {key}\r\nSec-WebSocket-Version: 13\r\n\r\n"
+        ).encode()
+    )
+    return s
+
+
+class ProcStat:
+    """CPU seconds and RSS of a process, read from Linux's /proc."""
+
+    def __init__(self, pid: int) -> None:
+        self.pid = pid
+        self.tick = os.sysconf("SC_CLK_TCK")
+
+    def cpu(self) -> float:
+        """User + system CPU seconds so far."""
+        fields = Path(f"/proc/{self.pid}/stat").read_text().rsplit(")", 1)[1].split()
+        return (int(fields[11]) + int(fields[12])) / self.tick
+
+    def rss_mb(self) -> float:
+        for line in Path(f"/proc/{self.pid}/status").read_text().splitlines():
+            if line.startswith("VmRSS:"):
+                return int(line.split()[1]) / 1024
+        return float("nan")
