@@ -173,7 +173,7 @@ def after_scene(channel: Any, output: str, size: tuple[int, int], step: int | No
     public = output == "clean"
     if public and CLEAN["policy"] == "none":
         return
-    game = channel.game
+    game = channel.played  # the line game while an alternative line is on air: its states
     if game is None or step >= len(game.steps):
         return
     state = game.steps[step]

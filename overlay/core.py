@@ -22,6 +22,7 @@ from typing import Any, Protocol
 from aiohttp import web
 
 from . import feed
+from .branching import OnAir
 from .clients import Page, StateSub
 from .director import Director, Playhead
 from .errors import NotFound
@@ -97,6 +98,8 @@ class ChannelCore:
         self.feed_trace: dict[str, float] = {}
         self.load_error = load_error
         self.updated = now
+        #: the alternative line on air (overlay.branching), None on the main line
+        self.on_air: OnAir | None = None
 
     # ------------------------------------------------------------------ views
 
@@ -111,6 +114,12 @@ class ChannelCore:
     @property
     def steps(self) -> int:
         return 0 if self.game is None else len(self.game.steps)
+
+    @property
+    def played(self) -> feed.Loaded | None:
+        """What the live playhead plays: the line game while an alternative line is on air
+        (the main line up to it, then the line), else the game."""
+        return self.on_air.game if self.on_air is not None else self.game
 
     @property
     def window(self) -> float:
@@ -135,6 +144,7 @@ class ChannelCore:
         ph["delays"] = {o: self.settings.output(o).delay for o in OUTPUTS}
         w = self.where(self.game, self.director.position(now).step)
         ph["game"], ph["games"], ph["gameTitle"] = w["game"], w["games"], w["game_title"]
+        ph["line"] = None if self.on_air is None else self.on_air.to_json()
         return ph
 
     def info(self, now: float) -> dict[str, Any]:
@@ -204,6 +214,17 @@ class ChannelCore:
         if self.closed:
             raise NotFound(f"no channel {self.id!r} (deleted)", channel=self.id)
 
+    def _prune_versions(self) -> None:
+        """Forget versions no kept anchor shows (older than the largest delay)."""
+        oldest = min(self.director.oldest_version, self.revision)
+        for rev in [r for r in self.versions if r < oldest]:
+            del self.versions[rev]
+
+    def main_playhead(self, director: Director, now: float) -> Playhead:
+        """Where the main line is: ``director``'s playhead, or where the main line left while an
+        alternative line is on air (a line is not stored: a restart resumes the main line)."""
+        return self.on_air.resume if self.on_air is not None else director.playhead(now)
+
     def save_playhead(self, now: float) -> None:
         """Store where the playhead is (a restart resumes there)."""
-        self.record.save_playhead(self.director.playhead(now).to_json())
+        self.record.save_playhead(self.main_playhead(self.director, now).to_json())

@@ -569,6 +569,32 @@ class Director:
             boost_until=0.0,
         )
 
+    def switch(
+        self, now: float, durations: Sequence[float], playhead: Playhead, *, version: int, marks: Sequence[int] = (), jump: bool = True
+    ) -> Anchor:
+        """Another timeline takes over (an alternative line goes on or off air): go on from
+        ``playhead`` (step, offset, playing, speed, loop, auto, hold, follow) over
+        ``durations``; ``jump``: the picture cuts there (no animation into it)."""
+        self._set_durations(durations, version, marks)
+        n = len(self.durations)
+        step = min(max(playhead.step, 0), max(n - 1, 0))
+        offset = min(playhead.offset, self.durations[step]) if n else 0.0
+        return self._push(
+            now,
+            step=step,
+            offset=offset,
+            playing=playhead.playing,
+            speed=playhead.speed,
+            loop=playhead.loop,
+            auto=playhead.auto,
+            hold=playhead.hold,
+            follow=playhead.follow,
+            available=n,
+            jump=jump,
+            boost=1.0,
+            boost_until=0.0,
+        )
+
     def _fresh_follow(self, step: int) -> bool:
         """Whether a playhead starting at ``step`` of a newly arrived game follows it live: only
         when the rest of the game is within ``skip_lag`` (more is a replay, played in full)."""

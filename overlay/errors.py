@@ -15,6 +15,7 @@ __all__ = [
     "Unauthorized",
     "NotFound",
     "Conflict",
+    "Unprocessable",
     "StaleRevision",
     "SequenceGap",
     "TooLarge",
@@ -58,6 +59,14 @@ class NotFound(OverlayError, LookupError):
 class Conflict(OverlayError):
     status = 409
     kind = "conflict"
+
+
+class Unprocessable(OverlayError, ValueError):
+    """A well-formed request the channel cannot carry out as it stands (an alternative line
+    that the game does not have, a branch on a channel without a game): 422 with the reason."""
+
+    status = 422
+    kind = "unprocessable"
 
 
 class StaleRevision(Conflict):

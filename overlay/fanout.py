@@ -16,7 +16,10 @@ from typing import Any
 
 from collections.abc import Callable
 
+from renderer.statboard import stats_book
+
 from . import analysis
+from .branching import LineGame
 from .clients import Page, StateSub
 from .core import ChannelCore
 from .errors import BadRequest
@@ -99,11 +102,14 @@ class FanOut(ChannelCore):
         elif step is None or game is None:
             scene = "null"
         else:
+            part = game.part_of(step)
             scene = self.cache.get(
                 (pos.version, self.render.revision, output, size, step),
                 steps,
                 self.render,
-                title=game.part_of(step).title,
+                title=part.title,
+                line=game.line if isinstance(game, LineGame) else None,
+                stats_of=lambda: stats_book(part.timeline).at(step - part.first_step),
             )
         return text[:-1] + ',"scene":' + scene + "}", self.out_seq, step
 

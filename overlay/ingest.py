@@ -48,9 +48,12 @@ class Ingest(ChannelCore):
             keep = list(self.director.durations[:first])
             durations = keep + durations_of(loaded.steps[first:], self.render.timing)
         director = copy.deepcopy(self.director)  # memory changes only once the store has it
+        # an alternative line on air holds the live play: the game takes the action, the
+        # picture stays on the line until ``mainline`` (overlay.branching); a new game ends it
+        held = self.on_air is not None and not reset
         if reset:
             director.reset(now, durations, version=revision, marks=marks_of(loaded.steps))
-        else:
+        elif not held:
             director.timeline_changed(
                 now,
                 durations,
@@ -60,7 +63,7 @@ class Ingest(ChannelCore):
             )
         with self.record.transaction():
             self.record.save_game(loaded.data, source=loaded.source, seq=seq)
-            self.record.save_playhead(director.playhead(now).to_json())
+            self.record.save_playhead(self.main_playhead(director, now).to_json() if held else director.playhead(now).to_json())
             if reset:
                 self.record.clear_actions()
             if action is not None:
@@ -72,18 +75,14 @@ class Ingest(ChannelCore):
         self.revision = revision
         self.versions[revision] = loaded.slim()
         self.director = director
+        if reset:
+            self.on_air = None
         self._prune_versions()
         self.updated = now
         self.poke()
         return FeedAck(
             seq=None, changed=True, correction=correction, steps=self.steps, expected=self.seq + 1, warnings=warnings
         )
-
-    def _prune_versions(self) -> None:
-        """Forget versions no kept anchor shows (older than the largest delay)."""
-        oldest = min(self.director.oldest_version, self.revision)
-        for rev in [r for r in self.versions if r < oldest]:
-            del self.versions[rev]
 
     def _unchanged(self, seq: int | None = None, *, duplicate: bool = False) -> FeedAck:
         return FeedAck(seq=seq, duplicate=duplicate, changed=False, steps=self.steps, expected=self.seq + 1)
@@ -102,7 +101,8 @@ class Ingest(ChannelCore):
             # same game in another encoding: keep the new bytes, nothing to show
             self.record.save_game(loaded.data, source=loaded.source, seq=self.seq)
             self.game = loaded
-            self.versions[self.revision] = loaded.slim()
+            if self.on_air is None or self.on_air.version != self.revision:  # not the line game's version
+                self.versions[self.revision] = loaded.slim()
             return self._unchanged()
         return self._commit(loaded, seq=self.seq)
 

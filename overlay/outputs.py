@@ -8,12 +8,19 @@ compact scene text per (step, settings) so M pages of one output share one build
 from __future__ import annotations
 
 from collections import OrderedDict
-from collections.abc import Sequence
-from typing import Any
+from collections.abc import Callable, Sequence
+from typing import TYPE_CHECKING, Any
 
 from engine.state import GameState, StepKind, Timeline
 
 from .protocol import ChannelSettings, OutputName
+
+if TYPE_CHECKING:
+    from engine.stats import MatchStats
+    from renderer.altline import AltLine
+
+#: the statistics of the game up to the step being drawn, computed only when a view shows them
+StatsOf = Callable[[], "MatchStats | None"]
 
 __all__ = ["RenderSettings", "durations_of", "marks_of", "lags_of", "SceneCache"]
 
@@ -80,13 +87,26 @@ def lags_of(timing: Any) -> dict[str, float]:
 
 
 def render(
-    state: GameState, *, view: Any, theme: Any, timing: Any, title: str | None, size: tuple[int, int], match: Any = None
+    state: GameState,
+    *,
+    view: Any,
+    theme: Any,
+    timing: Any,
+    title: str | None,
+    size: tuple[int, int],
+    match: Any = None,
+    line: AltLine | None = None,
+    stats_of: StatsOf | None = None,
 ) -> str:
     """Compact scene JSON for one state, drawn at ``size`` (the view is scaled to fit), with the
-    channel's match data and the view's broadcast extras."""
+    channel's match data and the view's broadcast extras; ``line``: the alternative line on
+    air; ``stats_of`` gives the statistics extras their numbers (called only when the view
+    shows one)."""
     from renderer.extras import build_broadcast_scene
+    from renderer.statboard import needs_stats
 
-    scene = build_broadcast_scene(state, view, theme, timing, match, title=title, size=size)
+    stats = stats_of() if stats_of is not None and needs_stats(view.extras) else None
+    scene = build_broadcast_scene(state, view, theme, timing, match, title=title, size=size, line=line, stats=stats)
     text: str = scene.dumps()
     return text
 
@@ -109,12 +129,16 @@ class SceneCache:
         render_settings: RenderSettings,
         *,
         title: str | None,
+        line: AltLine | None = None,
+        stats_of: StatsOf | None = None,
     ) -> str:
         hit = self._hit(key)
         if hit is not None:
             return hit
         _, _, output, size, step = key
-        return self._build(key, steps[step], render_settings.view(output, step), render_settings, title=title, size=size)
+        return self._build(
+            key, steps[step], render_settings.view(output, step), render_settings, title=title, size=size, line=line, stats_of=stats_of
+        )
 
     def preshow(self, key: tuple[Any, ...], timeline: Timeline, render_settings: RenderSettings, *, title: str | None) -> str:
         """The pre-show scene of a game with players and no deal yet (title, teams, name
@@ -136,9 +160,18 @@ class SceneCache:
         return hit
 
     def _build(
-        self, key: tuple[Any, ...], state: GameState, view: Any, rs: RenderSettings, *, title: str | None, size: tuple[int, int]
+        self,
+        key: tuple[Any, ...],
+        state: GameState,
+        view: Any,
+        rs: RenderSettings,
+        *,
+        title: str | None,
+        size: tuple[int, int],
+        line: AltLine | None = None,
+        stats_of: StatsOf | None = None,
     ) -> str:
-        text = render(state, view=view, theme=rs.theme, timing=rs.timing, title=title, size=size, match=rs.match)
+        text = render(state, view=view, theme=rs.theme, timing=rs.timing, title=title, size=size, match=rs.match, line=line, stats_of=stats_of)
         return self._keep(key, text)
 
     def _keep(self, key: tuple[Any, ...], text: str) -> str:

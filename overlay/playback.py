@@ -2,19 +2,23 @@
 
 The :class:`~overlay.director.Director` is a pure function of commands and time; this part
 turns HTTP control requests into its calls (resolving seek targets inside a match), retimes
-it when the timing settings change, and stores the playhead after each command.
+it when the timing settings change, and stores the playhead after each command.  ``branch``
+and ``mainline`` put an alternative line on air and take it off (:mod:`overlay.branching`).
 """
 
 from __future__ import annotations
 
 import copy
 from collections.abc import Callable
+from dataclasses import replace
 from typing import Any
 
+from .branching import OnAir, find_branch, line_game
 from .core import ChannelCore
-from .errors import BadRequest
+from .director import Director, Playhead
+from .errors import BadRequest, Unprocessable
 from .protocol import ChannelSettings, ControlRequest
-from .outputs import RenderSettings, durations_of, lags_of
+from .outputs import RenderSettings, durations_of, lags_of, marks_of
 
 __all__ = ["Playback"]
 
@@ -27,6 +31,8 @@ class Playback(ChannelCore):
 
         Raises:
             BadRequest: a command without its argument, or a deal/step that does not exist.
+            Unprocessable: ``branch`` naming a line the game does not have (or no game),
+                ``mainline`` with no line on air, a deal/game ``seek`` during a line.
             StoreFailed, StoreFull: the playhead could not be stored (nothing changed).
         """
         self._alive()
@@ -34,6 +40,43 @@ class Playback(ChannelCore):
         # commands run on a copy that replaces the Director only once the store has its
         # playhead: a refused write leaves the playhead where it was
         d = copy.deepcopy(self.director)
+        op = req.op
+        on_air = self.on_air
+        shown: dict[int, Any] = {}  # new timeline versions (a line going on or off air)
+        if op == "branch":
+            on_air = self._line_on(d, req, now)
+            shown[on_air.version] = on_air.game
+        elif op == "mainline" or op == "live" and on_air is not None:
+            if on_air is None:
+                raise Unprocessable(f"channel {self.id!r}: no alternative line is on air")
+            version = self._line_off(d, on_air, now)
+            shown[version] = None if self.game is None else self.game.slim()
+            on_air = None
+            if op == "live":
+                d.live(now)  # the newest step of the main line
+        elif op == "seek" and on_air is not None:
+            d.seek(now, self._line_seek(req, on_air))
+        elif op == "loop" and on_air is not None:
+            # a line never loops into the game before it: looping is the main line's, from its return
+            on_air = replace(on_air, resume=replace(on_air.resume, loop=_switch(req)))
+        else:
+            self._command(d, req, now)
+        self.record.save_playhead((on_air.resume if on_air is not None else d.playhead(now)).to_json())
+        for version, game in shown.items():
+            self.versions[version] = game
+            self.revision = version
+        self.director = d
+        self.on_air = on_air
+        self._prune_versions()
+        self.poke()
+        return self.playhead_json(now)
+
+    def _command(self, d: Director, req: ControlRequest, now: float) -> None:
+        """A transport command on ``d`` (the same on the main line and on a line).
+
+        Raises:
+            BadRequest: a command without its argument, or a deal/step that does not exist.
+        """
         op = req.op
         # the commands that take nothing but the time
         plain: dict[str, Callable[[float], object]] = {
@@ -57,13 +100,62 @@ class Playback(ChannelCore):
                 raise BadRequest(f"speed {float(speed)!r} is outside 0..16")
             d.set_speed(now, float(speed))
         elif op in ("loop", "auto"):
-            if req.value is None or not isinstance(req.value, bool) and req.value not in (0.0, 1.0):
-                raise BadRequest(f"{op} needs 'value' (true or false, e.g. {op}?value=true)")
-            (d.set_loop if op == "loop" else d.set_auto)(now, bool(req.value))
-        self.record.save_playhead(d.playhead(now).to_json())
-        self.director = d
-        self.poke()
-        return self.playhead_json(now)
+            (d.set_loop if op == "loop" else d.set_auto)(now, _switch(req))
+
+    def _line_on(self, d: Director, req: ControlRequest, now: float) -> OnAir:
+        """Put the line ``req`` names on air on ``d``: its first step animates (paused: shows
+        complete), in the transport mode the main line had; the line does not loop.
+
+        Raises:
+            Unprocessable: no game, or no such game, deal or line.
+        """
+        game = self.game
+        left = self.on_air.resume if self.on_air is not None else d.playhead(now)
+        part, branch = find_branch(game, self.id, deal=req.deal, line=req.line, game_no=req.game, on_screen=left.step)
+        assert game is not None
+        lg = line_game(game, part, branch)
+        first = part.first_step + branch.parent_step + 1
+        durations = durations_of(lg.steps, self.render.timing)
+        a = d.anchor
+        start = Playhead(
+            step=first,
+            offset=0.0 if a.playing else durations[first],
+            playing=a.playing,
+            speed=a.speed,
+            loop=False,
+            auto=a.auto,
+            hold=None if a.auto else first,
+            follow=False,
+        )
+        version = self.revision + 1
+        d.switch(now, durations, start, version=version, marks=marks_of(lg.steps), jump=not a.playing)
+        return OnAir(game=lg, branch=branch, part=part.index, first=first, resume=left, version=version)
+
+    def _line_off(self, d: Director, on_air: OnAir, now: float) -> int:
+        """Back to the main line on ``d`` where it left (the operator's current speed kept);
+        returns the new timeline version.  The main line may have grown meanwhile (a live
+        feed is held, not lost): a playhead that followed it catches up from there."""
+        steps = () if self.game is None else self.game.steps
+        version = self.revision + 1
+        resume = replace(on_air.resume, speed=d.anchor.speed)
+        d.switch(now, durations_of(steps, self.render.timing), resume, version=version, marks=marks_of(steps), jump=True)
+        return version
+
+    def _line_seek(self, req: ControlRequest, on_air: OnAir) -> int:
+        """The global step of ``seek?step=N`` inside the line on air (N from the line's first step).
+
+        Raises:
+            Unprocessable: a deal or game seek (leave the line first), or no such step.
+        """
+        n = len(on_air.game.steps) - on_air.first
+        if req.deal is not None or req.game is not None or req.step is None:
+            raise Unprocessable(
+                f"channel {self.id!r}: an alternative line is on air: seek takes 'step' (0..{n - 1}, from the line's first step); "
+                "'mainline' returns to the main line"
+            )
+        if req.step >= n:
+            raise Unprocessable(f"channel {self.id!r}: no step {req.step} in the alternative line (it has {n}: 0..{n - 1})")
+        return on_air.first + req.step
 
     def _seek_target(self, req: ControlRequest, now: float) -> int:
         """The global step a seek names.  With ``game`` (a match), ``deal`` and ``step`` count
@@ -123,6 +215,18 @@ class Playback(ChannelCore):
             now = self.hub.clock()
             lags = lags_of(self.render.timing)
             self.director.max_lag, self.director.skip_lag = lags["max_lag"], lags["skip_lag"]
-            self.director.retime(now, durations_of(self.game_steps, self.render.timing))
+            played = self.played
+            self.director.retime(now, durations_of(() if played is None else played.steps, self.render.timing))
         self.poke()
         return stored
+
+
+def _switch(req: ControlRequest) -> bool:
+    """The true/false ``value`` of ``loop`` and ``auto``.
+
+    Raises:
+        BadRequest: no value, or one that is not a switch.
+    """
+    if req.value is None or not isinstance(req.value, bool) and req.value not in (0.0, 1.0):
+        raise BadRequest(f"{req.op} needs 'value' (true or false, e.g. {req.op}?value=true)")
+    return bool(req.value)

@@ -208,7 +208,7 @@ class ChannelCreate(_Model):
 # --------------------------------------------------------------------------- control
 
 ControlOp = Literal[
-    "play", "pause", "toggle", "next", "step", "back", "seek", "speed", "loop", "auto", "live"
+    "play", "pause", "toggle", "next", "step", "back", "seek", "speed", "loop", "auto", "live", "branch", "mainline"
 ]
 
 
@@ -218,10 +218,14 @@ class ControlRequest(_Model):
     takes ``step`` (the timeline index from 0), or ``deal`` and, in a match, ``game``, counted
     from 1 as people count them and as the screen and ``inspect`` show them (the JSON
     contract's ``dealNumber`` is the file's own field and is not used here).  ``speed=`` is
-    still read for ``speed`` (the older spelling)."""
+    still read for ``speed`` (the older spelling).  ``branch`` puts an alternative line on
+    air: ``deal`` (from 1) and ``line`` (from 1, the file's order of that deal's
+    ``alternativeLines``), ``game`` in a match; ``mainline`` returns (see
+    :mod:`overlay.branching`)."""
 
     op: ControlOp
     game: int | None = Field(None, ge=1)
+    line: int | None = Field(None, ge=1)
     step: int | None = Field(None, ge=0)
     deal: int | None = Field(None, ge=1)
     speed: float | None = Field(None, gt=0.0, le=16.0)

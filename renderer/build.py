@@ -8,6 +8,7 @@ from __future__ import annotations
 
 from engine.state import GameState
 
+from .altline import AltLine
 from .context import HAND_TYPES, Ctx
 from .panels import SIZES, draw_panel
 from .scene import Scene
@@ -40,20 +41,22 @@ def build_scene(
     size: tuple[int, int] | None = None,
     teams: tuple[str, ...] = (),
     photos: tuple[str | None, ...] = (),
+    line: AltLine | None = None,
 ) -> Scene:
     """Compute the scene of ``state``.
 
     ``size`` is the output canvas in pixels (default: the view's own size); the view is scaled
     uniformly to fit it and centred.  ``teams`` are the match data's team names (the scorebug
     and name plates prefer them to the players' surnames; empty = those); ``photos`` per seat
-    an image id drawn on the name plate (:mod:`renderer.photo`).
+    an image id drawn on the name plate (:mod:`renderer.photo`); ``line`` the alternative
+    line on air, whose cards are marked (:mod:`renderer.altline`).
     """
     global _DEFAULT_VIEW
     if view is None:
         if _DEFAULT_VIEW is None:
             _DEFAULT_VIEW = default_view()
         view = _DEFAULT_VIEW
-    ctx = Ctx(state, view, theme or DEFAULT_THEME, timing or DEFAULT_TIMING, title, teams=tuple(teams), photos=tuple(photos))
+    ctx = Ctx(state, view, theme or DEFAULT_THEME, timing or DEFAULT_TIMING, title, teams=tuple(teams), photos=tuple(photos), line=line)
     out_w, out_h = size or (view.width, view.height)
     s = min(out_w / view.width, out_h / view.height)
     ox, oy = (out_w - view.width * s) / 2, (out_h - view.height * s) / 2

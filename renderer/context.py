@@ -8,6 +8,7 @@ from functools import lru_cache
 from engine.cards import Card, Suit, sort_key
 from engine.state import GameState, StepKind
 
+from .altline import AltLine
 from .cardart import back_sprite, card_sprite
 from .fonts import MIN_TEXT, fit_text, measure, uses_fallback
 from .scene import Builder, Num, Op
@@ -39,6 +40,8 @@ class Ctx:
     teams: tuple[str, ...] = ()
     #: per seat, an image id (photo or flag) drawn on the name plate; None = none
     photos: tuple[str | None, ...] = ()
+    #: the alternative line on air (its cards are marked), None on the main line
+    line: AltLine | None = None
 
     def __post_init__(self) -> None:
         self.st: StepTiming = self.timing.of(self.state.kind)

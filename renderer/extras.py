@@ -11,11 +11,14 @@ same fit-to-output transform; they use only the existing op set, so both executo
 from __future__ import annotations
 
 from engine.state import GameState, StepKind, team_of
+from engine.stats import MatchStats
 
+from .altline import AltLine, draw_banner
 from .build import build_scene
 from .context import Ctx
 from .matchdata import MatchData, apply_match
 from .scene import Builder, Scene
+from .statboard import STATS_SIZES, STATS_TYPES, draw_stats_extra
 from .theme import DEFAULT_THEME, Theme
 from .timing import DEFAULT_TIMING, Timing
 from .view import Extra, ExtraType, View, default_view
@@ -26,6 +29,7 @@ EXTRA_SIZES: dict[ExtraType, tuple[float, float]] = {
     ExtraType.EVENT_TITLE: (560.0, 100.0),
     ExtraType.PLAYER_INTRO: (760.0, 132.0),
     ExtraType.LOGO: (320.0, 180.0),
+    **STATS_SIZES,
 }
 
 
@@ -43,9 +47,15 @@ def build_broadcast_scene(
     *,
     title: str | None = None,
     size: tuple[int, int] | None = None,
+    line: AltLine | None = None,
+    stats: MatchStats | None = None,
 ) -> Scene:
     """The scene of one output: ``build_scene`` with the match's display names, team names,
-    photos and event title, then the view's extras and the deal transition on top."""
+    photos and event title, then the view's extras and the deal transition on top.
+
+    ``line``: the alternative line on air (the banner and the line's card marks,
+    :mod:`renderer.altline`); ``stats``: the game's statistics up to ``state`` for the
+    statistics extras (:mod:`renderer.statboard`; they draw nothing without)."""
     view = view or default_view()
     theme = theme or DEFAULT_THEME
     timing = timing or DEFAULT_TIMING
@@ -53,18 +63,28 @@ def build_broadcast_scene(
     title = match.title_for(title) if match is not None else title
     teams = tuple(t.name for t in match.teams) if match is not None else ()
     photos = tuple(p.photo for p in match.players) if match is not None else ()
-    scene = build_scene(shown, view, theme, timing, title=title, size=size, teams=teams, photos=photos)
-    return draw_extras(scene, shown, view, theme, timing, match, title=title)
+    scene = build_scene(shown, view, theme, timing, title=title, size=size, teams=teams, photos=photos, line=line)
+    return draw_extras(scene, shown, view, theme, timing, match, title=title, line=line, stats=stats)
 
 
 def draw_extras(
-    scene: Scene, state: GameState, view: View, theme: Theme, timing: Timing, match: MatchData | None, *, title: str | None
+    scene: Scene,
+    state: GameState,
+    view: View,
+    theme: Theme,
+    timing: Timing,
+    match: MatchData | None,
+    *,
+    title: str | None,
+    line: AltLine | None = None,
+    stats: MatchStats | None = None,
 ) -> Scene:
-    """``scene`` with the extras of ``view`` and the deal transition appended (pure)."""
+    """``scene`` with the extras of ``view``, the deal transition and, with ``line``, the
+    alternative-line banner appended (pure)."""
     style = timing.transition.style
     wipe = style != "cut" and state.kind is StepKind.DEAL_START and state.deal > 0
     extras = [e for e in view.extras if e.visible]
-    if not extras and not wipe:
+    if not extras and not wipe and line is None:
         return scene
     b = Builder()
     b.tracks = list(scene.tracks)
@@ -93,11 +113,15 @@ def draw_extras(
             _player_intro(ctx, ex, match)
         elif ex.type is ExtraType.LOGO:
             _logo(ctx, ex)
+        elif ex.type in STATS_TYPES:
+            draw_stats_extra(ctx, ex, stats, match, _panel)
         b.restore()
     if wipe and style == "stinger":
         _stinger(ctx, view)
     elif wipe:
         _wipe(ctx, view)
+    if line is not None:
+        draw_banner(ctx, line)  # over everything, the transition included
     b.restore()
     return Scene(
         width=scene.width,

@@ -56,6 +56,7 @@ class MatchData(BaseModel):
     teams: tuple[TeamData, TeamData] = Field(default_factory=_teams, title="Teams", description="Team 0 (seats 1 and 3, N/S) and team 1 (seats 2 and 4, E/W).")  # type: ignore[assignment]
     players: tuple[PlayerData, ...] = Field(default_factory=_players, max_length=10, title="Players", description="Per seat, in seat order (seat 1 = EGN seat 0).")
     intro: int | None = Field(None, ge=0, le=9, title="Player intro", description="Seat (0-based) the player-intro lower third shows now; empty = hidden.")
+    stats: str | None = Field(None, pattern=r"^(team-[01]|seat-[0-9])$", title="Statistics lower third", description="Whose statistics the statistics lower third shows now: team-0 (N/S), team-1 (E/W) or seat-N (0-based); empty = hidden.")
 
     def title_for(self, file_title: str | None) -> str | None:
         """The title the title element shows: the event title, else the file's."""

@@ -8,6 +8,7 @@ import math
 from engine.cards import Suit
 from engine.state import StepKind, UpCardState
 
+from .altline import alt_card, draw_card_mark
 from .callout import gather_times
 from .cardart import suit_colour, suit_path
 from .context import HAND_TYPES, Ctx
@@ -40,8 +41,9 @@ def hand_slots(n: int) -> list[float]:
     return [x0 + i * step for i in range(n)]
 
 
-def card(ctx: Ctx, sid: str, cx: Num, cy: Num, *, s: float = CS, rot: Num = 0.0, alpha: Num = 1.0, shadow: float = 0.0) -> None:
-    """A card centred on (cx, cy), card scale ``s``, tilted by ``rot``; optional drop shadow."""
+def card(ctx: Ctx, sid: str, cx: Num, cy: Num, *, s: float = CS, rot: Num = 0.0, alpha: Num = 1.0, shadow: float = 0.0, mark: bool = False) -> None:
+    """A card centred on (cx, cy), card scale ``s``, tilted by ``rot``; optional drop shadow;
+    ``mark``: a card of the alternative line on air (:mod:`renderer.altline`)."""
     b = ctx.b
     b.save()
     b.alpha(alpha)
@@ -54,6 +56,8 @@ def card(ctx: Ctx, sid: str, cx: Num, cy: Num, *, s: float = CS, rot: Num = 0.0,
         b.rrect(-w / 2, -h / 2, w, h, w * ctx.theme.cards.radius, ctx.theme.cards.face)
         b.restore()
     b.sprite(sid, -w / 2, -h / 2, s)
+    if mark:
+        draw_card_mark(ctx, w, h)
     b.restore()
 
 
@@ -259,6 +263,7 @@ def draw_play_area(ctx: Ctx, el: Element) -> None:
     n = len(trick.cards)
     gathering = st.kind is StepKind.TRICK_TAKEN and trick.winner is not None
     order = list(range(n))
+    per = max(1, ctx.players - len(st.sit_out))
     if gathering:
         # the winning card last: it stays on top of the pile through the gather
         order.sort(key=lambda i: trick.seats[i] == trick.winner)
@@ -269,13 +274,14 @@ def draw_play_area(ctx: Ctx, el: Element) -> None:
         pos = ctx.pos_of(seat)
         sid = ctx.sprite_id(c)
         cx, cy = SLOTS[pos]
+        mark = alt_card(ctx.line, st, trick.number, i, per)
         if gathering and trick.winner is not None:
-            _gather(ctx, sid, pos, ctx.pos_of(trick.winner), seat == trick.winner, dev)
+            _gather(ctx, sid, pos, ctx.pos_of(trick.winner), seat == trick.winner, dev, mark)
         else:
-            card(ctx, sid, cx, cy, rot=TILT[pos], shadow=dev)
+            card(ctx, sid, cx, cy, rot=TILT[pos], shadow=dev, mark=mark)
 
 
-def _gather(ctx: Ctx, sid: str, pos: int, wpos: int, winner: bool, dev: float) -> None:
+def _gather(ctx: Ctx, sid: str, pos: int, wpos: int, winner: bool, dev: float, mark: bool = False) -> None:
     b, run = ctx.b, ctx.run
     sx, sy = SLOTS[pos]
     wx, wy = SLOTS[wpos]
@@ -296,7 +302,7 @@ def _gather(ctx: Ctx, sid: str, pos: int, wpos: int, winner: bool, dev: float) -
         b.rotate(rot)
         b.rrect(-CW / 2 - 6, -CH / 2 - 6, CW + 12, CH + 12, 12, None, ctx.theme.accent, 5)
         b.restore()
-    card(ctx, sid, x, y, rot=rot, alpha=a, shadow=dev)
+    card(ctx, sid, x, y, rot=rot, alpha=a, shadow=dev, mark=mark)
 
 
 def _up_card(ctx: Ctx, dev: float) -> None:
@@ -364,7 +370,9 @@ def draw_flights(ctx: Ctx) -> None:
         b.scale(b.tween(0, run, ss, es, e))
         b.scale(lift)
         dev = ctx.out_scale * play.scale
-        card(ctx, ctx.sprite_id(act.card), 0, 0, s=1.0, rot=b.tween(0, run, 0.0, TILT[pos], e), shadow=dev)
+        trick = st.trick
+        mark = trick is not None and alt_card(ctx.line, st, trick.number, len(trick.cards) - 1, max(1, ctx.players - len(st.sit_out)))
+        card(ctx, ctx.sprite_id(act.card), 0, 0, s=1.0, rot=b.tween(0, run, 0.0, TILT[pos], e), shadow=dev, mark=mark)
         b.restore()
     elif st.kind is StepKind.DISCARD and act.card is not None and hand_el is not None:
         kit = ctx.placed.get(ElementType.KITTY_TRACKER)

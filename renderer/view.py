@@ -74,6 +74,9 @@ class ExtraType(str, Enum):
     EVENT_TITLE = "event-title"  # event title and subtitle, team names
     PLAYER_INTRO = "player-intro"  # lower third for the player the operator introduces
     LOGO = "logo"  # an uploaded logo or sponsor image, fitted inside the box
+    MATCH_STATS = "match-stats"  # per team and player statistics of the match, and the streak
+    STATS_LOWER_THIRD = "stats-lower-third"  # one team's or player's statistics on one line
+    DEAL_HISTORY = "deal-history"  # a cell per deal: dealer, trump, maker, alone, points
 
 
 class Extra(BaseModel):

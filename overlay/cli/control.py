@@ -31,6 +31,11 @@ ops:
   speed         --value 2 plays twice as fast
   loop          --value true / false
   auto          --value true / false (false: only 'next' advances)
+  branch        play an alternative line of the file as a "what if": --deal N --line K (both
+                from 1; K counts that deal's alternative lines in file order), --game N in a
+                match; play/pause/next/step/back/seek --step N (from the line's first step)
+                work inside it
+  mainline      leave the alternative line: back to the main line where it left
 """
 
 
@@ -44,11 +49,12 @@ def register(sub: Any) -> None:
         formatter_class=argparse.RawDescriptionHelpFormatter,
     )
     p.add_argument("channel", help="channel id, e.g. table1")
-    p.add_argument("op", choices=("play", "pause", "toggle", "next", "step", "back", "seek", "live", "speed", "loop", "auto"))
+    p.add_argument("op", choices=("play", "pause", "toggle", "next", "step", "back", "seek", "live", "speed", "loop", "auto", "branch", "mainline"))
     p.add_argument("--value", default=None, help="speed: a number; loop/auto: true or false")
     p.add_argument("--deal", type=int, default=None, help="seek: deal number, from 1")
     p.add_argument("--game", type=int, default=None, help="seek in a match: game number, from 1")
-    p.add_argument("--step", type=int, default=None, help="seek: timeline step, from 0")
+    p.add_argument("--step", type=int, default=None, help="seek: timeline step, from 0 (in an alternative line: from its first step)")
+    p.add_argument("--line", type=int, default=None, help="branch: the deal's alternative line, from 1")
     _server_args(p)
     p.set_defaults(func=run)
 
@@ -65,7 +71,7 @@ def run(args: argparse.Namespace) -> int:
     if not token:
         raise OSError("no API token: pass --token or set EUCHRE_OVERLAY_TOKEN (a lost token: euchre-overlay token --rotate)")
     body: dict[str, Any] = {"op": args.op}
-    for key in ("value", "deal", "game", "step"):
+    for key in ("value", "deal", "game", "step", "line"):
         if getattr(args, key) is not None:
             body[key] = getattr(args, key)
     req = urllib.request.Request(

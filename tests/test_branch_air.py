@@ -1,0 +1,191 @@
+"""Alternative lines on air through the control API (in process, on a fake clock): the line
+plays, transport works inside it, ``mainline`` returns where the main line left, a live
+feed is held (not lost) while a line is on air, and bad requests are typed 422 refusals."""
+
+from __future__ import annotations
+
+import asyncio
+import json
+from collections.abc import Iterator
+from typing import Any
+
+import pytest
+
+from engine.analysis import Analyst
+from engine.load import load_game
+from engine.ruleset import Ruleset
+from overlay import analysis
+from overlay.feed import actions_of
+from overlay.keys import HUB
+from tests.lines import lined_game
+from tests.support import AUTH, FakeClock, empty_game, make_channel, scene_msg
+
+DOC = lined_game()
+TL = load_game(json.dumps(DOC), source="lines.egn").timeline
+LINES = [b for b in TL.branches if b.deal == 1]
+
+
+async def control(client: Any, op: str, **query: Any) -> tuple[int, dict[str, Any]]:
+    r = await client.post(f"/api/channels/t1/control/{op}", params={k: str(v) for k, v in query.items()}, headers=AUTH)
+    return r.status, await r.json()
+
+
+async def state(client: Any) -> dict[str, Any]:
+    r = await client.get("/api/channels/t1/state?output=preview", headers=AUTH)
+    assert r.status == 200, await r.text()
+    body: dict[str, Any] = await r.json()
+    return body
+
+
+@pytest.mark.fake_clock
+async def test_a_line_plays_from_its_step_and_mainline_returns_where_it_left(client: Any, clock: FakeClock) -> None:
+    await make_channel(client, doc=DOC)
+    here = TL.deals[0].first_step + 6
+    assert (await control(client, "seek", step=here))[0] == 200
+    await control(client, "pause")
+    before = await state(client)
+    status, ph = await control(client, "branch", deal=2, line=2)
+    assert status == 200, ph
+    line = LINES[1]
+    first = line.parent_step + 1
+    assert ph["line"] == {"deal": 2, "line": 2, "game": None, "firstStep": first, "steps": first + len(line.steps), "resumeStep": here}
+    assert ph["step"] == first and ph["playing"] is False  # paused: the line's first step, complete
+    shown = await state(client)
+    assert shown["state"]["step"] == first and shown["step"] == first
+    assert shown["state"]["action"]["card"] == json.loads(json.dumps(line.steps[0].to_json()))["action"]["card"]
+    # step, back and seek move inside the line (seek counts from the line's first step)
+    assert (await control(client, "step"))[1]["step"] == first + 1
+    assert (await control(client, "back"))[1]["step"] == first
+    assert (await control(client, "seek", step=3))[1]["step"] == first + 3
+    assert (await state(client))["state"]["trick"] == line.steps[3].to_json()["trick"]
+    # play runs through the line and holds at its end (a line never loops into the game)
+    await control(client, "loop", value="true")
+    await control(client, "play")
+    clock.t += 600
+    end = await state(client)
+    assert end["step"] == first + len(line.steps) - 1
+    assert end["state"]["dealPoints"] == list(line.steps[-1].deal_points or ())
+    # back to the main line: the step and the paused state it had
+    status, ph = await control(client, "mainline")
+    assert status == 200 and ph["line"] is None and ph["step"] == here and ph["playing"] is False and ph["loop"] is True
+    assert (await state(client))["state"] == before["state"]
+
+
+@pytest.mark.fake_clock
+async def test_pages_get_the_line_game_and_the_banner(client: Any, clock: FakeClock) -> None:
+    await make_channel(client, doc=DOC)
+    ws = await client.ws_connect("/ws/overlay/t1?output=program")
+    await scene_msg(ws)
+    await control(client, "branch", deal=2, line=1)
+    msg = await scene_msg(ws)
+    ops = json.dumps(msg["scene"]["ops"])
+    assert msg["step"] == LINES[0].parent_step + 1
+    assert "ALTERNATIVE LINE" in ops and "ALT" in ops
+    await control(client, "mainline")
+    msg = await scene_msg(ws)
+    assert "ALTERNATIVE LINE" not in json.dumps(msg["scene"]["ops"])
+    await ws.close()
+
+
+@pytest.mark.fake_clock
+async def test_a_live_action_while_a_line_is_on_air_is_held_not_lost(client: Any, clock: FakeClock) -> None:
+    # the logger has written deals 1-2 (deal 2 with its lines); deal 3 comes as actions
+    base = empty_game(DOC)
+    base["deals"] = DOC["deals"][:2]
+    await make_channel(client, doc=base)
+    await control(client, "live")
+    clock.t += 5
+    status, ph = await control(client, "branch", deal=2, line=1)
+    assert status == 200
+    on_line = (await state(client))["state"]
+    acts = actions_of(DOC)[len(actions_of(base)) :]
+    for seq, act in enumerate(acts[:3], 1):
+        r = await client.post("/api/channels/t1/actions", json={**act, "seq": seq}, headers=AUTH)
+        assert r.status == 200, await r.text()
+        ack = await r.json()
+        assert ack["changed"] is True
+    # the picture stays on the line; the game has the actions
+    assert (await state(client))["state"] == on_line
+    info = await (await client.get("/api/channels/t1", headers=AUTH)).json()
+    assert info["game"]["deals"] == 3 and info["game"]["seq"] == 3
+    assert info["playhead"]["line"] is not None
+    # back on the main line, the live playhead catches up with the newest step
+    status, ph = await control(client, "mainline")
+    assert status == 200
+    hub = client.server.app[HUB]
+    ch = hub.get("t1")
+    newest = ch.steps - 1
+    for _ in range(40):
+        clock.t += 1
+        ch.director.catch_up(clock.t)
+    assert (await state(client))["step"] == newest
+
+
+@pytest.mark.fake_clock
+async def test_a_new_game_ends_the_line(client: Any, clock: FakeClock) -> None:
+    """Loading a different game (not a logger's update) ends the line: the new game starts."""
+    await make_channel(client, doc=DOC)
+    await control(client, "branch", deal=2, line=1)
+    r = await client.post("/api/channels/t1/game", data=json.dumps(lined_game(40)), headers=AUTH)
+    assert r.status == 200, await r.text()
+    info = await (await client.get("/api/channels/t1", headers=AUTH)).json()
+    assert info["playhead"]["line"] is None and info["playhead"]["step"] == 0
+    assert (await control(client, "mainline"))[0] == 422
+
+
+@pytest.mark.parametrize(
+    "doc, ops, needle",
+    [
+        (None, [("branch", {"deal": 1, "line": 1})], "no game loaded"),
+        (DOC, [("branch", {"deal": 9, "line": 1})], "no deal 9 (the game has deals 1..3)"),
+        (DOC, [("branch", {"deal": 1, "line": 1})], "deal 1 has no alternative lines (deals with lines: 2)"),
+        (DOC, [("branch", {"deal": 2, "line": 3})], "deal 2 has no line 3 (its lines: 1, 2)"),
+        (DOC, [("branch", {"deal": 2})], "branch needs 'deal' and 'line'"),
+        (DOC, [("branch", {"deal": 2, "line": 1, "game": 2})], "no game 2"),
+        (DOC, [("mainline", {})], "no alternative line is on air"),
+        (DOC, [("branch", {"deal": 2, "line": 1}), ("seek", {"deal": 1})], "an alternative line is on air"),
+        (DOC, [("branch", {"deal": 2, "line": 1}), ("seek", {"step": 500})], "no step 500 in the alternative line"),
+    ],
+)
+async def test_bad_line_requests_are_typed_refusals(client: Any, doc: Any, ops: list[tuple[str, dict[str, Any]]], needle: str) -> None:
+    await make_channel(client, doc=doc)
+    for op, query in ops[:-1]:
+        assert (await control(client, op, **query))[0] == 200
+    op, query = ops[-1]
+    status, body = await control(client, op, **query)
+    assert status == 422, body
+    assert body["kind"] == "unprocessable" and needle in body["error"], body["error"]
+    # the page still gets a picture (never blank when a game is loaded)
+    if doc is not None:
+        assert (await state(client))["state"] is not None
+
+
+@pytest.fixture
+def live() -> Iterator[None]:
+    analysis.configure(on=True)
+    yield
+    analysis.configure(on=False)
+    analysis.shutdown()
+
+
+async def test_the_live_analysis_follows_the_line(client: Any, live: None) -> None:
+    """The analysis a page gets during a line is the analysis of the line's state (the real
+    process pool; compared with the analysis computed here)."""
+    await make_channel(client, doc=DOC)
+    page = await client.ws_connect("/ws/overlay/t1?output=preview", headers=AUTH)
+    await control(client, "pause")
+    await control(client, "branch", deal=2, line=1)
+    line = LINES[0]
+    first = line.parent_step + 1
+    analyst = Analyst(Ruleset())
+    # a step of the line whose analysis differs from the main line's at the same index
+    k = next(i for i, st in enumerate(line.steps) if analyst.analyse(st).to_json() != analyst.analyse(TL.steps[first + i]).to_json())
+    await control(client, "seek", step=k)
+    loop = asyncio.get_running_loop()
+    end = loop.time() + 90
+    while True:
+        msg = json.loads((await page.receive(timeout=max(0.1, end - loop.time()))).data)
+        if msg["type"] == "analysis" and msg["step"] == first + k:
+            break
+    assert msg["analysis"] == analyst.analyse(line.steps[k]).to_json()
+    await page.close()
