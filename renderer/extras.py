@@ -13,9 +13,10 @@ from __future__ import annotations
 from engine.state import GameState, StepKind, team_of
 from engine.stats import MatchStats
 
-from .altline import AltLine, draw_banner
+from .altline import AltLine
 from .build import build_scene
 from .context import Ctx
+from .linemarks import draw_banner
 from .matchdata import MatchData, apply_match
 from .scene import Builder, Scene
 from .statboard import STATS_SIZES, STATS_TYPES, draw_stats_extra

@@ -8,10 +8,11 @@ import math
 from engine.cards import Suit
 from engine.state import StepKind, UpCardState
 
-from .altline import alt_card, draw_card_mark
+from .altline import alt_card
 from .callout import gather_times
 from .cardart import suit_colour, suit_path
 from .context import HAND_TYPES, Ctx
+from .linemarks import draw_card_mark
 from .photo import plate_photo
 from .scene import Num
 from .view import Element, ElementType

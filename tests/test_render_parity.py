@@ -468,6 +468,42 @@ def test_player_matches_skia_on_broadcast_images(page: Any, what: str) -> None:
         _assert_parity(f"{what} at t={t}", f)
 
 
+@pytest.mark.parametrize("what", ["statistics-extras", "alternative-line"])
+def test_player_matches_skia_on_statistics_and_lines(page: Any, what: str) -> None:
+    """The statistics extras (match panel, lower third, deal-history strip) and an
+    alternative line on air (banner, marked cards, one in flight): page and skia agree."""
+    from renderer.altline import AltLine
+    from renderer.extras import build_broadcast_scene
+    from renderer.matchdata import MatchData
+    from renderer.statboard import stats_book
+    from renderer.view import Extra, ExtraType, default_view
+    from tests.lines import lined_game
+
+    tl = load_game(json.dumps(lined_game()), source="g").timeline
+    if what == "statistics-extras":
+        state = tl.steps[tl.deals[2].first_step + 8]
+        extras = (
+            Extra(id="stats", type=ExtraType.MATCH_STATS, x=410, y=250),
+            Extra(id="third", type=ExtraType.STATS_LOWER_THIRD, x=460, y=880),
+            Extra(id="deals", type=ExtraType.DEAL_HISTORY, x=340, y=700),
+        )
+        scene = build_broadcast_scene(
+            state, default_view().model_copy(update={"extras": extras}), match=MatchData(stats="team-1"),
+            size=(1280, 720), stats=stats_book(tl).at(state.step),
+        )
+        ts = [0.2, 5.0]
+    else:
+        line = next(b for b in tl.branches if b.deal == 1)
+        assert line.steps[0].action is not None and line.steps[0].action.index is not None
+        mark = AltLine(deal=1, line=0, first_card=line.steps[0].action.index)
+        scene = build_broadcast_scene(line.steps[2], line=mark, size=(1280, 720))
+        ts = [0.3, 5.0]
+    for t, png in zip(ts, page.evaluate(DRAW, [scene.dumps(), ts])):
+        f = _figures(scene, t, _premul(png))
+        print(what, t, f)
+        _assert_parity(f"{what} at t={t}", f)
+
+
 # ---- the player's exported functions equal the Python ones -----------------------------------
 
 GRID = [i / 1000 for i in range(-50, 1051)]

@@ -60,6 +60,7 @@ export function renderPanel() {
     const schema = list === "elements" ? sch.element : { ...sch.view.$defs.Extra, $defs: sch.view.$defs };
     renderForm(f, schema, schema, el, opts(["outputs", "preview", "view", list, i], { omit: ["id", "type"], upload, image }));
     if (el.type === "player-intro") p.append(h("p", { class: "help" }, "Fire the intro from the Match tab."));
+    if (el.type === "stats-lower-third") p.append(h("p", { class: "help" }, "Pick whose statistics it shows from the Match tab."));
     if (el.type === "logo") p.append(h("p", { class: "help" }, "Upload the logo or sponsor image under Image; it is fitted inside the slot's box, keeping its aspect ratio."));
   } else if (S.tab === "view") {
     const f = h("div");
@@ -83,8 +84,16 @@ export function renderPanel() {
       fire.append(h("button", { class: S.shown.match.intro === seat ? "on" : "", title: "show this player's lower third", onclick: () => edit("intro", (c) => { c.match.intro = seat; }) }, label));
     });
     fire.append(h("button", { onclick: () => edit("intro off", (c) => { c.match.intro = null; }) }, "Hide"));
-    p.append(fire, f);
-    renderForm(f, sch.match, sch.match, S.shown.match, opts(["match"], { upload, image, omit: ["intro"] }));
+    // the statistics lower third: a team's or a player's line
+    const stats = h("div", { class: "row" }, h("strong", {}, "Statistics:"));
+    const pick = (value, label) => stats.append(h("button", { class: S.shown.match.stats === value ? "on" : "", title: "show these statistics in the statistics lower third", onclick: () => edit("statistics", (c) => { c.match.stats = value; }) }, label));
+    (S.shown.match.teams || []).forEach((t, team) => pick(`team-${team}`, t.name || (team === 0 ? "N/S team" : "E/W team")));
+    (S.shown.match.players || []).forEach((pl, seat) => {
+      if (seat < Math.max(names.length, 4)) pick(`seat-${seat}`, pl.name || names[seat] || `Seat ${seat + 1}`);
+    });
+    stats.append(h("button", { onclick: () => edit("statistics off", (c) => { c.match.stats = null; }) }, "Hide"));
+    p.append(fire, stats, f);
+    renderForm(f, sch.match, sch.match, S.shown.match, opts(["match"], { upload, image, omit: ["intro", "stats"] }));
   } else if (S.tab === "outputs") {
     renderOutputs(p);
   } else if (S.tab === "look") {

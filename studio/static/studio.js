@@ -144,7 +144,9 @@ function renderElements() {
   });
   const have = new Set((v.extras || []).map((x) => x.type));
   const add = h("div", { class: "row" });
-  for (const [type, label] of [["event-title", "+ Event title"], ["player-intro", "+ Player intro"], ["logo", "+ Logo slot"]]) {
+  const kinds = [["event-title", "+ Event title"], ["player-intro", "+ Player intro"], ["logo", "+ Logo slot"],
+    ["match-stats", "+ Match statistics"], ["stats-lower-third", "+ Statistics lower third"], ["deal-history", "+ Deal history"]];
+  for (const [type, label] of kinds) {
     // logo and sponsor slots: as many as wanted
     if (!have.has(type) || type === "logo") add.append(h("button", { title: "add this broadcast extra to the preview's view", onclick: () => addExtra(type) }, label));
   }
@@ -159,9 +161,12 @@ function addExtra(type) {
     const ids = new Set(placed(v).map((e) => e.id));
     let id = type;
     for (let n = 2; ids.has(id); n++) id = `${type}-${n}`;
-    // centred on the lower third (intro) or the upper middle (title); a logo slot in the
-    // top-right corner inside title-safe
-    const y = type === "player-intro" ? v.height * 0.95 - hh - 40 : type === "logo" ? v.height * 0.05 + 20 : v.height * 0.05 + 100;
+    // centred on the lower third (intro, statistics line), above it (deal history), the
+    // middle (match statistics) or the upper middle (title); a logo slot in the top-right
+    // corner inside title-safe
+    const low = { "player-intro": 40, "stats-lower-third": 40, "deal-history": 200 };
+    const y = type in low ? v.height * 0.95 - hh - low[type] : type === "logo" ? v.height * 0.05 + 20
+      : type === "match-stats" ? (v.height - hh) / 2 : v.height * 0.05 + 100;
     const x = type === "logo" ? v.width * 0.95 - w - 20 : (v.width - w) / 2;
     v.extras.push({ id, type, x: Math.round(x), y: Math.round(y), scale: 1, visible: true });
   });
