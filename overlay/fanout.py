@@ -50,6 +50,14 @@ def _shown_state(output: OutputName, state: dict[str, Any]) -> dict[str, Any]:
     return public_state(state) if output == "clean" else state
 
 
+def _line_json(game: object) -> dict[str, Any] | None:
+    """The ``line`` of a state message: which alternative line a line game plays."""
+    line = game.line if isinstance(game, LineGame) else None
+    if line is None:
+        return None
+    return {"deal": line.deal + 1, "line": line.line + 1, "game": None if line.game is None else line.game + 1}
+
+
 def _sent(page: Page, seq: int, step: int | None, now: float) -> Callable[[], None]:
     return lambda: page.note_sent(seq, step, now)
 
@@ -129,6 +137,7 @@ class FanOut(ChannelCore):
             game=w["game"],
             games=w["games"],
             game_title=w["game_title"],
+            line=_line_json(game),
             state=None if step is None else _shown_state(output, steps[step].to_json()),
         )
         return json.dumps(dump(msg), separators=(",", ":"), ensure_ascii=False)

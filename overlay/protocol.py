@@ -426,4 +426,7 @@ class StateMessage(_Model):
     game: int | None = None  # which game of a match the step is in (0 for a plain game)
     games: int = 0
     game_title: str | None = None
+    #: the alternative line this output shows (``deal`` and ``line`` from 1, ``game`` from 1
+    #: in a match): the state is a "what if", not the real play; None on the main line
+    line: dict[str, Any] | None = None
     state: dict[str, Any] | None

@@ -35,11 +35,13 @@ import skia  # type: ignore[import-not-found]
 
 from engine.errors import Place, SchemaError
 from engine.state import GameState, StepKind
+from engine.stats import MatchStats
 
 from .extras import build_broadcast_scene
 from .matchdata import MatchData
 from .raster import Assets, parse_colour, raster, to_rgba
 from .scene import Scene
+from .statboard import needs_stats
 from .theme import Theme
 from .timing import Timing
 from .view import View
@@ -332,12 +334,15 @@ class FrameSource:
         assets: Assets | None = None,
         match: MatchData | None = None,
         images: Callable[[Sequence[str]], dict[str, bytes]] | None = None,
+        stats: Callable[[int], MatchStats] | None = None,
     ) -> None:
         """``match`` and the view's extras are drawn as a channel's page draws them; ``images``
         reads the bytes of the uploaded images a scene names (the caller's files: this module
         reads none but the video it writes), and without it images draw nothing, as on a page
-        that cannot load them."""
+        that cannot load them; ``stats`` gives the statistics extras the game's statistics
+        at a step (:class:`renderer.statboard.StatsBook`), without it they draw nothing."""
         self.steps = steps
+        self._stats = stats
         self.match, self._read_images = match, images
         self.schedule = schedule
         self.view, self.theme, self.timing, self.title = view, theme, timing, title
@@ -354,8 +359,10 @@ class FrameSource:
     def _scene(self, step: int) -> tuple[Scene, float]:
         hit = self._scenes.get(step)
         if hit is None:
+            wants = self._stats is not None and self.view is not None and needs_stats(self.view.extras)
             scene = build_broadcast_scene(
-                self.steps[step], self.view, self.theme, self.timing, self.match, title=self.title, size=self.size
+                self.steps[step], self.view, self.theme, self.timing, self.match, title=self.title, size=self.size,
+                stats=self._stats(step) if wants and self._stats is not None else None,
             )
             missing = [i for i in scene.images if i not in self.assets.bitmaps]
             if missing and self._read_images is not None:

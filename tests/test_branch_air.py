@@ -52,6 +52,7 @@ async def test_a_line_plays_from_its_step_and_mainline_returns_where_it_left(cli
     assert ph["step"] == first and ph["playing"] is False  # paused: the line's first step, complete
     shown = await state(client)
     assert shown["state"]["step"] == first and shown["step"] == first
+    assert shown["line"] == {"deal": 2, "line": 2, "game": None}
     assert shown["state"]["action"]["card"] == json.loads(json.dumps(line.steps[0].to_json()))["action"]["card"]
     # step, back and seek move inside the line (seek counts from the line's first step)
     assert (await control(client, "step"))[1]["step"] == first + 1
@@ -68,7 +69,8 @@ async def test_a_line_plays_from_its_step_and_mainline_returns_where_it_left(cli
     # back to the main line: the step and the paused state it had
     status, ph = await control(client, "mainline")
     assert status == 200 and ph["line"] is None and ph["step"] == here and ph["playing"] is False and ph["loop"] is True
-    assert (await state(client))["state"] == before["state"]
+    after = await state(client)
+    assert after["state"] == before["state"] and after["line"] is None
 
 
 @pytest.mark.fake_clock

@@ -158,3 +158,16 @@ def test_the_lines_cards_are_marked_and_the_main_lines_are_not(tl: Timeline) -> 
     main = tl.steps[br.parent_step]
     text = joined(build_broadcast_scene(main, line=line))
     assert "ALTERNATIVE LINE" in text and '"ALT"' not in text
+
+
+def test_video_frames_draw_the_statistics_as_the_page_does(long: Timeline) -> None:
+    from renderer.export import FrameSource, Schedule
+
+    view = view_with(ExtraType.DEAL_HISTORY, ExtraType.MATCH_STATS)
+    durations = [1.0] * len(long.steps)
+    starts = [float(i) for i in range(len(long.steps))]
+    src = FrameSource(long.steps, Schedule.of(starts, durations), view=view, size=(1280, 720), stats=stats_book(long).at)
+    step = long.deals[3].first_step + 4
+    want = build_broadcast_scene(long.steps[step], view, size=(1280, 720), stats=stats_book(long).at(step))
+    assert src.scene(step).dumps() == want.dumps()
+    assert "MATCH STATISTICS" in joined(want)

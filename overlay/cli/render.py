@@ -67,10 +67,12 @@ class Job:
     video_url: str | None = None
     match: Any = None  # renderer.matchdata.MatchData of --channel-settings
     uploads: Path | None = None  # where the images the scenes name are stored
+    timeline: Any = None  # engine.state.Timeline of ``steps``: the statistics extras' numbers
 
     def frames(self) -> Any:
         """A :class:`renderer.export.FrameSource` over this job."""
         from renderer.export import FrameSource
+        from renderer.statboard import stats_book
 
         from studio.uploads import read_images
 
@@ -86,6 +88,7 @@ class Job:
             size=self.size,
             match=self.match,
             images=images,
+            stats=None if self.timeline is None else stats_book(self.timeline).at,
         )
 
 
@@ -179,6 +182,7 @@ def load_job(
         video_url=video_url,
         match=match,
         uploads=_uploads(args),
+        timeline=game.timeline,
     )
 
 
