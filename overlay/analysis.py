@@ -173,7 +173,10 @@ def after_scene(channel: Any, output: str, size: tuple[int, int], step: int | No
     public = output == "clean"
     if public and CLEAN["policy"] == "none":
         return
-    game = channel.played  # the line game while an alternative line is on air: its states
+    # the game this output shows now (its delay applied): while an alternative line is on
+    # air there, the line game, whose states are the line's (overlay.branching)
+    pos = channel.director.position(channel.hub.clock() - channel.settings.output(output).delay)
+    game = channel.shown(pos.version)
     if game is None or step >= len(game.steps):
         return
     state = game.steps[step]

@@ -18,6 +18,8 @@ from overlay import analysis
 from overlay.feed import actions_of
 from overlay.keys import HUB
 from tests.lines import lined_game
+from overlay.app import create_app
+from overlay.config import ServerSettings
 from tests.support import AUTH, FakeClock, empty_game, make_channel, scene_msg
 
 DOC = lined_game()
@@ -191,3 +193,42 @@ async def test_the_live_analysis_follows_the_line(client: Any, live: None) -> No
             break
     assert msg["analysis"] == analyst.analyse(line.steps[k]).to_json()
     await page.close()
+
+
+async def test_a_restart_during_a_line_resumes_the_main_line_where_it_left(aiohttp_client: Any, settings: ServerSettings) -> None:
+    client = await aiohttp_client(create_app(settings))
+    await make_channel(client, doc=DOC)
+    await control(client, "seek", step=7)
+    await control(client, "pause")
+    assert (await control(client, "branch", deal=2, line=1))[0] == 200
+    await control(client, "step")  # moving inside the line is not stored as the main line's place
+    await client.close()
+    again = await aiohttp_client(create_app(settings))
+    info = await (await again.get("/api/channels/t1", headers=AUTH)).json()
+    assert info["playhead"]["line"] is None and info["playhead"]["step"] == 7 and info["playhead"]["playing"] is False
+
+
+@pytest.mark.fake_clock
+async def test_a_delayed_program_shows_the_line_when_its_delay_has_passed(client: Any, clock: FakeClock) -> None:
+    await make_channel(client, doc=DOC)
+    r = await client.patch("/api/channels/t1/settings", json={"revision": 1, "outputs": {"program": {"delay": 10}}}, headers=AUTH)
+    assert r.status == 200, await r.text()
+    await control(client, "pause")
+    clock.t += 20
+    status, ph = await control(client, "branch", deal=2, line=1)
+    assert status == 200
+
+    async def program() -> dict[str, Any]:
+        body: dict[str, Any] = await (await client.get("/api/channels/t1/state?output=program")).json()
+        return body
+
+    clock.t += 5
+    assert (await program())["line"] is None and (await state(client))["line"] is not None
+    clock.t += 6
+    shown = await program()
+    assert shown["line"] == {"deal": 2, "line": 1, "game": None} and shown["step"] == LINES[0].parent_step + 1
+    await control(client, "mainline")
+    clock.t += 5
+    assert (await program())["line"] is not None  # still the line, ten seconds late
+    clock.t += 6
+    assert (await program())["line"] is None
