@@ -210,7 +210,7 @@ class Studio:
             return web.json_response({"ok": True, "view": n + 1})
         if op not in TRANSPORT_OPS:
             return _refuse(403, f"a control key allows {', '.join(TRANSPORT_OPS)} and view only, not {op!r}", "forbidden")
-        params: dict[str, Any] = {k: v for k, v in request.query.items() if k in ("step", "deal", "game", "speed", "value")}
+        params: dict[str, Any] = {k: v for k, v in request.query.items() if k in ("step", "deal", "game", "line", "speed", "value")}
         return web.json_response(host.control(channel, op, params))
 
 

@@ -18,7 +18,8 @@ __all__ = ["Handler", "StudioHost", "TRANSPORT_OPS"]
 Handler = Callable[[web.Request], Awaitable[web.StreamResponse]]
 
 #: what a control key may do: transport only (view switching has its own link)
-TRANSPORT_OPS: tuple[str, ...] = ("play", "pause", "toggle", "next", "step", "back", "live", "auto", "loop", "speed", "seek")
+#: (``branch`` and ``mainline``: an alternative line of the file on air and back)
+TRANSPORT_OPS: tuple[str, ...] = ("play", "pause", "toggle", "next", "step", "back", "live", "auto", "loop", "speed", "seek", "branch", "mainline")
 
 
 class StudioHost(Protocol):

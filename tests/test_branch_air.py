@@ -232,3 +232,15 @@ async def test_a_delayed_program_shows_the_line_when_its_delay_has_passed(client
     assert (await program())["line"] is not None  # still the line, ten seconds late
     clock.t += 6
     assert (await program())["line"] is None
+
+
+async def test_a_stream_deck_link_puts_a_line_on_air_and_back(client: Any) -> None:
+    """A control key (no token) may fire a line and return: both are transport."""
+    await make_channel(client, doc=DOC)
+    key = (await (await client.post("/studio/api/channels/t1/control-key", headers=AUTH)).json())["key"]
+    r = await client.get(f"/studio/link/t1/branch?deal=2&line=2&key={key}")
+    assert r.status == 200 and (await r.json())["line"]["line"] == 2
+    r = await client.get(f"/studio/link/t1/branch?deal=2&line=9&key={key}")
+    assert r.status == 422 and "no line 9" in (await r.json())["error"]
+    r = await client.get(f"/studio/link/t1/mainline?key={key}")
+    assert r.status == 200 and (await r.json())["line"] is None

@@ -139,3 +139,18 @@ async def test_the_studio_adds_the_statistics_extras_and_the_preview_draws_them(
     for kind in labels:
         await until(lambda kind=kind: opaque(kind), timeout=5.0)  # type: ignore[misc]
     assert studio.errors == [] and studio.dialogs == []
+
+
+async def test_the_studio_transport_shows_the_line_and_returns_to_the_main_line(browser: Any, server: Server) -> None:
+    studio = await Studio.open(browser, server)
+    page = studio.page
+    assert await page.locator("#mainline").is_hidden()
+    await server.api("POST", "/api/channels/t1/control/branch", params={"deal": "2", "line": "1"})
+    await page.locator("#mainline").wait_for(state="visible", timeout=10_000)
+    assert (await page.text_content("#where") or "").startswith("ALTERNATIVE LINE · deal 2 · line 1")
+    assert await page.locator("#scrub").is_disabled()
+    await page.click("#mainline")
+    await page.locator("#mainline").wait_for(state="hidden", timeout=5_000)
+    info = await server.api("GET", "/api/channels/t1")
+    assert info["playhead"]["line"] is None and info["playhead"]["step"] == 3
+    assert studio.errors == [] and studio.dialogs == []

@@ -46,8 +46,15 @@ export function renderTransport() {
   const scrub = $("#scrub");
   scrub.max = String(Math.max(0, steps - 1));
   if (document.activeElement !== scrub) scrub.value = String(ph.step || 0);
-  const st = S.timeline[ph.step || 0];
-  $("#where").textContent = st ? `deal ${st.deal + 1} · step ${(ph.step || 0) + 1}/${steps} · ${st.kind.replace(/_/g, " ")}${ph.playing ? "" : " · paused"}` : "no game";
+  // an alternative line on air (overlay.branching): the scrubber is the main line's, so it
+  // waits; MAIN LINE returns
+  const line = ph.line;
+  $("#mainline").hidden = !line;
+  scrub.disabled = Boolean(line);
+  const st = line ? null : S.timeline[ph.step || 0];
+  $("#where").textContent = line
+    ? `ALTERNATIVE LINE · deal ${line.deal} · line ${line.line} · step ${(ph.step || 0) - line.firstStep + 1}/${line.steps - line.firstStep}${ph.playing ? "" : " · paused"}`
+    : st ? `deal ${st.deal + 1} · step ${(ph.step || 0) + 1}/${steps} · ${st.kind.replace(/_/g, " ")}${ph.playing ? "" : " · paused"}` : "no game";
   const m = clear($("#markers"));
   let last = null;
   S.timeline.forEach((s, i) => {
