@@ -20,7 +20,7 @@ from overlay.keys import HUB
 from tests.lines import lined_game
 from overlay.app import create_app
 from overlay.config import ServerSettings
-from tests.support import AUTH, FakeClock, empty_game, make_channel, scene_msg
+from tests.support import AUTH, FakeClock, empty_game, make_channel, match_doc, scene_msg
 
 DOC = lined_game()
 TL = load_game(json.dumps(DOC), source="lines.egn").timeline
@@ -244,3 +244,29 @@ async def test_a_stream_deck_link_puts_a_line_on_air_and_back(client: Any) -> No
     assert r.status == 422 and "no line 9" in (await r.json())["error"]
     r = await client.get(f"/studio/link/t1/mainline?key={key}")
     assert r.status == 200 and (await r.json())["line"] is None
+
+
+@pytest.mark.fake_clock
+async def test_a_line_of_a_match_game_is_named_with_its_game(client: Any, clock: FakeClock) -> None:
+    match = match_doc((1, 2))
+    match["games"][1]["gameData"] = DOC
+    names = sorted({n for g in (match["games"][0]["gameData"], DOC) for n in g["metadata"]["players"]})
+    match["metadata"]["players"] = [{"id": f"p{i}", "name": n} for i, n in enumerate(names)]
+    for g in match["games"]:
+        g["players"] = [f"p{names.index(n)}" for n in g["gameData"]["metadata"]["players"]]
+    await make_channel(client, doc=match)
+    await control(client, "pause")
+    status, body = await control(client, "branch", deal=2, line=1)  # game 1 (on screen) has no lines
+    assert status == 422 and "deal 2 has no alternative lines (game 1 of the match has none)" in body["error"]
+    status, ph = await control(client, "branch", game=2, deal=2, line=1)
+    assert status == 200, ph
+    info = await (await client.get("/api/channels/t1", headers=AUTH)).json()
+    second = info["game"]["games"][1]["firstStep"]
+    assert ph["line"]["game"] == 2 and ph["step"] == second + LINES[0].parent_step + 1
+    shown = await state(client)
+    assert shown["line"] == {"deal": 2, "line": 1, "game": 2} and shown["game"] == 1
+    assert shown["state"]["deal"] == 1
+    ws = await client.ws_connect("/ws/overlay/t1?output=program")
+    assert "GAME 2 \u00b7 DEAL 2 \u00b7 LINE 1" in json.dumps((await scene_msg(ws))["scene"]["ops"], ensure_ascii=False)
+    await ws.close()
+    assert (await control(client, "mainline"))[1]["step"] == 0
