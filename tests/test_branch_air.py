@@ -20,7 +20,7 @@ from overlay.keys import HUB
 from tests.lines import lined_game
 from overlay.app import create_app
 from overlay.config import ServerSettings
-from tests.support import AUTH, FakeClock, empty_game, make_channel, match_doc, scene_msg
+from tests.support import AUTH, TOKEN, FakeClock, Server, empty_game, make_channel, match_doc, scene_msg
 
 DOC = lined_game()
 TL = load_game(json.dumps(DOC), source="lines.egn").timeline
@@ -270,3 +270,22 @@ async def test_a_line_of_a_match_game_is_named_with_its_game(client: Any, clock:
     assert "GAME 2 \u00b7 DEAL 2 \u00b7 LINE 1" in json.dumps((await scene_msg(ws))["scene"]["ops"], ensure_ascii=False)
     await ws.close()
     assert (await control(client, "mainline"))[1]["step"] == 0
+
+
+async def test_the_control_command_plays_a_line_and_returns(server: Server, capsys: pytest.CaptureFixture[str]) -> None:
+    from overlay.cli import main
+
+    await server.api("POST", "/api/channels", json={"id": "t1"})
+    await server.api("PUT", "/api/channels/t1/game", data=json.dumps(DOC))
+
+    def run(*args: str) -> tuple[int, str, str]:
+        code = main(["control", "t1", *args, "--url", server.base, "--token", TOKEN])
+        out = capsys.readouterr()
+        return code, out.out, out.err
+
+    code, out, _ = await asyncio.to_thread(run, "branch", "--deal", "2", "--line", "2")
+    assert code == 0 and json.loads(out)["line"]["line"] == 2
+    code, _, err = await asyncio.to_thread(run, "branch", "--deal", "2", "--line", "5")
+    assert code == 2 and "refused (422)" in err and "no line 5" in err
+    code, out, _ = await asyncio.to_thread(run, "mainline")
+    assert code == 0 and json.loads(out)["line"] is None
