@@ -88,7 +88,8 @@ def stats_book(timeline: Timeline) -> StatsBook:
         return entry[1]
     book = StatsBook(timeline)
     key = id(timeline)
-    _books[key] = (weakref.ref(timeline, lambda _ref, k=key: _books.pop(k, None)), book)  # type: ignore[misc]
+    # the callback holds the dict's own ``pop``: at interpreter exit the module's globals may be gone
+    _books[key] = (weakref.ref(timeline, lambda _ref, k=key, pop=_books.pop: pop(k, None)), book)  # type: ignore[misc]
     return book
 
 
