@@ -126,10 +126,11 @@ def draw_stats_extra(ctx: Ctx, ex: Extra, stats: MatchStats | None, match: Match
 _COLUMNS = (("TRICKS", 80), ("PTS", 64), ("CALLS R1", 84), ("CALLS R2", 84), ("EUCHRED", 90), ("EUCHRED BY", 104), ("ALONE", 76), ("MARCH", 76), ("BOWERS", 84))
 
 
-def _cells(t: Tally) -> tuple[str, ...]:
+def _cells(t: Tally, *, team: bool) -> tuple[str, ...]:
+    """A row's values; points are a team's (a player's row shows a dash)."""
     return (
         str(t.tricks),
-        str(t.points),
+        str(t.points) if team else "\u2013",
         str(t.calls_round1),
         str(t.calls_round2),
         str(t.euchres_made),
@@ -178,7 +179,7 @@ def _match_panel(ctx: Ctx, ex: Extra, stats: MatchStats, w: float, h: float, pan
         size = 22 if is_team else 19
         ctx.label(font, size, 34 if is_team else 50, base, name.upper(), text if is_team else th.muted, width=name_w - (20 if is_team else 36), ls=0.5)
         x = x0
-        for value, (_, cw) in zip(_cells(tally), _COLUMNS):
+        for value, (_, cw) in zip(_cells(tally, team=is_team), _COLUMNS):
             ctx.label(font, size, x + cw / 2, base, value, text, align="center", width=cw - 4)
             x += cw
 
@@ -213,7 +214,7 @@ def _lower_third(
     calls = tally.calls_round1 + tally.calls_round2
     parts = [
         f"TRICKS {tally.tricks}",
-        f"PTS {tally.points}",
+        *([f"PTS {tally.points}"] if kind == "team" else []),  # points are a team's
         f"CALLS {calls} (R1 {tally.calls_round1}, R2 {tally.calls_round2})",
         f"EUCHRED OTHERS {tally.euchres_made}",
         f"EUCHRED {tally.euchres_suffered}",

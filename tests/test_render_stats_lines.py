@@ -88,6 +88,8 @@ def test_the_lower_third_shows_whom_the_match_data_picks(long: Timeline, pick: s
     kind, n = pick.split("-") if pick else ("", "0")
     tally = stats.teams[int(n)] if kind == "team" else stats.players[int(n)]
     assert needle in text and f"TRICKS {tally.tricks}" in text and f"BOWERS {tally.bowers}" in text
+    # points are a team's: a player's line has none
+    assert (f"PTS {tally.points}" in text) == (kind == "team") and ("PTS" in text) == (kind == "team")
 
 
 def test_the_history_strip_has_a_cell_per_deal_started(long: Timeline) -> None:
