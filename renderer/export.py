@@ -448,6 +448,7 @@ class VideoWriter:
         self.fps = fps
         self.size = size
         self.frames = 0
+        self._encoded = 0  # frames the encoder thread took (the truth after an interruption)
         self.closed = False
         self._last_image: Any = _NOTHING
         self._last_name = ""
@@ -549,6 +550,7 @@ class VideoWriter:
                 last.pts = pts  # in 1/fps units: the encoder's time base
                 for packet in self._stream.encode(last):
                     self._container.mux(packet)
+                self._encoded += 1
         except BaseException as exc:  # noqa: BLE001 - handed to the writing thread
             self._error = exc
             while self._queue.get() is not _NOTHING:  # unblock the producer
@@ -580,6 +582,9 @@ class VideoWriter:
         """After an interruption: finish what was written (``keep``) or remove it."""
         if keep:
             self.close()
+            if self._container is not None:
+                # Ctrl+C may land between queueing a frame and counting it: say what the file has
+                self.frames = self._encoded
             return
         self.closed = True
         if self._container is not None:
