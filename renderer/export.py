@@ -36,13 +36,14 @@ import skia  # type: ignore[import-not-found]
 from engine.errors import Place, SchemaError
 from engine.state import GameState, StepKind
 
+from .analysis import AnalysisFrame, build_analysis_layer, compose
 from .extras import build_broadcast_scene
 from .matchdata import MatchData
 from .raster import Assets, parse_colour, raster, to_rgba
 from .scene import Scene
 from .theme import Theme
 from .timing import Timing
-from .view import View
+from .view import View, default_view
 
 __all__ = [
     "Codec",
@@ -332,13 +333,17 @@ class FrameSource:
         assets: Assets | None = None,
         match: MatchData | None = None,
         images: Callable[[Sequence[str]], dict[str, bytes]] | None = None,
+        analysis: Callable[[int], AnalysisFrame] | None = None,
+        public: bool = False,
     ) -> None:
         """``match`` and the view's extras are drawn as a channel's page draws them; ``images``
         reads the bytes of the uploaded images a scene names (the caller's files: this module
         reads none but the video it writes), and without it images draw nothing, as on a page
-        that cannot load them."""
+        that cannot load them.  ``analysis`` gives each step's :class:`AnalysisFrame`: its
+        layer is drawn from the step's start (``public``: as on the clean output)."""
         self.steps = steps
         self.match, self._read_images = match, images
+        self.analysis, self.public = analysis, public
         self.schedule = schedule
         self.view, self.theme, self.timing, self.title = view, theme, timing, title
         self.size = size
@@ -357,6 +362,11 @@ class FrameSource:
             scene = build_broadcast_scene(
                 self.steps[step], self.view, self.theme, self.timing, self.match, title=self.title, size=self.size
             )
+            if self.analysis is not None:
+                layer = build_analysis_layer(
+                    self.steps[step], self.view or default_view(), self.analysis(step), self.theme, self.timing, self.match, size=self.size, public=self.public
+                )
+                scene = compose(scene, layer)
             missing = [i for i in scene.images if i not in self.assets.bitmaps]
             if missing and self._read_images is not None:
                 for image_id, data in self._read_images(missing).items():

@@ -12,6 +12,7 @@ from __future__ import annotations
 
 from engine.state import GameState, StepKind, team_of
 
+from .analysis import ANALYSIS_SIZES, ANALYSIS_TYPES
 from .build import build_scene
 from .context import Ctx
 from .matchdata import MatchData, apply_match
@@ -26,6 +27,7 @@ EXTRA_SIZES: dict[ExtraType, tuple[float, float]] = {
     ExtraType.EVENT_TITLE: (560.0, 100.0),
     ExtraType.PLAYER_INTRO: (760.0, 132.0),
     ExtraType.LOGO: (320.0, 180.0),
+    **ANALYSIS_SIZES,  # drawn by renderer.analysis, from an AnalysisFrame
 }
 
 
@@ -63,7 +65,7 @@ def draw_extras(
     """``scene`` with the extras of ``view`` and the deal transition appended (pure)."""
     style = timing.transition.style
     wipe = style != "cut" and state.kind is StepKind.DEAL_START and state.deal > 0
-    extras = [e for e in view.extras if e.visible]
+    extras = [e for e in view.extras if e.visible and e.type not in ANALYSIS_TYPES]
     if not extras and not wipe:
         return scene
     b = Builder()

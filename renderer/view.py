@@ -74,6 +74,12 @@ class ExtraType(str, Enum):
     EVENT_TITLE = "event-title"  # event title and subtitle, team names
     PLAYER_INTRO = "player-intro"  # lower third for the player the operator introduces
     LOGO = "logo"  # an uploaded logo or sponsor image, fitted inside the box
+    # analysis on air (drawn by renderer.insights, only when the output gets analysis)
+    WIN_BAR = "win-bar"  # win probability per team, moving smoothly to each new value
+    WIN_GRAPH = "win-graph"  # win probability over the match, euchres and loners marked
+    BEST_PLAY = "best-play"  # the best card(s) of the player to act, marked in a face-up hand
+    PLAY_QUALITY = "play-quality"  # badge: what the card just played gave up ("-1 TRICK")
+    BIDDING_TABLE = "bidding-table"  # during the bidding: each call open and its points
 
 
 class Extra(BaseModel):

@@ -17,6 +17,9 @@ def register(sub: Any) -> None:
     p.add_argument("--view", default=None, help="a View JSON file, or an EGN file with legacy Renderer 'views'")
     p.add_argument("--size", default=None, help="output size WxH, e.g. 1280x720 (default: the view's size)")
     p.add_argument("-o", "--output", required=True, help="PNG path")
+    from .render import add_analysis_argument
+
+    add_analysis_argument(p)
     p.set_defaults(func=run_frame)
 
 
@@ -59,6 +62,13 @@ def run_frame(args: argparse.Namespace) -> int:
         raise OSError(f"--step {args.step}: the game has steps 0..{len(steps) - 1}")
     view = load_view(args.view) if args.view else None
     scene = build_scene(steps[n], view, title=game.timeline.title, size=parse_size(args.size))
+    if args.analysis is not None:
+        from renderer.analysis import GameAnalysis, build_analysis_layer, compose
+        from renderer.view import default_view
+
+        frames = GameAnalysis(steps, game.document.metadata.ruleset, public=args.analysis == "public")
+        layer = build_analysis_layer(steps[n], view or default_view(), frames(n), size=parse_size(args.size), public=args.analysis == "public")
+        scene = compose(scene, layer)
     t = scene.duration if args.t is None else args.t
     save_png(raster(scene, t), args.output)
     return 0

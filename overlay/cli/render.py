@@ -17,7 +17,7 @@ from fractions import Fraction
 from pathlib import Path
 from typing import Any
 
-__all__ = ["register", "run_render", "Job", "load_job", "add_job_arguments", "progress", "run_frames", "parse_deals"]
+__all__ = ["register", "run_render", "Job", "load_job", "add_job_arguments", "add_analysis_argument", "progress", "run_frames", "parse_deals"]
 
 
 def register(sub: Any) -> None:
@@ -34,7 +34,21 @@ def register(sub: Any) -> None:
     add_job_arguments(p)
     p.add_argument("--background", default=None, help="draw over this colour (#rrggbb); h264 defaults to black")
     p.add_argument("--on-interrupt", choices=("keep", "remove"), default="keep", help="Ctrl+C keeps a playable file of what was written (default) or removes it")
+    add_analysis_argument(p)
     p.set_defaults(func=run_render)
+
+
+def add_analysis_argument(p: argparse.ArgumentParser) -> None:
+    """``--analysis [full|public]`` (render and frame)."""
+    p.add_argument(
+        "--analysis",
+        nargs="?",
+        const="full",
+        default=None,
+        choices=("full", "public"),
+        help="draw the analysis elements (win-probability bar and graph, best play, play quality, bidding table), computed for each step; "
+        "public: only what the clean output may show (also the default with --output-name clean)",
+    )
 
 
 def add_job_arguments(p: argparse.ArgumentParser) -> None:
@@ -67,6 +81,8 @@ class Job:
     video_url: str | None = None
     match: Any = None  # renderer.matchdata.MatchData of --channel-settings
     uploads: Path | None = None  # where the images the scenes name are stored
+    rules: Any = None  # engine.ruleset.Ruleset of the game (for --analysis)
+    analysis: str | None = None  # "full", "public" or None (no analysis drawn)
 
     def frames(self) -> Any:
         """A :class:`renderer.export.FrameSource` over this job."""
@@ -76,6 +92,11 @@ class Job:
 
         folder = self.uploads
         images = None if folder is None else (lambda ids: read_images(folder, ids))
+        analysis = None
+        if self.analysis is not None:
+            from renderer.analysis import GameAnalysis
+
+            analysis = GameAnalysis(self.steps, self.rules, public=self.analysis == "public")
         return FrameSource(
             self.steps,
             self.schedule,
@@ -86,6 +107,8 @@ class Job:
             size=self.size,
             match=self.match,
             images=images,
+            analysis=analysis,
+            public=self.analysis == "public",
         )
 
 
@@ -179,7 +202,17 @@ def load_job(
         video_url=video_url,
         match=match,
         uploads=_uploads(args),
+        rules=game.document.metadata.ruleset,
+        analysis=_analysis_mode(args),
     )
+
+
+def _analysis_mode(args: argparse.Namespace) -> str | None:
+    """``--analysis``: full or public; the clean output's view is always public."""
+    mode: str | None = getattr(args, "analysis", None)
+    if mode is not None and getattr(args, "output_name", None) == "clean":
+        return "public"
+    return mode
 
 
 def _uploads(args: argparse.Namespace) -> Path | None:

@@ -115,6 +115,10 @@ function renderOutputs(p) {
   const title = h("div");
   p.append(title);
   renderForm(title, { properties: { title: root.properties.title } }, root, S.shown, { path: [], onChange: onField });
+  // analysis on air: on/off and the clean output's policy (the elements are extras of the view)
+  const analysis = h("div", { class: "analysis-settings" });
+  p.append(h("fieldset", {}, h("legend", {}, "analysis"), analysis));
+  renderForm(analysis, { properties: { analysis: root.properties.analysis } }, root, S.shown, { path: [], onChange: onField });
 }
 
 export async function copy(text) {

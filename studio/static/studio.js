@@ -144,7 +144,9 @@ function renderElements() {
   });
   const have = new Set((v.extras || []).map((x) => x.type));
   const add = h("div", { class: "row" });
-  for (const [type, label] of [["event-title", "+ Event title"], ["player-intro", "+ Player intro"], ["logo", "+ Logo slot"]]) {
+  const extras = [["event-title", "+ Event title"], ["player-intro", "+ Player intro"], ["logo", "+ Logo slot"],
+    ["win-bar", "+ Win bar"], ["win-graph", "+ Win graph"], ["best-play", "+ Best play"], ["play-quality", "+ Play quality"], ["bidding-table", "+ Bidding table"]];
+  for (const [type, label] of extras) {
     // logo and sponsor slots: as many as wanted
     if (!have.has(type) || type === "logo") add.append(h("button", { title: "add this broadcast extra to the preview's view", onclick: () => addExtra(type) }, label));
   }
