@@ -12,7 +12,7 @@ from __future__ import annotations
 
 from engine.state import GameState, StepKind, team_of
 
-from .analysis import ANALYSIS_SIZES, ANALYSIS_TYPES
+from .reading import ANALYSIS_SIZES, ANALYSIS_TYPES
 from .build import build_scene
 from .context import Ctx
 from .matchdata import MatchData, apply_match

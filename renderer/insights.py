@@ -14,7 +14,7 @@ from engine.analysis import GraphPoint
 from engine.cards import Suit, card_name, parse_card
 from engine.state import StepKind, team_of
 
-from .analysis import ANALYSIS_SIZES, AnalysisFrame, CallRow, Reading
+from .reading import ANALYSIS_SIZES, AnalysisFrame, CallRow, Reading
 from .cardart import suit_colour, suit_path
 from .context import HAND_TYPES, Ctx
 from .panels import ink_on

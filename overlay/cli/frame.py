@@ -17,10 +17,21 @@ def register(sub: Any) -> None:
     p.add_argument("--view", default=None, help="a View JSON file, or an EGN file with legacy Renderer 'views'")
     p.add_argument("--size", default=None, help="output size WxH, e.g. 1280x720 (default: the view's size)")
     p.add_argument("-o", "--output", required=True, help="PNG path")
-    from .render import add_analysis_argument
-
     add_analysis_argument(p)
     p.set_defaults(func=run_frame)
+
+
+def add_analysis_argument(p: argparse.ArgumentParser) -> None:
+    """``--analysis [full|public]`` (render and frame)."""
+    p.add_argument(
+        "--analysis",
+        nargs="?",
+        const="full",
+        default=None,
+        choices=("full", "public"),
+        help="draw the analysis elements (win-probability bar and graph, best play, play quality, bidding table), computed for each step; "
+        "public: only what the clean output may show (also the default with --output-name clean)",
+    )
 
 
 def parse_size(text: str | None) -> tuple[int, int] | None:

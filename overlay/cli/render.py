@@ -17,7 +17,7 @@ from fractions import Fraction
 from pathlib import Path
 from typing import Any
 
-__all__ = ["register", "run_render", "Job", "load_job", "add_job_arguments", "add_analysis_argument", "progress", "run_frames", "parse_deals"]
+__all__ = ["register", "run_render", "Job", "load_job", "add_job_arguments", "progress", "run_frames", "parse_deals"]
 
 
 def register(sub: Any) -> None:
@@ -34,21 +34,10 @@ def register(sub: Any) -> None:
     add_job_arguments(p)
     p.add_argument("--background", default=None, help="draw over this colour (#rrggbb); h264 defaults to black")
     p.add_argument("--on-interrupt", choices=("keep", "remove"), default="keep", help="Ctrl+C keeps a playable file of what was written (default) or removes it")
+    from .frame import add_analysis_argument
+
     add_analysis_argument(p)
     p.set_defaults(func=run_render)
-
-
-def add_analysis_argument(p: argparse.ArgumentParser) -> None:
-    """``--analysis [full|public]`` (render and frame)."""
-    p.add_argument(
-        "--analysis",
-        nargs="?",
-        const="full",
-        default=None,
-        choices=("full", "public"),
-        help="draw the analysis elements (win-probability bar and graph, best play, play quality, bidding table), computed for each step; "
-        "public: only what the clean output may show (also the default with --output-name clean)",
-    )
 
 
 def add_job_arguments(p: argparse.ArgumentParser) -> None:
