@@ -173,5 +173,6 @@ class GameAnalysis:
 
     def __call__(self, step: int) -> AnalysisFrame:
         previous = self.reading(step - 1) if step > 0 else None
-        graph = self.analyst.graph(self.steps[0], deal_ends(self.steps[: step + 1]))
-        return AnalysisFrame(Reading.from_json(self.reading(step)), None if previous is None else Reading.from_json(previous), graph)
+        graph = [p.to_json() for p in self.analyst.graph(self.steps[0], deal_ends(self.steps[: step + 1]))]
+        # through JSON, as the live message carries them: video and page draw the same values
+        return AnalysisFrame.from_json(self.reading(step), previous, graph)
