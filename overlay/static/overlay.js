@@ -53,6 +53,12 @@
   var layerAt = null; // nowSec() when the current analysis layer was first drawn
   var waiting = null; // an analysis message whose step's scene has not arrived yet
   var analysisLog = [];
+  var events = []; // the last 200 of "scene:N", "layer:N", "drop:N" (for tests and the bench)
+  var lastAnalysis = null; // the last analysis message, without its layer
+  function note(what) {
+    events.push(what);
+    if (events.length > 200) events.shift();
+  }
   var current = null; // {seq, step, t0, age, rate, dur, hasScene, done}
   var ws = null;
   var backoff = 250;
@@ -154,6 +160,7 @@
     if (msg && msg.type === "analysis") { onAnalysis(msg, arrived); return; }
     if (!msg || msg.type !== "scene") return;
     if (!current || current.step !== msg.step || msg.step === null || msg.jump) dropLayer();
+    note("scene:" + msg.step);
     state.seq = msg.seq;
     state.step = msg.step;
     if (msg.snapshot) state.snapshots += 1;
@@ -188,6 +195,7 @@
   }
 
   function dropLayer() {
+    if (state.analysisStep !== null) note("drop:" + state.analysisStep);
     player.setLayer(null);
     layerAt = null;
     state.analysisStep = null;
@@ -195,6 +203,7 @@
 
   function onAnalysis(msg, arrived) {
     state.analyses += 1;
+    lastAnalysis = { step: msg.step, output: msg.output, analysis: msg.analysis, graph: msg.graph || null };
     if (!msg.layer) return;
     if (!current || current.step !== msg.step) {
       // its scene may still be on the way (a snapshot); any other step's is stale
@@ -207,6 +216,7 @@
   function showLayer(msg, arrived) {
     var t = current.age + (nowSec() - current.t0) * current.rate;
     player.setLayer(msg.layer, t);
+    note("layer:" + msg.step);
     layerAt = nowSec();
     state.analysisStep = msg.step;
     current.done = false;
@@ -332,6 +342,8 @@
     player: player,
     bench: function () { return benchLog; },
     analysisBench: function () { return analysisLog; },
+    analysisEvents: function () { return events.slice(); },
+    analysis: function () { return lastAnalysis; },
     current: function () { return current; }
   };
 
