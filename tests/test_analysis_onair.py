@@ -295,3 +295,52 @@ def test_each_element_draws_alike_in_the_page_and_in_skia(page: Any, kind: Extra
         f = _figures(both, t, _premul(png))
         _assert_parity(f"{kind.value}@{t}", f)
     assert np.any(_premul(pngs[-1])[..., 3] > 0)
+
+
+# ---- video: render and frame draw the same layer --------------------------------------------
+
+
+def _cli(*args: str) -> None:
+    import subprocess
+    import sys
+
+    res = subprocess.run([sys.executable, "-m", "overlay.cli", *args], capture_output=True, text=True, timeout=600)
+    assert res.returncode == 0, res.stderr
+
+
+def test_frame_with_analysis_draws_the_composed_scene(tmp_path: Any) -> None:
+    from PIL import Image
+
+    from renderer.build import build_scene
+    from renderer.raster import raster, to_rgba
+
+    game = tmp_path / "g.egn"
+    game.write_text(json.dumps(generate_game(SEED, deals=DEALS)), encoding="utf-8")
+    i = _lost_card_step()
+    _cli("frame", str(game), "--step", str(i), "--size", "960x540", "--analysis", "-o", str(tmp_path / "a.png"))
+    got = np.asarray(Image.open(tmp_path / "a.png").convert("RGBA")).astype(int)
+    state = _steps()[i]
+    scene = compose(build_scene(state, title=load_game(game.read_bytes(), source="g.egn").timeline.title, size=(960, 540)), build_analysis_layer(state, default_view(), _analysis(False)(i), size=(960, 540)))
+    want = to_rgba(raster(scene, scene.duration)).astype(int)
+    d = np.abs(got - want)
+    assert d.max() <= 8 and (d > 0).mean() < 0.005, (d.max(), (d > 0).mean())
+
+
+def test_render_with_analysis_adds_the_layer_and_public_hides_the_rest(tmp_path: Any) -> None:
+    from PIL import Image
+
+    game = tmp_path / "g.egn"
+    game.write_text(json.dumps(generate_game(SEED, deals=DEALS)), encoding="utf-8")
+    runs = {}
+    for name, extra in (("plain", ()), ("full", ("--analysis",)), ("public", ("--analysis", "public"))):
+        out = tmp_path / name
+        _cli("render", str(game), "-o", str(out), "--codec", "png", "--size", "480x270", "--fps", "1", "--deals", "1", *extra)
+        runs[name] = [np.asarray(Image.open(p).convert("RGBA")).astype(int) for p in sorted(out.glob("*.png"))]
+    assert len(runs["plain"]) == len(runs["full"]) == len(runs["public"]) > 5
+    # the default places at 480x270 (a quarter): the win bar at (24, 61), the bidding table at (24, 160)
+    bar = (slice(61, 80), slice(24, 174))
+    table = (slice(160, 211), slice(24, 129))
+    cover = {name: [float((f[bar][..., 3] > 0).mean()) for f in frames] for name, frames in runs.items()}
+    assert max(cover["plain"]) < 0.2 and min(cover["full"]) > 0.8 and min(cover["public"]) > 0.8, cover
+    assert sum(np.abs(f[table] - p[table]).max() > 32 for f, p in zip(runs["full"], runs["plain"])) >= 1  # the bidding table
+    assert all(np.abs(f[table] - p[table]).max() <= 8 for f, p in zip(runs["public"], runs["plain"]))  # never on the clean output
