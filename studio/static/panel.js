@@ -61,6 +61,7 @@ export function renderPanel() {
     renderForm(f, schema, schema, el, opts(["outputs", "preview", "view", list, i], { omit: ["id", "type"], upload, image }));
     if (el.type === "player-intro") p.append(h("p", { class: "help" }, "Fire the intro from the Match tab."));
     if (el.type === "logo") p.append(h("p", { class: "help" }, "Upload the logo or sponsor image under Image; it is fitted inside the slot's box, keeping its aspect ratio."));
+    if (["win-bar", "win-graph", "best-play", "play-quality", "bidding-table"].includes(el.type)) p.append(h("p", { class: "help" }, "Drawn when analysis is on for this channel (Outputs tab). The clean output shows only the win-probability bar and graph, as estimates."));
   } else if (S.tab === "view") {
     const f = h("div");
     p.append(h("h2", {}, "Preview view"), f);
