@@ -18,6 +18,7 @@ from .reading import ANALYSIS_SIZES, AnalysisFrame, CallRow, Reading
 from .cardart import suit_colour, suit_path
 from .context import HAND_TYPES, Ctx
 from .panels import ink_on
+from .scene import Num
 from .table import CH, CW, hand_slots
 from .view import Extra, ExtraType
 
@@ -100,12 +101,16 @@ def _win_bar(ctx: Ctx, ex: Extra, frame: AnalysisFrame) -> None:
     b.rrect(-1.5, by, 3, bh, 0, "#ffffffff", None, 0)
     b.restore()
     b.restore()
-    # the numbers: the old ones fade out while the new ones fade in
+    # the numbers: the old ones fade out over the first half of the move, the new ones in
+    # over the second (never both half-drawn on top of each other)
     mid = by + bh / 2 + 7
-    pairs = [(before, 1.0, 0.0), (p, 0.0, 1.0)] if round(before * 100) != round(p * 100) else [(p, 1.0, 1.0)]
-    for value, a0, a1 in pairs:
+    half = at.run_time / 2
+    fades: list[tuple[float, Num]] = [(p, 1.0)]
+    if win_text(before) != win_text(p):
+        fades = [(before, b.tween(0.0, half, 1.0, 0.0, "linear")), (p, b.tween(half, at.run_time, 0.0, 1.0, "linear"))]
+    for value, fade in fades:
         b.save()
-        b.alpha(b.tween(0.0, at.run_time, a0, a1, "linear"))
+        b.alpha(fade)
         ctx.label(th.font_title, 20, bx + 12, mid, win_text(value), ink_on(ctx.team_colour(0)))
         ctx.label(th.font_title, 20, bx + bw - 12, mid, win_text(1 - value), ink_on(ctx.team_colour(1)), align="right")
         b.restore()
