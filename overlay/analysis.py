@@ -63,26 +63,28 @@ _pool: AnalysisPool | None = None
 _analysts: dict[Ruleset, Analyst] = {}
 
 
-def _work(rules: Ruleset, state: GameState, public: bool) -> dict[str, Any]:
-    """Analyse one state in a worker; the analyst (and its tables) stays for the next call."""
+def _analyst(rules: Ruleset) -> Analyst:
+    """The worker's analyst of ``rules``: made once, kept (with its tables) for the next call."""
     analyst = _analysts.get(rules)
     if analyst is None:
         analyst = _analysts[rules] = Analyst(rules)
-    return analyst.analyse(state, public=public).to_json()
+    return analyst
+
+
+def _work(rules: Ruleset, state: GameState, public: bool) -> dict[str, Any]:
+    """Analyse one state in a worker."""
+    return _analyst(rules).analyse(state, public=public).to_json()
 
 
 def _work_frame(rules: Ruleset, state: GameState, public: bool, first: GameState, ends: tuple[DealEnd, ...]) -> dict[str, Any]:
     """One state's analysis and its game's graph points (public: no hand read), in a worker."""
-    analyst = _analysts.get(rules)
-    if analyst is None:
-        analyst = _analysts[rules] = Analyst(rules)
+    analyst = _analyst(rules)
     return {"analysis": analyst.analyse(state, public=public).to_json(), "graph": [p.to_json() for p in analyst.graph(first, ends)]}
 
 
 def _warm(rules: Ruleset) -> bool:
     """Fit the win-probability prior of a ruleset before the first real request."""
-    if rules not in _analysts:
-        _analysts[rules] = Analyst(rules)
+    _analyst(rules)
     return True
 
 
