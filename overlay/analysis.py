@@ -319,9 +319,12 @@ async def _deliver(
     except Exception:  # a failed analysis must not touch the channel
         log.exception("channel %s: analysis of step %s failed", channel.id, step)
         return
-    if result is None or channel.closed:
+    if channel.closed:
+        work.latest.pop(key, None)  # a deleted channel's keys go with it
         return
-    slot = work.latest[key]
+    if result is None:
+        return
+    slot = work.latest.setdefault(key, _Latest())
     analysis, graph = result["analysis"], result["graph"]
     try:
         frame = AnalysisFrame.from_json(analysis, slot.shown, graph)
