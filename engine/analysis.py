@@ -10,6 +10,7 @@ the contract alone (labelled an estimate).  Pure: states in, values out.
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
 
@@ -20,7 +21,7 @@ from .solve import TRICKS, CardValue, PlayAnalysis, Solver, position_of
 from .state import GameState, StepKind, team_of
 from .winprob import Outcomes, ScoreModel, deal_weight, fit_prior, mix
 
-__all__ = ["StepAnalysis", "Analyst"]
+__all__ = ["StepAnalysis", "Analyst", "DealEnd", "GraphPoint", "deal_ends"]
 
 
 @dataclass(frozen=True)
@@ -57,6 +58,66 @@ class StepAnalysis:
             "winProbability": [round(p, 4) for p in self.win_probability] if self.win_probability is not None else None,
             "estimate": self.estimate,
         }
+
+
+@dataclass(frozen=True)
+class DealEnd:
+    """The public facts of one scored deal that the match graph needs (no hand is read):
+    who dealt, the score after it, the contract and the tricks each team took."""
+
+    deal: int
+    dealer: int
+    score: tuple[int, int]
+    maker: int | None
+    alone: bool
+    tricks: tuple[int, int]
+    winner: int | None = None
+
+    @property
+    def mark(self) -> tuple[str, int] | None:
+        """The swing worth marking on the graph, and the team it went to: ``("euchre",
+        defenders)`` when the makers took fewer than 3 tricks, else ``("loner", makers)`` for
+        a deal played alone; ``None`` otherwise (a throw-in included)."""
+        if self.maker is None:
+            return None
+        makers = team_of(self.maker)
+        if self.tricks[makers] < 3:
+            return ("euchre", 1 - makers)
+        if self.alone:
+            return ("loner", makers)
+        return None
+
+
+@dataclass(frozen=True)
+class GraphPoint:
+    """One point of the win-probability graph over the match: after ``deals`` deals (0: before
+    the first), team 0's chance ``p``; ``mark``/``team`` as :attr:`DealEnd.mark`."""
+
+    deals: int
+    p: float
+    mark: str | None = None
+    team: int | None = None
+
+    def to_json(self) -> dict[str, Any]:
+        return {"deals": self.deals, "p": round(self.p, 4), "mark": self.mark, "team": self.team}
+
+    @classmethod
+    def from_json(cls, data: dict[str, Any]) -> GraphPoint:
+        return cls(int(data["deals"]), float(data["p"]), data.get("mark"), data.get("team"))
+
+
+def deal_ends(steps: Sequence[GameState]) -> tuple[DealEnd, ...]:
+    """The scored deals among ``steps`` (one game's states up to the step shown), in order:
+    the main line's and those of the branch of the last state, one per deal."""
+    if not steps:
+        return ()
+    branch = steps[-1].branch
+    ends: dict[int, DealEnd] = {}
+    for s in steps:
+        if s.kind is not StepKind.DEAL_SCORED or (s.branch is not None and s.branch != branch):
+            continue
+        ends[s.deal] = DealEnd(s.deal, s.dealer, (s.score[0], s.score[1]), s.maker, s.alone, (s.tricks_per_team[0], s.tricks_per_team[1]), s.winner)
+    return tuple(ends[d] for d in sorted(ends))
 
 
 class Analyst:
@@ -107,6 +168,23 @@ class Analyst:
             self._win_probability(state, play, calls),
             public,
         )
+
+    def graph(self, first: GameState, ends: Sequence[DealEnd]) -> tuple[GraphPoint, ...]:
+        """The win-probability graph of a game: the public score-state model's value before
+        the first deal (``first``: the game's first state) and after each of ``ends``.  Cheap
+        (no solve) and public: the same on every output."""
+        model = self.model
+        if model is None:
+            return ()
+        points = [GraphPoint(0, model.future(first.score, team_of(first.dealer), 0))]
+        for n, end in enumerate(ends, start=1):
+            if end.winner is not None:
+                p = 1.0 if end.winner == 0 else 0.0
+            else:
+                p = model.after(end.score[0], end.score[1], end.dealer, end.deal + 1)
+            mark = end.mark
+            points.append(GraphPoint(n, p, mark[0] if mark else None, mark[1] if mark else None))
+        return tuple(points)
 
     def _win_probability(self, state: GameState, play: PlayAnalysis | None, calls: tuple[CallValue, ...] | None) -> tuple[float, float] | None:
         model = self.model

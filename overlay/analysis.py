@@ -1,20 +1,34 @@
-"""Live analysis beside the event loop: a process pool, stale results dropped.
+"""Live analysis beside the event loop: a process pool, stale results dropped, drawn on air.
 
 The double-dummy solver takes tens of milliseconds per step and the bidding table more, which
 must never delay a frame.  So a page gets its scene at once (the pump does not wait), and the
 analysis of the same step follows as its own message when a worker process has it:
 
-    {"type": "analysis", "channel": ..., "output": ..., "step": N, "analysis": {...}}
+    {"type": "analysis", "channel": ..., "output": ..., "step": N, "tookMs": ...,
+     "analysis": {...}, "graph": [{deals, p, mark, team}, ...], "layer": {scene}}
 
-(``analysis`` is the ``analyse --json`` step object).  Each (channel, output) keeps only its
-newest request: a request still queued is cancelled when a newer one arrives, and a result
-whose step is no longer the newest is dropped, never sent.  The clean output never gets
-analysis computed from hidden cards: it is analysed with ``public=True`` (score, dealer and
-contract only, labelled an estimate), or not at all, as :data:`CLEAN` says.
+(``analysis`` is the ``analyse --json`` step object, ``graph`` the match graph's points,
+:meth:`engine.analysis.Analyst.graph`).  Each (channel, output) keeps only its newest request:
+a request still queued is cancelled when a newer one arrives, and a result whose step is no
+longer the newest is dropped, never sent.  The clean output never gets analysis computed from
+hidden cards: it is analysed with ``public=True`` (score, dealer and contract only, labelled an
+estimate), or not at all, as the channel's settings say.
 
-Workers keep one :class:`engine.analysis.Analyst` per ruleset, so stepping through a deal
-reuses the solver's tables.  Off unless enabled (``EUCHRE_OVERLAY_ANALYSIS=1`` in the
-service's environment, or :func:`configure`): the page player draws no analysis element yet.
+**Why a layer scene, built here.**  ``layer`` is the analysis elements of the output's view
+(:func:`renderer.analysis.build_analysis_layer`), a small scene of its own that the page's
+player draws over the step scene on a clock of its own.  Rebuilding the step scene with the
+analysis in it would restart (or have to re-time) the step's animation and send the whole
+scene twice; drawing analysis in the page from the raw numbers would be a second renderer in
+JavaScript.  The layer keeps one renderer (the same ops as the video, where
+:func:`renderer.analysis.compose` appends it to the step scene) and costs a few milliseconds
+on the event loop, once per (output, size) and step.  The page draws its step scene at once,
+keeps a layer only for the step it shows and drops it when it leaves that step; a page that
+reconnects gets the last layer of its step after the snapshot.
+
+Where: per channel (``ChannelSettings.analysis``: on/off and the clean output's policy), or
+for every channel of the process (``EUCHRE_OVERLAY_ANALYSIS=1`` in the service's environment,
+or :func:`configure`).  Off by default.  Workers keep one :class:`engine.analysis.Analyst`
+per ruleset, so stepping through a deal reuses the solver's tables.
 """
 
 from __future__ import annotations
@@ -30,11 +44,11 @@ from collections.abc import Iterable
 from dataclasses import dataclass, field
 from typing import Any, Literal
 
-from engine.analysis import Analyst
+from engine.analysis import Analyst, DealEnd, deal_ends
 from engine.ruleset import Ruleset
 from engine.state import GameState
 
-__all__ = ["CLEAN", "AnalysisPool", "configure", "enabled", "pool", "after_scene", "rules_of", "shutdown"]
+__all__ = ["CLEAN", "AnalysisPool", "configure", "enabled", "policy", "pool", "after_scene", "after_snapshot", "rules_of", "shutdown"]
 
 log = logging.getLogger("overlay.analysis")
 
@@ -49,18 +63,28 @@ _pool: AnalysisPool | None = None
 _analysts: dict[Ruleset, Analyst] = {}
 
 
-def _work(rules: Ruleset, state: GameState, public: bool) -> dict[str, Any]:
-    """Analyse one state in a worker; the analyst (and its tables) stays for the next call."""
+def _analyst(rules: Ruleset) -> Analyst:
+    """The worker's analyst of ``rules``: made once, kept (with its tables) for the next call."""
     analyst = _analysts.get(rules)
     if analyst is None:
         analyst = _analysts[rules] = Analyst(rules)
-    return analyst.analyse(state, public=public).to_json()
+    return analyst
+
+
+def _work(rules: Ruleset, state: GameState, public: bool) -> dict[str, Any]:
+    """Analyse one state in a worker."""
+    return _analyst(rules).analyse(state, public=public).to_json()
+
+
+def _work_frame(rules: Ruleset, state: GameState, public: bool, first: GameState, ends: tuple[DealEnd, ...]) -> dict[str, Any]:
+    """One state's analysis and its game's graph points (public: no hand read), in a worker."""
+    analyst = _analyst(rules)
+    return {"analysis": analyst.analyse(state, public=public).to_json(), "graph": [p.to_json() for p in analyst.graph(first, ends)]}
 
 
 def _warm(rules: Ruleset) -> bool:
     """Fit the win-probability prior of a ruleset before the first real request."""
-    if rules not in _analysts:
-        _analysts[rules] = Analyst(rules)
+    _analyst(rules)
     return True
 
 
@@ -71,6 +95,12 @@ def _warm(rules: Ruleset) -> bool:
 class _Latest:
     token: int = 0
     future: concurrent.futures.Future[dict[str, Any]] | None = None
+    #: the last analysis sent for this key (the bar moves from it; it values the card played)
+    shown: dict[str, Any] | None = None
+    #: (game, step, settings revision, message) of the last message sent, for snapshots
+    sent: tuple[int, int, int, str] | None = None
+    #: the step of the newest request
+    pending: int | None = None
 
 
 @dataclass
@@ -92,15 +122,25 @@ class AnalysisPool:
     async def analyse(self, key: tuple[str, str], state: GameState, rules: Ruleset, *, public: bool) -> dict[str, Any] | None:
         """The analysis of ``state``, or ``None`` when a newer request for ``key`` came first
         (the stale result is dropped; a request still queued is cancelled)."""
+        return await self._run(key, _work, rules, state, public)
+
+    async def analyse_frame(
+        self, key: tuple[str, str], state: GameState, rules: Ruleset, *, public: bool, first: GameState, ends: tuple[DealEnd, ...]
+    ) -> dict[str, Any] | None:
+        """``{"analysis": ..., "graph": [...]}`` of ``state`` (``first``: its game's first
+        state, ``ends``: the game's scored deals so far), or ``None`` as :meth:`analyse`."""
+        return await self._run(key, _work_frame, rules, state, public, first, ends)
+
+    async def _run(self, key: tuple[str, str], fn: Any, *args: Any) -> dict[str, Any] | None:
         slot = self.latest.setdefault(key, _Latest())
         if slot.future is not None and slot.future.cancel():
             self.dropped += 1
         slot.token += 1
         token = slot.token
-        future = self.executor().submit(_work, rules, state, public)
+        future = self.executor().submit(fn, *args)
         slot.future = future
         try:
-            result = await asyncio.wrap_future(future)
+            result: dict[str, Any] = await asyncio.wrap_future(future)
         except asyncio.CancelledError:
             if future.cancelled():  # superseded while queued: not this task's cancellation
                 return None
@@ -160,50 +200,149 @@ def rules_of(document: dict[str, Any], game_index: int = 0) -> Ruleset:
         return Ruleset()
 
 
-def message(channel: str, output: str, step: int, analysis: dict[str, Any], *, took_ms: float) -> str:
-    return json.dumps({"type": "analysis", "channel": channel, "output": output, "step": step, "tookMs": round(took_ms, 2), "analysis": analysis}, separators=(",", ":"))
+def policy(channel: Any, output: str) -> Literal["full", "public", "none"]:
+    """What ``output`` of ``channel`` gets: analysis from all four hands, from public
+    information only (the clean output's "public"), or none (analysis off, or the clean
+    output's "none").  The channel's settings decide where they turn analysis on; else the
+    process-wide switch (:func:`enabled`, :data:`CLEAN`)."""
+    own = getattr(getattr(channel, "settings", None), "analysis", None)
+    if own is not None and own.enabled:
+        clean: str = own.clean
+    elif enabled():
+        clean = CLEAN["policy"]
+    else:
+        return "none"
+    if output != "clean":
+        return "full"
+    return "public" if clean == "public" else "none"
 
 
-def after_scene(channel: Any, output: str, size: tuple[int, int], step: int | None, pages: Iterable[Any]) -> None:
-    """The pump's hook: the scene of ``step`` was just sent to ``pages`` (one group: an output
-    at one size); start its analysis and send it to those pages when ready (never awaited by
-    the pump)."""
-    if step is None or not enabled():
+def message(channel: str, output: str, step: int, analysis: dict[str, Any], *, took_ms: float, graph: list[dict[str, Any]] | None = None, layer: str | None = None) -> str:
+    """The analysis message (``layer``: the layer scene's JSON text, spliced in as it is)."""
+    head: dict[str, Any] = {"type": "analysis", "channel": channel, "output": output, "step": step, "tookMs": round(took_ms, 2), "analysis": analysis}
+    if graph is not None:
+        head["graph"] = graph
+    text = json.dumps(head, separators=(",", ":"))
+    return text if layer is None else text[:-1] + ',"layer":' + layer + "}"
+
+
+def _key(channel: Any, output: str, size: tuple[int, int]) -> tuple[str, str]:
+    return (channel.id, f"{output}@{size[0]}x{size[1]}")
+
+
+def after_scene(channel: Any, output: str, size: tuple[int, int], step: int | None, pages: Iterable[Any] = ()) -> None:
+    """The pump's hook: the scene of ``step`` was just sent to the pages of one group (an
+    output at one size); start its analysis and send it, with its layer, to the group's pages
+    when ready (never awaited by the pump).  ``pages`` is not read: the pages of the group
+    when the result is ready get it."""
+    if step is None:
         return
-    public = output == "clean"
-    if public and CLEAN["policy"] == "none":
+    how = policy(channel, output)
+    if how == "none":
         return
-    # the game this output shows now (its delay applied): while an alternative line is on
-    # air there, the line game, whose states are the line's (overlay.branching)
-    pos = channel.director.position(channel.hub.clock() - channel.settings.output(output).delay)
-    game = channel.shown(pos.version)
+    public = how == "public"
+    game = _shown_game(channel, output)
     if game is None or step >= len(game.steps):
         return
     state = game.steps[step]
     part = game.part_of(step) if getattr(game, "parts", ()) else None
     rules = rules_of(game.document, part.index if part is not None else 0)
-    targets = list(pages)
-    key = (channel.id, f"{output}@{size[0]}x{size[1]}")
-    task = asyncio.get_running_loop().create_task(_deliver(channel, key, output, step, state, rules, public, targets), name=f"analysis:{key}")
+    begin = part.first_step if part is not None else 0
+    first = game.steps[begin]
+    ends = deal_ends(game.steps[begin : step + 1])
+    key = _key(channel, output, size)
+    pool().latest.setdefault(key, _Latest()).pending = step
+    task = asyncio.get_running_loop().create_task(
+        _deliver(channel, key, output, size, step, game, rules, public, first, ends), name=f"analysis:{key}"
+    )
     _tasks.add(task)
     task.add_done_callback(_tasks.discard)
 
 
-_tasks: set[asyncio.Task[None]] = set()
+def _shown_game(channel: Any, output: str) -> Any:
+    """The game ``output`` shows now (its delay applied): while an alternative line is on air
+    there, the line game, whose states are the line's (overlay.branching)."""
+    pos = channel.director.position(channel.hub.clock() - channel.settings.output(output).delay)
+    return channel.shown(pos.version)
 
 
-async def _deliver(channel: Any, key: tuple[str, str], output: str, step: int, state: GameState, rules: Ruleset, public: bool, pages: list[Any]) -> None:
+def after_snapshot(channel: Any, page: Any, step: int | None) -> None:
+    """A page just got a snapshot of ``step``: send it the last analysis of that step, when
+    there is one (a page that reconnects or is shown again by OBS gets it back at once)."""
+    if step is None or policy(channel, page.output) == "none":
+        return
+    slot = pool().latest.get(_key(channel, page.output, page.size))
+    if slot is not None and slot.sent is not None:
+        game, at, revision, text = slot.sent
+        if at == step and game == id(_shown_game(channel, page.output)) and revision == channel.render.revision:
+            _send_later(page, text)
+            return
+    if slot is not None and slot.pending == step and slot.future is not None and not slot.future.done():
+        return  # on its way: it goes to every page of the group
+    after_scene(channel, page.output, page.size, step, [page])
+
+
+def _send_later(page: Any, text: str) -> None:
+    from .clients import send_text
+
+    task = asyncio.get_running_loop().create_task(send_text(page.ws, text), name="analysis:snapshot")
+    _tasks.add(task)
+    task.add_done_callback(_tasks.discard)
+
+
+_tasks: set[asyncio.Task[Any]] = set()
+
+
+def layer_text(channel: Any, output: str, size: tuple[int, int], state: GameState, frame: Any, *, public: bool) -> str:
+    """The analysis layer scene of ``output`` at ``size`` for ``state`` (compact JSON)."""
+    from renderer.analysis import build_analysis_layer
+
+    rs = channel.render
+    view = rs.view(output, state.step)
+    scene = build_analysis_layer(state, view, frame, rs.theme, rs.timing, rs.match, size=size, public=public)
+    return scene.dumps()
+
+
+async def _deliver(
+    channel: Any,
+    key: tuple[str, str],
+    output: str,
+    size: tuple[int, int],
+    step: int,
+    game: Any,
+    rules: Ruleset,
+    public: bool,
+    first: GameState,
+    ends: tuple[DealEnd, ...],
+) -> None:
+    from renderer.analysis import AnalysisFrame
+
     from .clients import send_text
 
     began = time.perf_counter()
+    state: GameState = game.steps[step]
+    work = pool()
     try:
-        result = await pool().analyse(key, state, rules, public=public)
+        result = await work.analyse_frame(key, state, rules, public=public, first=first, ends=ends)
     except Exception:  # a failed analysis must not touch the channel
         log.exception("channel %s: analysis of step %s failed", channel.id, step)
         return
-    if result is None or channel.closed:
+    if channel.closed:
+        work.latest.pop(key, None)  # a deleted channel's keys go with it
         return
-    text = message(channel.id, output, step, result, took_ms=(time.perf_counter() - began) * 1000)
-    for page in pages:
-        if page in channel.pages:
-            await send_text(page.ws, text)
+    if result is None:
+        return
+    slot = work.latest.setdefault(key, _Latest())
+    analysis, graph = result["analysis"], result["graph"]
+    try:
+        frame = AnalysisFrame.from_json(analysis, slot.shown, graph)
+        layer = layer_text(channel, output, size, state, frame, public=public)
+    except Exception:  # a layer that cannot be drawn: the numbers still go out
+        log.exception("channel %s: analysis layer of step %s failed", channel.id, step)
+        layer = None
+    slot.shown = analysis
+    text = message(channel.id, output, step, analysis, took_ms=(time.perf_counter() - began) * 1000, graph=graph, layer=layer)
+    slot.sent = (id(game), step, channel.render.revision, text)
+    # every page of the group now (one that joined while the worker ran included)
+    for page in [p for p in channel.pages if p.output == output and p.size == size]:
+        await send_text(page.ws, text)

@@ -159,6 +159,7 @@ class FanOut(ChannelCore):
         # the pump need not send this picture again to a first page of its group
         self.last_key.setdefault(page.group, self._scene_key(page.output, page.size, now))
         page.outbox.offer(text, lambda: page.note_sent(seq, step, now))
+        analysis.after_snapshot(self, page, step)  # the last analysis of that step, if any
 
     def send_state(self, sub: StateSub) -> None:
         now = self.hub.clock()

@@ -33,6 +33,7 @@ __all__ = [
     "OUTPUTS",
     "OutputName",
     "OutputSettings",
+    "AnalysisSettings",
     "ChannelSettings",
     "ViewSwitch",
     "Look",
@@ -121,6 +122,21 @@ class Look(_Model):
     timing: Timing = Field(default_factory=Timing, title="Timing", description="Step timing and the deal transition.")
 
 
+class AnalysisSettings(_Model):
+    """Analysis on air for one channel (``overlay/analysis.py``): off unless turned on."""
+
+    enabled: bool = Field(
+        False,
+        title="Analysis on air",
+        description="Draw the analysis elements (win-probability bar and graph, best play, play quality, bidding table) on this channel's pages; computed beside the server in a worker process.",
+    )
+    clean: Literal["public", "none"] = Field(
+        "public",
+        title="Clean output",
+        description="What the clean output (no hole cards) shows: public = the win probability from the score, dealer and contract only, labelled EST.; none = no analysis at all.",
+    )
+
+
 def _default_outputs() -> dict[str, OutputSettings]:
     return {name: OutputSettings() for name in OUTPUTS}
 
@@ -156,6 +172,12 @@ class ChannelSettings(_Model):
         description="Named views put on the outputs at chosen steps.",
     )
 
+    analysis: AnalysisSettings = Field(
+        default_factory=AnalysisSettings,
+        title="Analysis",
+        description="Analysis on air: on or off, and what the clean output may show.",
+    )
+
     cue_times: dict[Annotated[int, Field(ge=0)], Annotated[float, Field(ge=0, allow_inf_nan=False)]] = Field(
         default_factory=dict,
         max_length=20000,
@@ -189,7 +211,7 @@ class ChannelSettings(_Model):
                 best, chosen = sw.step, sw.view
         return next((v for v in self.views if v.id == chosen), None)
 
-    @field_validator("theme", "timing", "match", mode="before")
+    @field_validator("theme", "timing", "match", "analysis", mode="before")
     @classmethod
     def _null_is_default(cls, value: Any) -> Any:
         """Documents stored before these were typed say null for "the default"."""

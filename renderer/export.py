@@ -37,6 +37,7 @@ from engine.errors import Place, SchemaError
 from engine.state import GameState, StepKind
 from engine.stats import MatchStats
 
+from .analysis import AnalysisFrame, build_analysis_layer, compose
 from .extras import build_broadcast_scene
 from .matchdata import MatchData
 from .raster import Assets, parse_colour, raster, to_rgba
@@ -44,7 +45,7 @@ from .scene import Scene
 from .statboard import needs_stats
 from .theme import Theme
 from .timing import Timing
-from .view import View
+from .view import View, default_view
 
 __all__ = [
     "Codec",
@@ -335,15 +336,20 @@ class FrameSource:
         match: MatchData | None = None,
         images: Callable[[Sequence[str]], dict[str, bytes]] | None = None,
         stats: Callable[[int], MatchStats] | None = None,
+        analysis: Callable[[int], AnalysisFrame] | None = None,
+        public: bool = False,
     ) -> None:
         """``match`` and the view's extras are drawn as a channel's page draws them; ``images``
         reads the bytes of the uploaded images a scene names (the caller's files: this module
         reads none but the video it writes), and without it images draw nothing, as on a page
         that cannot load them; ``stats`` gives the statistics extras the game's statistics
-        at a step (:class:`renderer.statboard.StatsBook`), without it they draw nothing."""
+        at a step (:class:`renderer.statboard.StatsBook`), without it they draw nothing.
+        ``analysis`` gives each step's :class:`AnalysisFrame`: its layer is drawn from the
+        step's start (``public``: as on the clean output)."""
         self.steps = steps
         self._stats = stats
         self.match, self._read_images = match, images
+        self.analysis, self.public = analysis, public
         self.schedule = schedule
         self.view, self.theme, self.timing, self.title = view, theme, timing, title
         self.size = size
@@ -364,6 +370,11 @@ class FrameSource:
                 self.steps[step], self.view, self.theme, self.timing, self.match, title=self.title, size=self.size,
                 stats=self._stats(step) if wants and self._stats is not None else None,
             )
+            if self.analysis is not None:
+                layer = build_analysis_layer(
+                    self.steps[step], self.view or default_view(), self.analysis(step), self.theme, self.timing, self.match, size=self.size, public=self.public
+                )
+                scene = compose(scene, layer)
             missing = [i for i in scene.images if i not in self.assets.bitmaps]
             if missing and self._read_images is not None:
                 for image_id, data in self._read_images(missing).items():

@@ -14,6 +14,7 @@ from engine.state import GameState, StepKind, team_of
 from engine.stats import MatchStats
 
 from .altline import AltLine
+from .reading import ANALYSIS_SIZES, ANALYSIS_TYPES
 from .build import build_scene
 from .context import Ctx
 from .linemarks import draw_banner
@@ -31,6 +32,7 @@ EXTRA_SIZES: dict[ExtraType, tuple[float, float]] = {
     ExtraType.PLAYER_INTRO: (760.0, 132.0),
     ExtraType.LOGO: (320.0, 180.0),
     **STATS_SIZES,
+    **ANALYSIS_SIZES,  # drawn by renderer.analysis, from an AnalysisFrame
 }
 
 
@@ -84,7 +86,7 @@ def draw_extras(
     alternative-line banner appended (pure)."""
     style = timing.transition.style
     wipe = style != "cut" and state.kind is StepKind.DEAL_START and state.deal > 0
-    extras = [e for e in view.extras if e.visible]
+    extras = [e for e in view.extras if e.visible and e.type not in ANALYSIS_TYPES]
     if not extras and not wipe and line is None:
         return scene
     b = Builder()

@@ -70,6 +70,11 @@ class Timing(BaseModel):
     deal_scored: StepTiming = _st(1.0, 2.5, "out", "Deal scored")
     game_over: StepTiming = _st(1.0, 6.0, "back", "Game over")
     transition: Transition = Field(default_factory=Transition, title="Deal transition", description="Between deals: a cut or a wipe.")
+    analysis: StepTiming = Field(
+        default_factory=lambda: StepTiming(run_time=0.6, hold=0.0, ease="inout"),
+        title="Analysis",
+        description="How analysis elements move when a new analysis is shown: the win-probability bar slides from its last value over the run time; marks and tables fade in (hold is not used).",
+    )
     # live catch-up (issue 10): a live output stays within ``live_lag`` of a fast feed
     live_lag: float = Field(
         1.0,

@@ -77,6 +77,12 @@ class ExtraType(str, Enum):
     MATCH_STATS = "match-stats"  # per team and player statistics of the match, and the streak
     STATS_LOWER_THIRD = "stats-lower-third"  # one team's or player's statistics on one line
     DEAL_HISTORY = "deal-history"  # a cell per deal: dealer, trump, maker, alone, points
+    # analysis on air (drawn by renderer.insights, only when the output gets analysis)
+    WIN_BAR = "win-bar"  # win probability per team, moving smoothly to each new value
+    WIN_GRAPH = "win-graph"  # win probability over the match, euchres and loners marked
+    BEST_PLAY = "best-play"  # the best card(s) of the player to act, marked in a face-up hand
+    PLAY_QUALITY = "play-quality"  # badge: what the card just played gave up ("-1 TRICK")
+    BIDDING_TABLE = "bidding-table"  # during the bidding: each call open and its points
 
 
 class Extra(BaseModel):

@@ -10,8 +10,12 @@ after its call on ``--games`` games, and once for the full model (double-dummy v
 bidding table) at the bidding's start, the first lead and each trick taken on ``--dd-games``.
 ``--live N`` adds the live figure: a service started as ``euchre-overlay serve`` with live
 analysis on, a logger posting N actions of a generated game one by one, and a page socket
-(a WebSocket client, not a browser: the page draws no analysis yet) timing each action's POST
-to the arrival of the analysis of the step it made.  Node counts of the solve and CPU times
+(a WebSocket client) timing each action's POST to the arrival of the analysis of the step it
+made.  ``--page N`` adds the same in a real browser: the overlay page (the system Chromium,
+``?bench=1``) on a channel with analysis turned on in its settings, timing each action's POST
+to the moment the page has drawn the analysis layer of the step it made (the page stamps it
+after forcing the raster): "action -> analysis drawn on the page" (aim: p99 <= 250 ms), on
+actions that make one step (a trick's last card makes two, played one after the other).  Node counts of the solve and CPU times
 (``*_cpu_ms``, the process's own CPU time) are reported too: on a shared machine wall-clock
 milliseconds include the time the process waits for a core.
 """
@@ -34,7 +38,7 @@ from engine.ruleset import Ruleset
 from engine.solve import Solver, position_of
 from engine.state import StepKind
 
-from .server import pct, start_server
+from .server import KINDS, pct, start_server
 
 __all__ = ["HELP", "add_arguments", "run"]
 
@@ -49,7 +53,8 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
     p.add_argument("--games", type=int, default=10_000, help="generated games for the public estimate's calibration")
     p.add_argument("--dd-games", type=int, default=100, help="generated games for the full model's calibration (a solve per step sampled)")
     p.add_argument("--whole-games", type=int, default=5, help="games analysed step by step for analyses/s")
-    p.add_argument("--live", type=int, default=0, help="logger actions for the action -> analysis-on-the-page figure (0: skip)")
+    p.add_argument("--live", type=int, default=0, help="logger actions for the action -> analysis-on-a-page-socket figure (0: skip)")
+    p.add_argument("--page", type=int, default=0, help="logger actions for the action -> analysis-drawn-in-a-real-browser figure (0: skip)")
 
 
 def _games(first: int, count: int) -> Any:
@@ -165,6 +170,17 @@ def run(args: argparse.Namespace) -> dict[str, Any]:
         figures["live_actions"] = len(live)
         figures["action_to_analysis_ms_p50"] = statistics.median(live) if live else None
         figures["action_to_analysis_ms_p99"] = pct(live, 99) if live else None
+    if args.page:
+        page = asyncio.run(_page(args.page))
+        drawn = page["drawn"]
+        figures["page_actions"] = len(drawn)
+        figures["action_to_analysis_drawn_ms_p50"] = statistics.median(drawn) if drawn else None
+        figures["action_to_analysis_drawn_ms_p99"] = pct(drawn, 99) if drawn else None
+        # where the time goes: the step's scene on the page, the analysis message on the page,
+        # and the server's time from the scene to the analysis message (worker + layer)
+        for name, values in (("action_to_scene_received", page["scene"]), ("action_to_analysis_received", page["received"]), ("scene_to_analysis_server", page["took"])):
+            figures[f"{name}_ms_p50"] = statistics.median(values) if values else None
+            figures[f"{name}_ms_p99"] = pct(values, 99) if values else None
     figures["seconds"] = round(time.perf_counter() - t0, 1)
     return figures
 
@@ -211,3 +227,69 @@ async def _live(count: int) -> list[float]:
             proc.terminate()
             await proc.wait()
     return out
+
+
+async def _page(count: int) -> dict[str, list[float]]:
+    """Milliseconds from a logger action's POST to the analysis layer of its step drawn by the
+    overlay page in the system Chromium; and the server's time per analysis (``tookMs``)."""
+    import aiohttp
+    from playwright.async_api import async_playwright
+
+    from overlay.browser import CHROMIUM_ARGS, chromium_path
+    from overlay.feed import actions_of
+
+    doc = generate_game(31, deals=6)
+    empty = {**doc, "deals": [], "metadata": {k: v for k, v in doc["metadata"].items() if k != "finalScore"}}
+    actions = actions_of(doc)[:count]
+    out: list[float] = []
+    took: list[float] = []
+    got: list[float] = []
+    shown: list[float] = []
+    with tempfile.TemporaryDirectory() as data:
+        proc, base = await start_server(data, TOKEN, timeout=30)
+        try:
+            headers = {"Authorization": f"Bearer {TOKEN}"}
+            async with aiohttp.ClientSession(headers=headers) as session, async_playwright() as pw:
+                async with session.post(f"{base}/api/channels", json={"id": "an"}) as r:
+                    assert r.status == 201, await r.text()
+                async with session.put(f"{base}/api/channels/an/game", data=json.dumps(empty)) as r:
+                    assert r.status == 200, await r.text()
+                # analysis on in the channel's settings; steps short, so that each action's
+                # step is on air at once (the figure is the analysis's, not the playback pace)
+                fast = {kind: {"run_time": 0.2, "hold": 0.05} for kind in KINDS}
+                async with session.get(f"{base}/api/channels/an/settings") as g:
+                    rev = (await g.json())["revision"]
+                patch = {"revision": rev, "analysis": {"enabled": True}, "timing": fast}
+                async with session.patch(f"{base}/api/channels/an/settings", json=patch) as r:
+                    assert r.status == 200, await r.text()
+                browser = await pw.chromium.launch(executable_path=chromium_path(), args=CHROMIUM_ARGS, headless=True)
+                page = await browser.new_page(viewport={"width": 1920, "height": 1080})
+                await page.goto(f"{base}/overlay/an?output=program&bench=1")
+                await page.wait_for_function("window.euchreOverlay && window.euchreOverlay.state.connected", timeout=30_000)
+                steps = 0
+                for i, action in enumerate(actions):
+                    t0 = time.time() * 1000
+                    async with session.post(f"{base}/api/channels/an/actions", json={"seq": i + 1, **action}) as r:
+                        assert r.status == 200, await r.text()
+                        before, steps = steps, (await r.json())["steps"]
+                        step = steps - 1
+                    await page.wait_for_function(f"window.euchreOverlay.state.analysisStep === {step}", timeout=60_000)
+                    log = await page.evaluate("window.euchreOverlay.analysisBench()")
+                    last = next(e for e in reversed(log) if e["step"] == step)
+                    scenes = await page.evaluate("window.euchreOverlay.bench()")
+                    scene = next((e for e in reversed(scenes) if e["step"] == step), None)
+                    # the first ones start the worker and fit the prior; an action that made
+                    # two steps (a trick's last card: the card, then the trick taken) shows its
+                    # last step after the first one's run time: not counted
+                    if i >= 3 and steps - before == 1:
+                        out.append(last["drawnAt"] - t0)
+                        took.append(float(last["tookMs"]))
+                        got.append(last["receivedAt"] - t0)
+                        if scene is not None:
+                            shown.append(scene["receivedAt"] - t0)
+                    await asyncio.sleep(0.4)  # the step (and its layer's motion) is over
+                await browser.close()
+        finally:
+            proc.terminate()
+            await proc.wait()
+    return {"drawn": out, "took": took, "received": got, "scene": shown}

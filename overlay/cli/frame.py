@@ -17,7 +17,21 @@ def register(sub: Any) -> None:
     p.add_argument("--view", default=None, help="a View JSON file, or an EGN file with legacy Renderer 'views'")
     p.add_argument("--size", default=None, help="output size WxH, e.g. 1280x720 (default: the view's size)")
     p.add_argument("-o", "--output", required=True, help="PNG path")
+    add_analysis_argument(p)
     p.set_defaults(func=run_frame)
+
+
+def add_analysis_argument(p: argparse.ArgumentParser) -> None:
+    """``--analysis [full|public]`` (render and frame)."""
+    p.add_argument(
+        "--analysis",
+        nargs="?",
+        const="full",
+        default=None,
+        choices=("full", "public"),
+        help="draw the analysis elements (win-probability bar and graph, best play, play quality, bidding table), computed for each step; "
+        "public: only what the clean output may show (also the default with --output-name clean)",
+    )
 
 
 def parse_size(text: str | None) -> tuple[int, int] | None:
@@ -59,6 +73,13 @@ def run_frame(args: argparse.Namespace) -> int:
         raise OSError(f"--step {args.step}: the game has steps 0..{len(steps) - 1}")
     view = load_view(args.view) if args.view else None
     scene = build_scene(steps[n], view, title=game.timeline.title, size=parse_size(args.size))
+    if args.analysis is not None:
+        from renderer.analysis import GameAnalysis, build_analysis_layer, compose
+        from renderer.view import default_view
+
+        frames = GameAnalysis(steps, game.document.metadata.ruleset, public=args.analysis == "public")
+        layer = build_analysis_layer(steps[n], view or default_view(), frames(n), size=parse_size(args.size), public=args.analysis == "public")
+        scene = compose(scene, layer)
     t = scene.duration if args.t is None else args.t
     save_png(raster(scene, t), args.output)
     return 0

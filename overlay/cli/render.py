@@ -34,6 +34,9 @@ def register(sub: Any) -> None:
     add_job_arguments(p)
     p.add_argument("--background", default=None, help="draw over this colour (#rrggbb); h264 defaults to black")
     p.add_argument("--on-interrupt", choices=("keep", "remove"), default="keep", help="Ctrl+C keeps a playable file of what was written (default) or removes it")
+    from .frame import add_analysis_argument
+
+    add_analysis_argument(p)
     p.set_defaults(func=run_render)
 
 
@@ -68,6 +71,8 @@ class Job:
     match: Any = None  # renderer.matchdata.MatchData of --channel-settings
     uploads: Path | None = None  # where the images the scenes name are stored
     timeline: Any = None  # engine.state.Timeline of ``steps``: the statistics extras' numbers
+    rules: Any = None  # engine.ruleset.Ruleset of the game (for --analysis)
+    analysis: str | None = None  # "full", "public" or None (no analysis drawn)
 
     def frames(self) -> Any:
         """A :class:`renderer.export.FrameSource` over this job."""
@@ -78,6 +83,11 @@ class Job:
 
         folder = self.uploads
         images = None if folder is None else (lambda ids: read_images(folder, ids))
+        analysis = None
+        if self.analysis is not None:
+            from renderer.analysis import GameAnalysis
+
+            analysis = GameAnalysis(self.steps, self.rules, public=self.analysis == "public")
         return FrameSource(
             self.steps,
             self.schedule,
@@ -89,6 +99,8 @@ class Job:
             match=self.match,
             images=images,
             stats=None if self.timeline is None else stats_book(self.timeline).at,
+            analysis=analysis,
+            public=self.analysis == "public",
         )
 
 
@@ -183,7 +195,17 @@ def load_job(
         match=match,
         uploads=_uploads(args),
         timeline=game.timeline,
+        rules=game.document.metadata.ruleset,
+        analysis=_analysis_mode(args),
     )
+
+
+def _analysis_mode(args: argparse.Namespace) -> str | None:
+    """``--analysis``: full or public; the clean output's view is always public."""
+    mode: str | None = getattr(args, "analysis", None)
+    if mode is not None and getattr(args, "output_name", None) == "clean":
+        return "public"
+    return mode
 
 
 def _uploads(args: argparse.Namespace) -> Path | None:

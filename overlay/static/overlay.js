@@ -14,6 +14,10 @@
  *   transparent, says why on the console (once per outage, not once per retry) and keeps
  *   retrying, so it connects as soon as the channel is created.  An {"type": "error"}
  *   message from the server goes to the console too.
+ * - An "analysis" message (overlay/analysis.py) carries the analysis layer of one step: drawn
+ *   over that step's scene on its own clock (the step's animation goes on), kept while the
+ *   page shows that step and dropped when it leaves it (a layer that arrives before its
+ *   step's scene waits for it; one for a step already left is dropped).
  * Plain ES2017 for OBS's Chrome 127.  Text is only ever drawn on the canvas.
  */
 (function () {
@@ -41,8 +45,20 @@
     drawnSeq: 0,
     drawnStep: null,
     manual: false,
-    frames: 0
+    frames: 0,
+    analyses: 0, // analysis messages received
+    analysisStep: null, // the step whose analysis layer is drawn (null: none)
+    analysisDrawn: 0 // analysis layers drawn
   };
+  var layerAt = null; // nowSec() when the current analysis layer was first drawn
+  var waiting = null; // an analysis message whose step's scene has not arrived yet
+  var analysisLog = [];
+  var events = []; // the last 200 of "scene:N", "layer:N", "drop:N" (for tests and the bench)
+  var lastAnalysis = null; // the last analysis message, without its layer
+  function note(what) {
+    events.push(what);
+    if (events.length > 200) events.shift();
+  }
   var current = null; // {seq, step, t0, age, rate, dur, hasScene, done}
   var ws = null;
   var backoff = 250;
@@ -141,7 +157,10 @@
       console.error("euchre-overlay: " + state.lastError);
       return;
     }
+    if (msg && msg.type === "analysis") { onAnalysis(msg, arrived); return; }
     if (!msg || msg.type !== "scene") return;
+    if (!current || current.step !== msg.step || msg.step === null || msg.jump) dropLayer();
+    note("scene:" + msg.step);
     state.seq = msg.seq;
     state.step = msg.step;
     if (msg.snapshot) state.snapshots += 1;
@@ -168,6 +187,46 @@
     }
     draw();
     schedule();
+    if (waiting !== null) {
+      var w = waiting;
+      waiting = null;
+      if (w.step === msg.step) showLayer(w);
+    }
+  }
+
+  function dropLayer() {
+    if (state.analysisStep !== null) note("drop:" + state.analysisStep);
+    player.setLayer(null);
+    layerAt = null;
+    state.analysisStep = null;
+  }
+
+  function onAnalysis(msg, arrived) {
+    state.analyses += 1;
+    lastAnalysis = { step: msg.step, output: msg.output, analysis: msg.analysis, graph: msg.graph || null };
+    if (!msg.layer) return;
+    if (!current || current.step !== msg.step) {
+      // its scene may still be on the way (a snapshot); any other step's is stale
+      waiting = msg;
+      return;
+    }
+    showLayer(msg, arrived);
+  }
+
+  function showLayer(msg, arrived) {
+    var t = current.age + (nowSec() - current.t0) * current.rate;
+    player.setLayer(msg.layer, t);
+    note("layer:" + msg.step);
+    layerAt = nowSec();
+    state.analysisStep = msg.step;
+    current.done = false;
+    draw();
+    state.analysisDrawn += 1;
+    if (bench) {
+      canvas.getContext("2d").getImageData(0, 0, 1, 1); // forces the raster of this draw
+      analysisLog.push({ step: msg.step, tookMs: msg.tookMs, receivedAt: arrived || null, drawnAt: epochMs() });
+    }
+    schedule();
   }
 
   function clearCanvas() {
@@ -179,8 +238,9 @@
   function draw() {
     if (!current || state.manual) return;
     var t = current.age + (nowSec() - current.t0) * current.rate;
+    var lt = layerAt === null ? undefined : nowSec() - layerAt;
     if (current.hasScene) {
-      player.renderAt(t);
+      player.renderAt(t, lt);
     } else {
       clearCanvas();
     }
@@ -188,7 +248,8 @@
     state.frames += 1;
     // the loop stops once nothing moves (every track at its last value; the scene may still
     // be holding): a new scene draws at once on receipt and restarts it
-    if (!current.hasScene || current.rate === 0 || t >= current.dur || player.isStill(t)) current.done = true;
+    var layerStill = lt === undefined || player.layerIsStill(lt);
+    if ((!current.hasScene || current.rate === 0 || t >= current.dur || player.isStill(t)) && layerStill) current.done = true;
     if (drawnId !== current.id) {
       drawnId = current.id;
       state.drawnSeq = current.seq;
@@ -280,6 +341,9 @@
     },
     player: player,
     bench: function () { return benchLog; },
+    analysisBench: function () { return analysisLog; },
+    analysisEvents: function () { return events.slice(); },
+    analysis: function () { return lastAnalysis; },
     current: function () { return current; }
   };
 

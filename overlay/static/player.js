@@ -16,6 +16,10 @@
  *   player.renderAt(t);                       // t = seconds since the scene's start
  *   player.renderNow(nowSeconds);             // = renderAt(now - startTime)
  *   player.isStill(t);                        // nothing moves from t on (no track changes)
+ *   player.setLayer(layerScene, start);       // a scene drawn over the current one on a clock
+ *   player.renderAt(t, layerT);               // of its own (the analysis layer): at layerT,
+ *   player.layerIsStill(layerT);              // or at t - start when layerT is left out;
+ *   player.setLayer(null);                    // setScene keeps it, setLayer(null) drops it
  *
  * Static layers (renderer/layers.py's plan() for skia, same rules): top-level ["s"] ... ["r"]
  * groups that reference no track, are not moved or faded by a track before them and start
@@ -458,6 +462,10 @@
       this.contentIds = new Map(); // group content key -> small id (never reused)
       this.nextContentId = 1;
       this.clipped = false;
+      this.layer = null; // the analysis layer: a scene drawn over this.scene (setLayer)
+      this.layerStart = 0;
+      this.layerStill = 0;
+      this.lastLayerT = undefined;
       // The op table first (nothing draws without it), then the fonts.  The pinned fallback
       // for scripts Barlow lacks ("cjk") is large: it loads only when a scene uses it; every
       // other font loads at once.
@@ -534,6 +542,42 @@
     /** True once the scene has stopped moving at time t: every track is at its last value. */
     isStill(t) { return !this.scene || t >= this.stillAt; }
 
+    /** Draw `layer` (a scene of the same size, or null: none) over the current scene from now
+     * on, on its own clock: renderAt(t, layerT) draws it at layerT, renderAt(t) at
+     * t - start.  Its ops run after the scene's, op by op (it is small and short-lived). */
+    setLayer(layer, start) {
+      this.layer = layer ? (typeof layer === "string" ? JSON.parse(layer) : layer) : null;
+      this.layerStart = start || 0;
+      this.layerStill = 0;
+      if (!this.layer) return;
+      for (const track of this.layer.tracks || []) this.layerStill = Math.max(this.layerStill, track[track.length - 1][0]);
+      const keys = (this.layer.fonts || []).filter((k) => this.urls[k]);
+      if (keys.some((k) => !this.faces[k])) {
+        const shown = this.layer;
+        Promise.all(keys.map((k) => this._load(k))).then(() => { if (this.layer === shown) this.renderAt(this.lastT, this.lastLayerT); });
+      }
+    }
+
+    /** True once the layer (if any) has stopped moving at its time layerT. */
+    layerIsStill(layerT) { return !this.layer || layerT >= this.layerStill; }
+
+    _drawLayer(lt) {
+      const c = this.ctx, main = this.scene, mainT = this.t;
+      c.setTransform(1, 0, 0, 1, 0, 0);
+      c.globalAlpha = 1;
+      c.shadowColor = "rgba(0,0,0,0)";
+      this.scene = this.layer; // _num and sprites read the layer's tracks and defs
+      this.t = Math.max(0, lt);
+      this._reset();
+      try {
+        this._run(this.layer.ops, false, null, 0, this.layer.ops.length);
+      } finally {
+        while (this.stack.length) { this.stack.pop(); c.restore(); }
+        this.scene = main;
+        this.t = mainT;
+      }
+    }
+
     /** Forget every cached layer (they are redrawn on the next frame). */
     clearLayers() {
       this.layers.clear();
@@ -562,9 +606,10 @@
 
     renderNow(now) { this.renderAt(now - this.startTime); }
 
-    renderAt(t) {
+    renderAt(t, layerT) {
       const s = this.scene, c = this.ctx;
       this.lastT = t;
+      this.lastLayerT = layerT;
       if (!s) return;
       c.setTransform(1, 0, 0, 1, 0, 0);
       c.globalAlpha = 1;
@@ -588,6 +633,7 @@
       this.fresh = false;
       this._reset();
       this._run(s.ops, false, groups, 0, s.ops.length);
+      if (this.layer) this._drawLayer(layerT === undefined ? t - this.layerStart : layerT);
     }
 
     _reset() {

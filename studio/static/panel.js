@@ -62,6 +62,7 @@ export function renderPanel() {
     if (el.type === "player-intro") p.append(h("p", { class: "help" }, "Fire the intro from the Match tab."));
     if (el.type === "stats-lower-third") p.append(h("p", { class: "help" }, "Pick whose statistics it shows from the Match tab."));
     if (el.type === "logo") p.append(h("p", { class: "help" }, "Upload the logo or sponsor image under Image; it is fitted inside the slot's box, keeping its aspect ratio."));
+    if (["win-bar", "win-graph", "best-play", "play-quality", "bidding-table"].includes(el.type)) p.append(h("p", { class: "help" }, "Drawn when analysis is on for this channel (Outputs tab). The clean output shows only the win-probability bar and graph, as estimates."));
   } else if (S.tab === "view") {
     const f = h("div");
     p.append(h("h2", {}, "Preview view"), f);
@@ -124,6 +125,10 @@ function renderOutputs(p) {
   const title = h("div");
   p.append(title);
   renderForm(title, { properties: { title: root.properties.title } }, root, S.shown, { path: [], onChange: onField });
+  // analysis on air: on/off and the clean output's policy (the elements are extras of the view)
+  const analysis = h("div", { class: "analysis-settings" });
+  p.append(h("fieldset", {}, h("legend", {}, "analysis"), analysis));
+  renderForm(analysis, { properties: { analysis: root.properties.analysis } }, root, S.shown, { path: [], onChange: onField });
 }
 
 export async function copy(text) {

@@ -145,7 +145,8 @@ function renderElements() {
   const have = new Set((v.extras || []).map((x) => x.type));
   const add = h("div", { class: "row" });
   const kinds = [["event-title", "+ Event title"], ["player-intro", "+ Player intro"], ["logo", "+ Logo slot"],
-    ["match-stats", "+ Match statistics"], ["stats-lower-third", "+ Statistics lower third"], ["deal-history", "+ Deal history"]];
+    ["match-stats", "+ Match statistics"], ["stats-lower-third", "+ Statistics lower third"], ["deal-history", "+ Deal history"],
+    ["win-bar", "+ Win bar"], ["win-graph", "+ Win graph"], ["best-play", "+ Best play"], ["play-quality", "+ Play quality"], ["bidding-table", "+ Bidding table"]];
   for (const [type, label] of kinds) {
     // logo and sponsor slots: as many as wanted
     if (!have.has(type) || type === "logo") add.append(h("button", { title: "add this broadcast extra to the preview's view", onclick: () => addExtra(type) }, label));
