@@ -197,6 +197,38 @@ class Cluster:
             with contextlib.suppress(asyncio.CancelledError, Exception):
                 await task
 
+    async def describe(self) -> dict[str, Any]:
+        """This process's part: its id, the channels it runs, the processes alive, the
+        takeovers it made, and the persistence Redis runs with."""
+        persistence: dict[str, Any] = {}
+        try:
+            persistence = {**await self.client.config_get("appendonly"), **await self.client.config_get("appendfsync")}
+            persistence = {k.decode() if isinstance(k, bytes) else k: v.decode() if isinstance(v, bytes) else v for k, v in persistence.items()}
+        except Exception as exc:  # CONFIG may be renamed or refused on a managed Redis
+            persistence = {"unknown": str(exc)[:200]}
+        return {
+            "process": self.me,
+            "address": self.base,
+            "processes": self.procs,
+            "runs": sorted(self.hub.channels),
+            "redisReachable": self.redis_ok,
+            "redisPersistence": persistence,
+            "takeovers": self.takeovers[-20:],
+        }
+
+    async def check_persistence(self) -> None:
+        """Warn when Redis would lose acknowledged writes on a restart (no append-only file)."""
+        try:
+            info = await self.describe()
+        except Exception:  # pragma: no cover - Redis away at start: the writer retries
+            return
+        p = info["redisPersistence"]
+        if p.get("appendonly") == "no":
+            log.warning(
+                "redis at %s runs without its append-only file: a Redis restart loses acknowledged actions "
+                "(set appendonly yes, appendfsync always; README: Scale-out)", self.url
+            )
+
     # ------------------------------------------------------------------ publishing scenes
 
     def publish(self, topic: str, text: str) -> None:
@@ -235,6 +267,7 @@ class Cluster:
     async def _leases(self) -> None:
         ttl = int(LEASE_TTL * 1000)
         await self.listening.wait()
+        await self.check_persistence()
         while True:
             started = time.monotonic()
             try:

@@ -25,7 +25,8 @@ import json
 import logging
 import re
 import time
-from typing import Any
+from dataclasses import dataclass
+from typing import Any, cast
 
 import aiohttp
 from aiohttp import WSMsgType, web
@@ -59,6 +60,13 @@ _PAGE = re.compile(r"^/overlay/([^/]+)$")
 _PAGE_WS = re.compile(r"^/ws/overlay/([^/]+)$")
 _ID = re.compile(r"^[A-Za-z0-9][A-Za-z0-9_-]{0,63}$")
 _HOP = {"host", "connection", "keep-alive", "transfer-encoding", "upgrade", "content-length", "te", "trailer"}
+
+
+@dataclass(frozen=True)
+class _Shape:
+    """What :func:`~overlay.routes.common.page_query` reads of a channel: its settings."""
+
+    settings: Any
 
 
 class _Members:
@@ -228,12 +236,7 @@ class Relay:
             hub_of(request).page_waiting(cid, str(exc))
             raise
 
-        class _Shape:  # what page_query reads of a channel
-            pass
-
-        shape = _Shape()
-        shape.settings = settings  # type: ignore[attr-defined]
-        output, width, height = page_query(request, shape)  # type: ignore[arg-type]
+        output, width, height = page_query(request, cast(Any, _Shape(settings)))
         check_origin(request, request.app[SETTINGS].allow_origins)
         group = group_name(output, width, height)
         if group not in self.groups.get(cid, {}) and len(self.groups.get(cid, {})) >= MAX_SIZES:
@@ -416,6 +419,8 @@ class Relay:
         m = _PAGE_WS.match(path)
         if m:
             return await self.page_socket(request)
+        if path == "/api/status" and request.method == "GET":
+            return await self.status(request, handler)
         if path == "/api/channels":
             if request.method == "GET":
                 return await self.list_channels(request)
@@ -443,6 +448,15 @@ class Relay:
         if status == -1:
             return await handler(request)
         return web.Response(status=status, body=answer, headers=out_headers)
+
+    async def status(self, request: web.Request, handler: Handler) -> web.StreamResponse:
+        """The one-box status of this process's channels, plus its part in the cluster."""
+        response = await handler(request)
+        if not isinstance(response, web.Response) or response.status != 200 or response.text is None:
+            return response
+        body = json.loads(response.text)
+        body["cluster"] = await self.cluster.describe()
+        return web.json_response(body)
 
     async def list_channels(self, request: web.Request) -> web.Response:
         """Every channel of every process (each owner answers for its own)."""

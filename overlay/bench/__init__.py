@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from types import ModuleType
 
-from . import analysis, codecs, engine, export, faults, fuzz, live, render, studio
+from . import analysis, codecs, engine, export, faults, fuzz, live, render, scale, studio
 
 __all__ = ["TARGETS"]
 
@@ -24,4 +24,5 @@ TARGETS: dict[str, ModuleType] = {
     "export": export,
     "faults": faults,
     "analysis": analysis,
+    "scale": scale,
 }
