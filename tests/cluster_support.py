@@ -55,7 +55,9 @@ async def owner_pid(url: str, cid: str) -> int | None:
         holder = await client.get(f"eo:lease:{cid}")
     finally:
         await client.aclose()
-    return None if holder is None else int(holder.decode().split(":")[1])
+    if holder is None:
+        return None
+    return int((holder.decode() if isinstance(holder, bytes) else str(holder)).split(":")[1])
 
 
 class Services:
@@ -85,7 +87,7 @@ class Services:
         while time.monotonic() < deadline:
             pid = await owner_pid(self.redis_url, cid)
             alive = {p.pid for p in self.procs if p.returncode is None}
-            if pid in alive:
+            if pid is not None and pid in alive:
                 return self.base_of(pid)
             await asyncio.sleep(0.05)
         raise AssertionError(f"no live process holds {cid}'s lease")

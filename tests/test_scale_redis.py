@@ -173,7 +173,8 @@ async def test_redis_killed_and_restarted_mid_feed(redis_server: RedisServer, tm
             import redis.asyncio
 
             client = redis.asyncio.Redis.from_url(redis_server.url)
-            assert int(await client.hget("eo:ch:rr:meta", "seq")) == len(acts)
+            stored = await client.hget("eo:ch:rr:meta", "seq")
+            assert stored is not None and int(stored) == len(acts)
             assert (await client.config_get("appendonly"))["appendonly"] == "yes"
             await client.aclose()
             await pages.close()
