@@ -74,7 +74,7 @@ def create_app(settings: ServerSettings | None = None) -> web.Application:
     store: Store
     shared = None
     if settings.redis is not None:  # serve --redis: channels shared with other processes
-        from .relay import open_store
+        from .routing import open_store
 
         shared, token, created = open_store(settings)
         store = shared
@@ -90,7 +90,7 @@ def create_app(settings: ServerSettings | None = None) -> web.Application:
     app.cleanup_ctx.append(_hub_ctx)
     app.on_shutdown.append(_close_sockets)
     if shared is not None:
-        from .relay import install
+        from .routing import install
 
         # after the token check, before the durable wait: a forwarded request waits on its owner
         app.middlewares.insert(2, install(app, settings, shared))

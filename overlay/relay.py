@@ -1,20 +1,19 @@
-"""``serve --redis``: what a process does with requests for channels it does not run.
+"""``serve --redis``: the pages and state clients of a process, fed from Redis, and the
+forwarding of a request to the process that runs its channel.
 
-- Pages and state clients connect to any process.  The process keeps them here, by channel
-  and group (output and size), in the same per-page outboxes as on one box
-  (:class:`~overlay.clients.Page`), subscribes to the group's scenes in Redis and passes each
-  message on; it announces its groups in Redis (``eo:ch:{id}:groups``, renewed every tick)
-  so the channel's owner, and after a failover the next owner, publishes them.  A page that
-  joins a group gets the last scene of the group at once (a snapshot), or asks the owner for
-  one (``eo:ctl``) when the group is new here.
-- Every other request naming a channel another process runs is forwarded over HTTP to that
-  process (its address is in Redis beside its lease) and answered with the owner's answer,
-  so validation, 409s, revisions and playback control are the owner's, as on one box.  While
-  a channel changes hands (its owner died), the request waits for the next owner (up to
-  :data:`FORWARD_WAIT` seconds).  A logger's feed socket on such a process forwards each
-  frame the same way.
-- The channel list is read from Redis; ``POST /api/channels`` reserves the id in Redis first
-  (a 409 if any process has it) and takes the new channel's lease.
+Pages and state clients connect to any process.  The process keeps them here, by channel
+and group (output and size), in the same per-page outboxes as on one box
+(:class:`~overlay.clients.Page`), subscribes to the group's scenes in Redis and passes each
+message on; it announces its groups in Redis (``eo:ch:{id}:groups``, renewed every tick) so
+the channel's owner, and after a failover the next owner, publishes them.  A page that joins
+a group gets the last scene of the group at once (a snapshot), or asks the owner for one
+(``eo:ctl``) when the group is new here.
+
+A request for a channel another process runs is forwarded over HTTP to that process (its
+address is in Redis beside its lease; :meth:`Relay.forward`), so validation, 409s, revisions
+and playback control are the owner's, as on one box.  While a channel changes hands (its
+owner died) the request waits for the next owner, up to :data:`FORWARD_WAIT` seconds.  A
+logger's feed socket on such a process forwards each frame the same way.
 """
 
 from __future__ import annotations
@@ -23,30 +22,27 @@ import asyncio
 import contextlib
 import json
 import logging
-import re
 import time
 from dataclasses import dataclass
 from typing import Any, cast
 
 import aiohttp
 from aiohttp import WSMsgType, web
-from aiohttp.typedefs import Middleware
 from pydantic import ValidationError
 
-from .auth import Handler, check_origin, has_token, token_hash, token_matches
+from .auth import check_origin, has_token, token_matches
 from .clients import Page, StateSub
 from .cluster import LEASE_TTL, TICK, Cluster, group_name
 from .config import ServerSettings
-from .errors import BadRequest, Conflict, NotFound, StoreFailed
+from .errors import BadRequest, NotFound, StoreFailed
 from .fanout import MAX_SIZES
-from .hub import Hub
-from .keys import HUB, SETTINGS, SOCKETS
-from .protocol import OUTPUTS, FeedRefused, OutputName, PageDrawn, PageHello, PageResync, dump, parse_page_message
-from .redisstore import Keys, RedisStore
+from .keys import SETTINGS, SOCKETS
+from .protocol import FeedRefused, PageDrawn, PageHello, PageResync, dump, parse_page_message
+from .redisstore import Keys
 from .refusals import pydantic_text
 from .store import settings_from_text
 
-__all__ = ["Relay", "CLUSTER", "open_store", "install", "FORWARD_WAIT"]
+__all__ = ["Relay", "FORWARD_WAIT", "FORWARDED"]
 
 log = logging.getLogger("overlay.relay")
 
@@ -55,11 +51,6 @@ FORWARD_WAIT = 8.0
 #: header on a forwarded request (the receiver never forwards it again)
 FORWARDED = "X-Overlay-Forwarded"
 
-_CHANNEL_API = re.compile(r"^/api/channels/([^/]+)(/.*)?$")
-_PAGE = re.compile(r"^/overlay/([^/]+)$")
-_PAGE_WS = re.compile(r"^/ws/overlay/([^/]+)$")
-_ID = re.compile(r"^[A-Za-z0-9][A-Za-z0-9_-]{0,63}$")
-_HOP = {"host", "connection", "keep-alive", "transfer-encoding", "upgrade", "content-length", "te", "trailer"}
 
 
 @dataclass(frozen=True)
@@ -411,159 +402,3 @@ class Relay:
                 raise NotFound(f"no channel {cid!r}", channel=cid)
             await asyncio.sleep(0.05)
         raise StoreFailed(f"channel {cid!r}: no process runs it now ({last}); retry")
-
-    async def route(self, request: web.Request, handler: Handler) -> web.StreamResponse:
-        """Serve here, relay from Redis, or forward to the channel's owner."""
-        path = request.path
-        hub = request.app[HUB]
-        m = _PAGE_WS.match(path)
-        if m:
-            return await self.page_socket(request)
-        if path == "/api/status" and request.method == "GET":
-            return await self.status(request, handler)
-        if path == "/api/channels":
-            if request.method == "GET":
-                return await self.list_channels(request)
-            if request.method == "POST":
-                return await self.create(request, handler)
-            return await handler(request)
-        m = _CHANNEL_API.match(path) or _PAGE.match(path)
-        if not m:
-            return await handler(request)
-        cid = m.group(1)
-        rest = m.group(2) if m.re is _CHANNEL_API else None
-        if rest == "/state/ws":
-            return await self.state_socket(request)
-        if cid in hub.channels:
-            return await handler(request)
-        if request.headers.get(FORWARDED):
-            return web.json_response({"error": f"channel {cid!r} is not run here"}, status=421)
-        if not await self.client.hexists("eo:channels", cid):
-            return await handler(request)  # a 404 (or a waiting page) as on one box
-        if rest == "/feed":
-            return await self.feed_socket(request)
-        headers = {k: v for k, v in request.headers.items() if k.lower() not in _HOP}
-        body = await request.read()
-        status, out_headers, answer = await self.forward(cid, request.method, request.path_qs, headers, body)
-        if status == -1:
-            return await handler(request)
-        return web.Response(status=status, body=answer, headers=out_headers)
-
-    async def status(self, request: web.Request, handler: Handler) -> web.StreamResponse:
-        """The one-box status of this process's channels, plus its part in the cluster."""
-        response = await handler(request)
-        if not isinstance(response, web.Response) or response.status != 200 or response.text is None:
-            return response
-        body = json.loads(response.text)
-        body["cluster"] = await self.cluster.describe()
-        return web.json_response(body)
-
-    async def list_channels(self, request: web.Request) -> web.Response:
-        """Every channel of every process (each owner answers for its own)."""
-        hub: Hub = request.app[HUB]
-        ids = sorted((await self.client.hgetall("eo:channels")).items(), key=lambda kv: (float(kv[1]), kv[0]))
-        headers = {k: v for k, v in request.headers.items() if k.lower() in ("authorization", "x-token")}
-
-        async def one(cid: str) -> dict[str, Any] | None:
-            if cid in hub.channels:
-                return hub.channels[cid].info(hub.clock())
-            try:
-                status, _, body = await self.forward(cid, "GET", f"/api/channels/{cid}", headers, b"")
-            except (NotFound, StoreFailed):
-                return None
-            if status == -1 and cid in hub.channels:
-                return hub.channels[cid].info(hub.clock())
-            return json.loads(body) if status == 200 else None
-
-        infos = await asyncio.gather(*(one(c.decode()) for c, _ in ids))
-        return web.json_response({"channels": [i for i in infos if i is not None]})
-
-    async def create(self, request: web.Request, handler: Handler) -> web.StreamResponse:
-        """Reserve the id in Redis (409 if any process has it), take its lease, create it here."""
-        try:
-            cid = json.loads(await request.read()).get("id")
-        except (ValueError, AttributeError):
-            cid = None
-        if not isinstance(cid, str) or not _ID.match(cid):
-            return await handler(request)  # the handler's own refusal
-        reserve = """
-        if redis.call('HEXISTS', 'eo:channels', ARGV[1]) == 1 then return 0 end
-        redis.call('HSET', 'eo:channels', ARGV[1], ARGV[3])
-        redis.call('SET', KEYS[1], ARGV[2], 'PX', ARGV[4])
-        return 1
-        """
-        k = Keys(cid)
-        ok = await self.client.eval(reserve, 1, k.lease, cid, self.cluster.me, repr(time.time()), int(LEASE_TTL * 1000))
-        if not ok:
-            raise Conflict(f"channel {cid!r} already exists", channel=cid)
-        try:
-            response = await handler(request)
-        except BaseException:
-            with contextlib.suppress(Exception):
-                await self.client.hdel("eo:channels", cid)
-                await self.client.delete(k.lease)
-            raise
-        self.cluster.acquired[cid] = self.cluster.renewed[cid] = time.monotonic()
-        return response
-
-
-#: the relay of a ``serve --redis`` process
-CLUSTER = web.AppKey("cluster", Relay)
-
-
-def open_store(settings: ServerSettings) -> tuple[RedisStore, str, str | None]:
-    """This process's working store, and the API token's hash shared through Redis (the
-    first process's token, or ``--token``, is every process's); the token itself when this
-    start created it (printed once).
-
-    Raises:
-        StoreBroken: Redis cannot be reached at ``settings.redis``.
-    """
-    import secrets
-
-    import redis
-    import redis.asyncio
-
-    from .store import StoreBroken
-
-    store = RedisStore(redis.asyncio.Redis.from_url(str(settings.redis), health_check_interval=5), Cluster.new_id())
-    created: str | None = None
-    try:
-        sync = redis.Redis.from_url(str(settings.redis), socket_timeout=5)
-        if settings.token:
-            sync.set("eo:token", token_hash(settings.token))
-        else:
-            plain = secrets.token_urlsafe(24)
-            if sync.set("eo:token", token_hash(plain), nx=True):
-                created = plain
-        stored = sync.get("eo:token")
-        digest = stored.decode() if isinstance(stored, bytes) else str(stored or "")
-        sync.close()
-    except redis.exceptions.RedisError as exc:
-        raise StoreBroken(f"{settings.redis}: cannot reach Redis ({exc})") from None
-    return store, digest, created
-
-
-def install(app: web.Application, settings: ServerSettings, store: RedisStore) -> Middleware:
-    """Wire a ``serve --redis`` process: the cluster (leases, takeovers, publishing) and the
-    relay start with the app; returns the routing middleware."""
-    hub = app[HUB]
-    cluster = Cluster(str(settings.redis), hub, store, store.client)
-    relay = Relay(cluster, settings)
-    app[CLUSTER] = relay
-
-    async def ctx(app: web.Application) -> Any:
-        cluster.start(settings.advertise or "")  # serve() sets the address once it listens
-        relay.start()
-        yield
-        await relay.stop()
-        await cluster.stop()
-        await store.client.aclose()
-
-    app.cleanup_ctx.append(ctx)
-
-    @web.middleware
-    async def routing(request: web.Request, handler: Handler) -> web.StreamResponse:
-        return await relay.route(request, handler)
-
-    return routing

@@ -130,6 +130,7 @@ async def test_kill9_owner_mid_feed(redis_server: RedisServer, tmp_path: Path) -
             for seen in pages.seen:
                 assert _ordered(seen), [x for x, _ in seen]  # 0 reordered
                 gap = _longest_gap(seen, killed_at)
+                print(f"failover gap {gap:.3f} s")
                 assert gap <= 3.0, f"a page waited {gap:.2f} s for a scene across the failover"
             # the new owner rebuilt the logger's game: as many steps as a fresh replay of it
             assert steps == _replayed_steps(doc, acts)

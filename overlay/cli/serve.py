@@ -109,10 +109,10 @@ async def serve(settings: Any, *, ready: asyncio.Event | None = None, stop: asyn
     host = "127.0.0.1" if settings.host in ("0.0.0.0", "::", "") else settings.host
     base = f"http://{host}:{port}"
     out = sys.stdout
-    from ..relay import CLUSTER
+    from ..routing import CLUSTER
 
     if CLUSTER in app:  # serve --redis: the others forward requests for our channels here
-        app[CLUSTER].cluster.listen(settings.advertise or base)
+        app[CLUSTER].relay.cluster.listen(settings.advertise or base)
     where = f"redis: {settings.redis}" if settings.redis else f"data: {settings.db_path}"
     print(f"euchre-overlay serving on {base}  ({where})", file=out)
     if app[TOKEN_CREATED]:
