@@ -68,7 +68,13 @@ class Router:
         if rest == "/state/ws":
             return await self.relay.state_socket(request)
         if cid in hub.channels:
-            return await handler(request)
+            try:
+                return await handler(request)
+            except NotFound:
+                # the channel left this process mid-request (handed on, lease lost): its
+                # handler changed nothing, and the next owner answers
+                if cid in hub.channels or rest in ("/feed", "/state/ws") or not await self.relay.client.hexists("eo:channels", cid):
+                    raise
         if request.headers.get(FORWARDED):
             return web.json_response({"error": f"channel {cid!r} is not run here"}, status=421)
         if not await self.relay.client.hexists("eo:channels", cid):

@@ -11,8 +11,9 @@ one logger per channel.
    ``--seconds``.  Loggers post to the channel's owner (``--route owner``, as a load balancer
    with channel affinity would) or to any process (``--route any``: a non-owner forwards).
    Figures: acknowledged actions/s, p50/p99 from posting an action to the page seeing its
-   scene, and the CPU of every service process and of Redis (% of one core).  The bench
-   client shares the machine's cores with them, and so does anything else running.
+   scene, and the CPU of every service process, of Redis and of the bench client itself (%
+   of one core), with the machine's load average: the client shares the cores with them,
+   and so does anything else running.
 2. **failover**: three processes; the owner of a channel is killed with SIGKILL while its
    logger posts 20 actions/s to the other processes.  ``failover_s``: from the kill to the
    first scene a page (on another process) receives for an action posted after the kill;
@@ -26,6 +27,7 @@ import argparse
 import asyncio
 import itertools
 import json
+import os
 import re
 import signal
 import tempfile
@@ -104,6 +106,17 @@ class _Cluster:
                 await p.wait()
 
 
+async def _flush(server: RedisServer) -> None:
+    """Forget the previous run's channels (else the new processes would take them over)."""
+    from redis.asyncio import Redis
+
+    client = Redis.from_url(server.url)
+    try:
+        await client.flushall()
+    finally:
+        await client.aclose()
+
+
 async def _setup(s: Any, cluster: _Cluster, ids: list[str], doc: dict[str, Any]) -> dict[str, str]:
     """Create the channels through every process in turn; wait until the leases are even."""
     for i, cid in enumerate(ids):
@@ -127,6 +140,7 @@ async def _setup(s: Any, cluster: _Cluster, ids: list[str], doc: dict[str, Any])
 async def _throughput(redis: RedisServer, n: int, args: argparse.Namespace, acts: list[dict[str, Any]], doc: dict[str, Any]) -> dict[str, Any]:
     import aiohttp
 
+    await _flush(redis)
     with tempfile.TemporaryDirectory() as folder:
         cluster = _Cluster(redis, Path(folder))
         await cluster.start(n)
@@ -150,7 +164,8 @@ async def _throughput(redis: RedisServer, n: int, args: argparse.Namespace, acts
 
                 readers = [asyncio.ensure_future(reader(c, w)) for c, w in sockets]
                 await asyncio.sleep(0.5)
-                stats = [ProcStat(p.pid) for p in cluster.procs] + [ProcStat(redis.proc.pid)]  # type: ignore[union-attr]
+                assert redis.proc is not None
+                stats = [ProcStat(p.pid) for p in cluster.procs] + [ProcStat(redis.proc.pid), ProcStat(os.getpid())]
                 cpu0 = [st.cpu() for st in stats]
                 sent: list[tuple[str, int, float]] = []  # channel, steps after the action, when posted
                 errors = 0
@@ -197,14 +212,17 @@ async def _throughput(redis: RedisServer, n: int, args: argparse.Namespace, acts
         f"p{n}_latency_p99_ms": round(pct(latencies, 99), 1),
         f"p{n}_actions_not_seen": unseen,
         f"p{n}_errors": errors,
-        f"p{n}_cpu_per_process_pct": cpu[:-1],
-        f"p{n}_redis_cpu_pct": cpu[-1],
+        f"p{n}_cpu_per_process_pct": cpu[:-2],
+        f"p{n}_redis_cpu_pct": cpu[-2],
+        f"p{n}_bench_client_cpu_pct": cpu[-1],
+        f"p{n}_load_average": round(os.getloadavg()[0], 1),
     }
 
 
 async def _failover(redis: RedisServer, acts: list[dict[str, Any]], doc: dict[str, Any]) -> dict[str, Any]:
     import aiohttp
 
+    await _flush(redis)
     with tempfile.TemporaryDirectory() as folder:
         cluster = _Cluster(redis, Path(folder))
         await cluster.start(3)
