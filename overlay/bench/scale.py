@@ -13,7 +13,8 @@ one logger per channel.
    Figures: acknowledged actions/s, p50/p99 from posting an action to the page seeing its
    scene, and the CPU of every service process, of Redis and of the bench client itself (%
    of one core), with the machine's load average: the client shares the cores with them,
-   and so does anything else running.
+   and so does anything else running.  ``*_cpu_ms_per_action`` divides that CPU by the
+   actions: the cost that decides where a process or Redis saturates on idle cores.
 2. **failover**: three processes; the owner of a channel is killed with SIGKILL while its
    logger posts 20 actions/s to the other processes.  ``failover_s``: from the kill to the
    first scene a page (on another process) receives for an action posted after the kill;
@@ -206,8 +207,13 @@ async def _throughput(redis: RedisServer, n: int, args: argparse.Namespace, acts
             unseen += 1
         else:
             latencies.append((shown - at) * 1000)
+    rate = len(sent) / wall
     return {
-        f"p{n}_actions_per_s": round(len(sent) / wall, 1),
+        f"p{n}_actions_per_s": round(rate, 1),
+        # CPU per action: what the figures would be on idle cores (a shared machine starves
+        # the processes, so actions/s there says more about the neighbours than about us)
+        f"p{n}_server_cpu_ms_per_action": round(sum(cpu[:-2]) * 10 / rate, 2) if rate else None,
+        f"p{n}_redis_cpu_ms_per_action": round(cpu[-2] * 10 / rate, 3) if rate else None,
         f"p{n}_latency_p50_ms": round(pct(latencies, 50), 1),
         f"p{n}_latency_p99_ms": round(pct(latencies, 99), 1),
         f"p{n}_actions_not_seen": unseen,
