@@ -37,7 +37,7 @@ from .config import ServerSettings
 from .errors import BadRequest, NotFound, StoreFailed
 from .fanout import MAX_SIZES
 from .keys import SETTINGS, SOCKETS
-from .protocol import FeedRefused, PageDrawn, PageHello, PageResync, dump, parse_page_message
+from .protocol import ChannelSettings, FeedRefused, PageDrawn, PageHello, PageResync, dump, parse_page_message
 from .redisstore import Keys
 from .refusals import pydantic_text
 from .store import settings_from_text
@@ -209,12 +209,17 @@ class Relay:
 
     # ------------------------------------------------------------------ sockets
 
-    async def settings_of(self, cid: str) -> Any:
-        """The channel's settings from Redis (NotFound: no such channel)."""
+    async def settings_of(self, cid: str) -> ChannelSettings:
+        """The channel's settings from Redis (the defaults for a channel created a moment
+        ago, whose settings are on their way).
+
+        Raises:
+            NotFound: no such channel.
+        """
         exists, raw = await asyncio.gather(self.client.hexists("eo:channels", cid), self.client.get(Keys(cid).settings))
         if not exists:
             raise NotFound(f"no channel {cid!r}", channel=cid)
-        return settings_from_text(raw.decode())[0] if raw else None
+        return settings_from_text(raw.decode())[0] if raw else ChannelSettings()
 
     async def page_socket(self, request: web.Request) -> web.WebSocketResponse:
         """``/ws/overlay/{channel}`` as on one box, fed from Redis."""
