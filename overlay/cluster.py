@@ -446,9 +446,11 @@ class Cluster:
                 else:
                     ch.subs.discard(client)
 
-    def join(self, cid: str, name: str, *, snapshot: bool) -> None:
-        """A process has pages in group ``name`` of ``cid``: publish that group's scenes
-        (and, with ``snapshot``, the current picture at once)."""
+    def join(self, cid: str, name: str, *, snapshot: bool, reply: str | None = None) -> None:
+        """A process has pages in group ``name`` of ``cid``: publish that group's scenes.
+        With ``snapshot``, the current picture goes at once: to the whole group when the
+        group is new, else only to ``reply`` (the asking process: the other pages of the
+        group keep their animation)."""
         ch = self.hub.channels.get(cid)
         if ch is None:
             return
@@ -474,6 +476,14 @@ class Cluster:
                 groups[name] = page
                 ch.pages.add(page)
             snapshot = True
+        elif snapshot and reply is not None:
+            client = groups[name]
+            if isinstance(client, RemotePage):
+                text = ch.scene_text(client.output, client.size, now, snapshot=True)[0]
+            else:
+                text = ch.state_text(client.output, now)
+            self.publish(reply, json.dumps({"channel": cid, "group": name, "text": text}))
+            return
         if snapshot:
             client = groups[name]
             if isinstance(client, RemotePage):
@@ -491,6 +501,7 @@ class Cluster:
         if not isinstance(msg, dict):
             return
         if "join" in msg and msg.get("channel") in self.hub.channels:
-            self.join(str(msg["channel"]), str(msg["join"]), snapshot=True)
+            reply = msg.get("reply")
+            self.join(str(msg["channel"]), str(msg["join"]), snapshot=True, reply=reply if isinstance(reply, str) and reply.startswith("eo:snap:") else None)
         if "deleted" in msg and self.relay is not None:
             asyncio.get_running_loop().create_task(self.relay.channel_deleted(str(msg["deleted"])))

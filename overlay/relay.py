@@ -67,6 +67,9 @@ class _Members:
         self.pages: set[Page] = set()
         self.subs: set[StateSub] = set()
         self.last: str | None = None  # the group's last scene (or state) message
+        #: members that joined before this process had any picture of the group: the
+        #: owner's snapshot for this process goes to them (the others are drawing already)
+        self.fresh: set[Page | StateSub] = set()
 
     def __bool__(self) -> bool:
         return bool(self.pages or self.subs)
@@ -85,6 +88,7 @@ class Relay:
         self.task: asyncio.Task[None] | None = None
         self.announce_task: asyncio.Task[None] | None = None
         self.subscribed = asyncio.Event()
+        self.reply = f"eo:snap:{cluster.me}"  # where owners send this process its snapshots
         cluster.relay = self
 
     # ------------------------------------------------------------------ lifetime
@@ -114,9 +118,12 @@ class Relay:
         while True:
             try:
                 self.pubsub = self.client.pubsub()
-                await self.pubsub.subscribe("eo:ctl")
+                await self.pubsub.subscribe("eo:ctl", self.reply)
                 for cid, groups in self.groups.items():
-                    for g in groups:
+                    for g, members in groups.items():
+                        # scenes published while the connection was down are gone: every
+                        # member gets the owner's current picture (asked on the confirmation)
+                        members.fresh = {*members.pages, *members.subs}
                         await self.pubsub.subscribe(self.topic(cid, g))
                 self.subscribed.set()
                 async for msg in self.pubsub.listen():
@@ -136,6 +143,10 @@ class Relay:
             if msg["type"] == "message":
                 self.cluster.on_control(msg["data"])
             return
+        if name == self.reply:
+            if msg["type"] == "message":
+                self._on_snapshot(msg["data"])
+            return
         if not name.startswith("eo:scene:"):
             return
         cid, _, group = name[9:].partition(":")  # eo:scene:{id}:{group}; ids hold no ":"
@@ -150,13 +161,29 @@ class Relay:
             return
         text = msg["data"].decode()
         members.last = text
+        members.fresh.clear()
         for page in members.pages:
             page.outbox.offer(text)
         for sub in members.subs:
             sub.outbox.offer(text)
 
+    def _on_snapshot(self, data: bytes) -> None:
+        """The owner's picture for members that have none yet (never older than what the
+        group sent since: a group message clears :attr:`_Members.fresh`)."""
+        try:
+            msg = json.loads(data)
+            members = self.groups[msg["channel"]][msg["group"]]
+            text = str(msg["text"])
+        except (ValueError, KeyError, TypeError):
+            return
+        if members.last is None:
+            members.last = text
+        for client in members.fresh:
+            client.outbox.offer(text)
+        members.fresh.clear()
+
     def _ask(self, cid: str, group: str) -> None:
-        self.cluster.publish("eo:ctl", json.dumps({"channel": cid, "join": group}))
+        self.cluster.publish("eo:ctl", json.dumps({"channel": cid, "join": group, "reply": self.reply}))
 
     async def _announce(self) -> None:
         """Keep this process's groups alive in Redis (the owner drops groups not renewed)."""
@@ -283,6 +310,7 @@ class Relay:
         finally:
             if members is not None:
                 members.pages.discard(page)
+                members.fresh.discard(page)
                 await self._leave(cid, group)
             await page.outbox.stop()
         return ws
@@ -293,6 +321,8 @@ class Relay:
         if members.last is not None and page is not None:
             page.outbox.offer(members.last.replace('"snapshot":false', '"snapshot":true', 1))
         else:
+            if page is not None:
+                members.fresh.add(page)
             self._ask(cid, group)
 
     async def state_socket(self, request: web.Request) -> web.WebSocketResponse:
@@ -313,12 +343,14 @@ class Relay:
         if members.last is not None:
             sub.outbox.offer(members.last)
         else:
+            members.fresh.add(sub)
             self._ask(cid, group)
         try:
             async for _ in ws:
                 pass
         finally:
             members.subs.discard(sub)
+            members.fresh.discard(sub)
             await self._leave(cid, group)
             await sub.outbox.stop()
         return ws

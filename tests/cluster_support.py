@@ -121,6 +121,7 @@ class Pages:
     def __init__(self, session: aiohttp.ClientSession) -> None:
         self.session = session
         self.seen: list[list[tuple[int, float]]] = []
+        self.snapshots: list[int] = []  # scenes marked "snapshot" (drawn at once, no animation)
         self.tasks: list[asyncio.Task[None]] = []
         self.sockets: list[Any] = []
 
@@ -128,12 +129,14 @@ class Pages:
         ws = await self.session.ws_connect(f"{base}/ws/overlay/{cid}?output={output}", headers=AUTH)
         index = len(self.seen)
         self.seen.append([])
+        self.snapshots.append(0)
         self.sockets.append(ws)
 
         async def read() -> None:
             async for msg in ws:
                 if msg.type == aiohttp.WSMsgType.TEXT and msg.data.startswith('{"type":"scene"'):
                     m = _STEPS.search(msg.data)
+                    self.snapshots[index] += '"snapshot":true' in msg.data[:600]
                     if m is not None:
                         self.seen[index].append((int(m.group(1)), time.monotonic()))
 

@@ -111,6 +111,10 @@ async def test_kill9_owner_mid_feed(redis_server: RedisServer, tmp_path: Path) -
             for base in others:
                 await pages.open(base, "k9")
             await pages.wait_steps(0)
+            await asyncio.sleep(0.5)
+            # each page got one picture at once; the second process's first page did not
+            # make the owner cut the first page's animation with another snapshot
+            assert pages.snapshots == [1, 1]
             logger = Logger(s, cluster, "k9", acts)
             half = len(acts) // 2
             await logger.run(acts[:half], rate=20)
