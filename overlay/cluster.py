@@ -27,7 +27,7 @@ import socket
 import time
 import uuid
 from collections import deque
-from collections.abc import Callable
+from collections.abc import Callable, Coroutine
 from typing import Any
 
 from aiohttp import web
@@ -151,6 +151,7 @@ class Cluster:
         self.renewed: dict[str, float] = {}  # channel -> when its lease was last renewed
         self.listening = asyncio.Event()  # set once this process's address is known
         self.ticks = 0
+        self.background: set[asyncio.Task[None]] = set()
         store.on_lost = self._lost
 
     @staticmethod
@@ -334,9 +335,15 @@ class Cluster:
                 await self.take(cid)
                 mine += 1
 
+    def _spawn(self, work: Coroutine[Any, Any, None]) -> None:
+        """Run ``work`` in the background, keeping a reference until it ends."""
+        task = asyncio.get_running_loop().create_task(work)
+        self.background.add(task)
+        task.add_done_callback(self.background.discard)
+
     def _lost(self, cid: str) -> None:
         """A write was refused (lease gone or log ahead of us): drop the channel here."""
-        asyncio.get_running_loop().create_task(self.release(cid, save=False))
+        self._spawn(self.release(cid, save=False))
 
     async def release(self, cid: str, *, save: bool) -> None:
         """Stop running ``cid`` here (its pages elsewhere are served by the next owner)."""
@@ -434,6 +441,9 @@ class Cluster:
     def _sync_groups(self, cid: str, raw: dict[bytes, bytes], now_ms: int) -> None:
         """Make the owner's remote pages match the groups processes announced (expired go)."""
         live = {k.decode() for k, v in raw.items() if int(v) > now_ms}
+        gone = [k for k in raw if k.decode() not in live]
+        if gone:  # no process renewed them: forget them in Redis too
+            self._spawn(self._forget_groups(cid, gone))
         for name in live:
             self.join(cid, name, snapshot=False)
         have = self.remote.get(cid, {})
@@ -445,6 +455,10 @@ class Cluster:
                     ch.pages.discard(client)
                 else:
                     ch.subs.discard(client)
+
+    async def _forget_groups(self, cid: str, names: list[bytes]) -> None:
+        with contextlib.suppress(Exception):
+            await self.client.hdel(Keys(cid).groups, *names)
 
     def join(self, cid: str, name: str, *, snapshot: bool, reply: str | None = None) -> None:
         """A process has pages in group ``name`` of ``cid``: publish that group's scenes.
@@ -504,4 +518,4 @@ class Cluster:
             reply = msg.get("reply")
             self.join(str(msg["channel"]), str(msg["join"]), snapshot=True, reply=reply if isinstance(reply, str) and reply.startswith("eo:snap:") else None)
         if "deleted" in msg and self.relay is not None:
-            asyncio.get_running_loop().create_task(self.relay.channel_deleted(str(msg["deleted"])))
+            self._spawn(self.relay.channel_deleted(str(msg["deleted"])))
