@@ -263,10 +263,6 @@ class Cluster:
         url = await self.client.get(f"eo:proc:{holder.decode()}")
         return None if url is None else str(url.decode())
 
-    async def holder(self, cid: str) -> str | None:
-        value = await self.client.get(Keys(cid).lease)
-        return None if value is None else str(value.decode())
-
     async def _leases(self) -> None:
         ttl = int(LEASE_TTL * 1000)
         await self.listening.wait()
