@@ -160,10 +160,13 @@ def open_store(settings: ServerSettings) -> tuple[RedisStore, str, str | None]:
     """
     import secrets
 
-    import redis
-    import redis.asyncio
-
     from .store import StoreBroken
+
+    try:
+        import redis
+        import redis.asyncio
+    except ImportError:
+        raise StoreBroken("serve --redis needs the redis package: pip install 'euchre-overlay[scale]'") from None
 
     store = RedisStore(redis.asyncio.Redis.from_url(str(settings.redis), health_check_interval=5), Cluster.new_id())
     created: str | None = None
