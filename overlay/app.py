@@ -37,7 +37,7 @@ async def _hub_ctx(app: web.Application) -> AsyncIterator[None]:
     hub = app[HUB]
     store = app[STORE]
     hub.restore()
-    if app[SETTINGS].demo and store.meta("initialized") is None:
+    if app[SETTINGS].demo and app[SETTINGS].redis is None and store.meta("initialized") is None:
         try:
             install_demo(hub)
         except (EgnError, OSError, ImportError) as exc:
@@ -71,8 +71,16 @@ def create_app(settings: ServerSettings | None = None) -> web.Application:
     app = web.Application(
         client_max_size=MAX_INPUT, middlewares=[error_middleware, auth_middleware, durable_middleware]
     )
-    store = Store(settings.db_path, synchronous=settings.synchronous)
-    token, created = ensure_token(store, settings.token)
+    store: Store
+    shared = None
+    if settings.redis is not None:  # serve --redis: channels shared with other processes
+        from .routing import open_store
+
+        shared, token, created = open_store(settings)
+        store = shared
+    else:
+        store = Store(settings.db_path, synchronous=settings.synchronous)
+        token, created = ensure_token(store, settings.token)
     app[SETTINGS] = settings
     app[STORE] = store
     app[HUB] = Hub(store, clock=settings.clock, max_delay=settings.max_delay)
@@ -81,6 +89,11 @@ def create_app(settings: ServerSettings | None = None) -> web.Application:
     app[SOCKETS] = weakref.WeakSet()
     app.cleanup_ctx.append(_hub_ctx)
     app.on_shutdown.append(_close_sockets)
+    if shared is not None:
+        from .routing import install
+
+        # after the token check, before the durable wait: a forwarded request waits on its owner
+        app.middlewares.insert(2, install(app, settings, shared))
     for table in TABLES:
         app.router.add_routes(table)
     mount_studio(app, app[HUB], Path(settings.data_dir), protected)

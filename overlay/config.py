@@ -33,6 +33,11 @@ class ServerSettings:
     #: SQLite ``synchronous``: FULL fsyncs every acknowledged write (survives a power cut);
     #: NORMAL survives a killed process only, and costs far less per write
     synchronous: str = "FULL"
+    #: ``serve --redis URL``: share the channels with other processes through Redis
+    #: (:mod:`overlay.cluster`); None keeps everything in this process and SQLite
+    redis: str | None = None
+    #: the address other processes reach this one at (default: the one it listens on)
+    advertise: str | None = None
 
     @property
     def db_path(self) -> str:

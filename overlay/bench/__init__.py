@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from types import ModuleType
 
-from . import analysis, codecs, engine, export, faults, fuzz, live, render, stats, studio
+from . import analysis, codecs, engine, export, faults, fuzz, live, render, scale, stats, studio
 
 __all__ = ["TARGETS"]
 
@@ -25,4 +25,5 @@ TARGETS: dict[str, ModuleType] = {
     "faults": faults,
     "analysis": analysis,
     "stats": stats,
+    "scale": scale,
 }

@@ -49,6 +49,19 @@ def register(sub: Any) -> None:
         default=[],
         help="a web origin (https://host:port) whose pages may open the page and state sockets, besides this server's own and OBS's",
     )
+    p.add_argument(
+        "--redis",
+        metavar="URL",
+        default=None,
+        help="share the channels with other serve processes through Redis (redis://host:port/db); "
+        "the data lives in Redis, not in the SQLite file (README: Scale-out)",
+    )
+    p.add_argument(
+        "--advertise",
+        metavar="URL",
+        default=None,
+        help="with --redis: the address other processes reach this one at (default: the one it listens on)",
+    )
     p.set_defaults(func=run)
 
 
@@ -68,6 +81,8 @@ def run(args: argparse.Namespace) -> int:
         allow_dirs=tuple(args.allow_dir),
         allow_origins=tuple(args.allow_origin),
         synchronous=args.sync.upper(),
+        redis=args.redis,
+        advertise=args.advertise,
     )
     try:
         asyncio.run(serve(settings))
@@ -94,7 +109,12 @@ async def serve(settings: Any, *, ready: asyncio.Event | None = None, stop: asyn
     host = "127.0.0.1" if settings.host in ("0.0.0.0", "::", "") else settings.host
     base = f"http://{host}:{port}"
     out = sys.stdout
-    print(f"euchre-overlay serving on {base}  (data: {settings.db_path})", file=out)
+    from ..routing import CLUSTER
+
+    if CLUSTER in app:  # serve --redis: the others forward requests for our channels here
+        app[CLUSTER].relay.cluster.listen(settings.advertise or base)
+    where = f"redis: {settings.redis}" if settings.redis else f"data: {settings.db_path}"
+    print(f"euchre-overlay serving on {base}  ({where})", file=out)
     if app[TOKEN_CREATED]:
         print(f"API token (shown once; only its hash is stored; lost: euchre-overlay token --rotate): {app[TOKEN_CREATED]}", file=out)
     channels = list(app[HUB].channels)

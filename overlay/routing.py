@@ -1,0 +1,212 @@
+"""``serve --redis``: which process answers a request, and the wiring of such a process.
+
+:class:`Router` is the middleware of a process sharing its channels through Redis: a page
+or state socket is served here from Redis (:class:`~overlay.relay.Relay`); a request naming
+a channel this process runs goes to its handler as on one box; one naming a channel another
+process runs is forwarded to that process; the channel list is every process's and
+``POST /api/channels`` first reserves the id in Redis (a 409 if any process has it) and
+takes the new channel's lease.  :func:`open_store` and :func:`install` wire it into
+``create_app``.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import json
+import re
+import time
+from typing import Any
+
+from aiohttp import web
+from aiohttp.typedefs import Middleware
+
+from .auth import Handler, token_hash
+from .cluster import LEASE_TTL, Cluster
+from .config import ServerSettings
+from .errors import Conflict, NotFound, StoreFailed
+from .hub import Hub
+from .keys import HUB
+from .redisstore import Keys, RedisStore
+from .relay import FORWARDED, Relay
+
+__all__ = ["Router", "CLUSTER", "open_store", "install"]
+
+_CHANNEL_API = re.compile(r"^/api/channels/([^/]+)(/.*)?$")
+_PAGE = re.compile(r"^/overlay/([^/]+)$")
+_PAGE_WS = re.compile(r"^/ws/overlay/([^/]+)$")
+_ID = re.compile(r"^[A-Za-z0-9][A-Za-z0-9_-]{0,63}$")
+_HOP = {"host", "connection", "keep-alive", "transfer-encoding", "upgrade", "content-length", "te", "trailer"}
+
+
+class Router:
+    """Serve here, relay from Redis, or forward to the channel's owner."""
+
+    def __init__(self, relay: Relay) -> None:
+        self.relay = relay
+
+    async def route(self, request: web.Request, handler: Handler) -> web.StreamResponse:
+        """Serve here, relay from Redis, or forward to the channel's owner."""
+        path = request.path
+        hub = request.app[HUB]
+        m = _PAGE_WS.match(path)
+        if m:
+            return await self.relay.page_socket(request)
+        if path == "/api/status" and request.method == "GET":
+            return await self.status(request, handler)
+        if path == "/api/channels":
+            if request.method == "GET":
+                return await self.list_channels(request)
+            if request.method == "POST":
+                return await self.create(request, handler)
+            return await handler(request)
+        m = _CHANNEL_API.match(path) or _PAGE.match(path)
+        if not m:
+            return await handler(request)
+        cid = m.group(1)
+        rest = m.group(2) if m.re is _CHANNEL_API else None
+        if rest == "/state/ws":
+            return await self.relay.state_socket(request)
+        if cid in hub.channels:
+            try:
+                return await handler(request)
+            except NotFound:
+                # the channel left this process mid-request (handed on, lease lost): its
+                # handler changed nothing, and the next owner answers
+                if cid in hub.channels or rest in ("/feed", "/state/ws") or not await self.relay.client.hexists("eo:channels", cid):
+                    raise
+        if request.headers.get(FORWARDED):
+            return web.json_response({"error": f"channel {cid!r} is not run here"}, status=421)
+        if not await self.relay.client.hexists("eo:channels", cid):
+            return await handler(request)  # a 404 (or a waiting page) as on one box
+        if rest == "/feed":
+            return await self.relay.feed_socket(request)
+        headers = {k: v for k, v in request.headers.items() if k.lower() not in _HOP}
+        body = await request.read()
+        status, out_headers, answer = await self.relay.forward(cid, request.method, request.path_qs, headers, body)
+        if status == -1:
+            return await handler(request)
+        return web.Response(status=status, body=answer, headers=out_headers)
+
+    async def status(self, request: web.Request, handler: Handler) -> web.StreamResponse:
+        """The one-box status of this process's channels, plus its part in the cluster."""
+        response = await handler(request)
+        if not isinstance(response, web.Response) or response.status != 200 or response.text is None:
+            return response
+        body = json.loads(response.text)
+        body["cluster"] = await self.relay.cluster.describe()
+        return web.json_response(body)
+
+    async def list_channels(self, request: web.Request) -> web.Response:
+        """Every channel of every process (each owner answers for its own)."""
+        hub: Hub = request.app[HUB]
+        ids = sorted((await self.relay.client.hgetall("eo:channels")).items(), key=lambda kv: (float(kv[1]), kv[0]))
+        headers = {k: v for k, v in request.headers.items() if k.lower() in ("authorization", "x-token")}
+
+        async def one(cid: str) -> dict[str, Any] | None:
+            if cid in hub.channels:
+                return hub.channels[cid].info(hub.clock())
+            try:
+                status, _, body = await self.relay.forward(cid, "GET", f"/api/channels/{cid}", headers, b"")
+            except (NotFound, StoreFailed):
+                return None
+            if status == -1 and cid in hub.channels:
+                return hub.channels[cid].info(hub.clock())
+            return json.loads(body) if status == 200 else None
+
+        infos = await asyncio.gather(*(one(c.decode()) for c, _ in ids))
+        return web.json_response({"channels": [i for i in infos if i is not None]})
+
+    async def create(self, request: web.Request, handler: Handler) -> web.StreamResponse:
+        """Reserve the id in Redis (409 if any process has it), take its lease, create it here."""
+        try:
+            cid = json.loads(await request.read()).get("id")
+        except (ValueError, AttributeError):
+            cid = None
+        if not isinstance(cid, str) or not _ID.match(cid):
+            return await handler(request)  # the handler's own refusal
+        reserve = """
+        if redis.call('HEXISTS', 'eo:channels', ARGV[1]) == 1 then return 0 end
+        redis.call('HSET', 'eo:channels', ARGV[1], ARGV[3])
+        redis.call('SET', KEYS[1], ARGV[2], 'PX', ARGV[4])
+        return 1
+        """
+        k = Keys(cid)
+        ok = await self.relay.client.eval(reserve, 1, k.lease, cid, self.relay.cluster.me, repr(time.time()), int(LEASE_TTL * 1000))
+        if not ok:
+            raise Conflict(f"channel {cid!r} already exists", channel=cid)
+        try:
+            response = await handler(request)
+        except BaseException:
+            with contextlib.suppress(Exception):
+                await self.relay.client.hdel("eo:channels", cid)
+                await self.relay.client.delete(k.lease)
+            raise
+        self.relay.cluster.acquired[cid] = self.relay.cluster.renewed[cid] = time.monotonic()
+        return response
+
+
+#: the relay of a ``serve --redis`` process
+CLUSTER = web.AppKey("cluster", Router)
+
+
+def open_store(settings: ServerSettings) -> tuple[RedisStore, str, str | None]:
+    """This process's working store, and the API token's hash shared through Redis (the
+    first process's token, or ``--token``, is every process's); the token itself when this
+    start created it (printed once).
+
+    Raises:
+        StoreBroken: Redis cannot be reached at ``settings.redis``.
+    """
+    import secrets
+
+    from .store import StoreBroken
+
+    try:
+        import redis
+        import redis.asyncio
+    except ImportError:
+        raise StoreBroken("serve --redis needs the redis package: pip install 'euchre-overlay[scale]'") from None
+
+    store = RedisStore(redis.asyncio.Redis.from_url(str(settings.redis), health_check_interval=5), Cluster.new_id())
+    created: str | None = None
+    try:
+        sync = redis.Redis.from_url(str(settings.redis), socket_timeout=5)
+        if settings.token:
+            sync.set("eo:token", token_hash(settings.token))
+        else:
+            plain = secrets.token_urlsafe(24)
+            if sync.set("eo:token", token_hash(plain), nx=True):
+                created = plain
+        stored = sync.get("eo:token")
+        digest = stored.decode() if isinstance(stored, bytes) else str(stored or "")
+        sync.close()
+    except redis.exceptions.RedisError as exc:
+        raise StoreBroken(f"{settings.redis}: cannot reach Redis ({exc})") from None
+    return store, digest, created
+
+
+def install(app: web.Application, settings: ServerSettings, store: RedisStore) -> Middleware:
+    """Wire a ``serve --redis`` process: the cluster (leases, takeovers, publishing) and the
+    relay start with the app; returns the routing middleware."""
+    hub = app[HUB]
+    cluster = Cluster(str(settings.redis), hub, store, store.client)
+    relay = Relay(cluster, settings)
+    router = Router(relay)
+    app[CLUSTER] = router
+
+    async def ctx(app: web.Application) -> Any:
+        cluster.start(settings.advertise or "")  # serve() sets the address once it listens
+        relay.start()
+        yield
+        await relay.stop()
+        await cluster.stop()
+        await store.client.aclose()
+
+    app.cleanup_ctx.append(ctx)
+
+    @web.middleware
+    async def routing(request: web.Request, handler: Handler) -> web.StreamResponse:
+        return await router.route(request, handler)
+
+    return routing

@@ -1,0 +1,267 @@
+"""``serve --redis``: several real service processes sharing channels through a real Redis.
+
+No part is simulated: a ``redis-server`` with its append-only file (:mod:`tests.cluster_support`),
+``euchre-overlay serve --redis`` subprocesses, page sockets and Chromium on the processes that
+do not run the channel, a logger posting to any process.  A process or Redis is killed with
+SIGKILL mid-feed: every acknowledged action must still be there, in order, and the pages must
+go on getting scenes.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import itertools
+import json
+import time
+from pathlib import Path
+from typing import Any
+
+import aiohttp
+import pytest
+
+from overlay.bench.rediserver import RedisServer
+from overlay.feed import actions_of
+from tests.cluster_support import AUTH, FAST, Pages, Services, post_json, redis_server
+from tests.support import empty_game, game, launch_options
+
+__all__ = ["redis_server"]  # the fixture, imported for this module's tests
+
+pytestmark = pytest.mark.slow
+
+
+class Logger:
+    """Posts a game's actions in order to any live process (the next one after a refusal
+    or a dead connection), resending an action until one process acknowledges it."""
+
+    def __init__(self, session: aiohttp.ClientSession, cluster: Services, cid: str, acts: list[dict[str, Any]]) -> None:
+        self.session = session
+        self.cluster = cluster
+        self.cid = cid
+        self.acts = acts
+        self.acked: list[int] = []  # seqs acknowledged, in the order the answers came
+        self.retries = 0
+        self.turn = itertools.count()
+
+    async def send(self, action: dict[str, Any]) -> dict[str, Any]:
+        while True:
+            alive = self.cluster.alive()
+            base = alive[next(self.turn) % len(alive)]
+            try:
+                async with self.session.post(f"{base}/api/channels/{self.cid}/actions", json=action, headers=AUTH) as r:
+                    body = await r.json()
+                    if r.status == 200:
+                        self.acked.append(action["seq"])
+                        return dict(body)
+                    assert r.status >= 500, body  # a refusal of the action itself would be a bug here
+            except (aiohttp.ClientError, asyncio.TimeoutError):
+                pass
+            self.retries += 1
+            await asyncio.sleep(0.05)
+
+    async def run(self, acts: list[dict[str, Any]], *, rate: float) -> None:
+        for a in acts:
+            began = time.monotonic()
+            await self.send(a)
+            await asyncio.sleep(max(0.0, 1 / rate - (time.monotonic() - began)))
+
+
+async def _channel(session: aiohttp.ClientSession, base: str, cid: str, doc: dict[str, Any]) -> None:
+    status, body = await post_json(session, f"{base}/api/channels", {"id": cid, "settings": {**FAST}})
+    assert status == 201, body
+    async with session.put(f"{base}/api/channels/{cid}/game", data=json.dumps(empty_game(doc)), headers=AUTH) as r:
+        assert r.status == 200, await r.text()
+    status, body = await post_json(session, f"{base}/api/channels/{cid}/control/live", {})
+    assert status == 200, body
+
+
+def _replayed_steps(doc: dict[str, Any], acts: list[dict[str, Any]]) -> int:
+    """Steps of the game the logger's actions write, replayed here by the engine."""
+    from overlay import feed
+    from overlay.protocol import ActionIn
+
+    loaded = feed.load_bytes(json.dumps(empty_game(doc)).encode(), source="local.egn")
+    for a in acts:
+        document = feed.apply_action(loaded, ActionIn.model_validate(a), source="local.egn")
+        loaded = feed.load_bytes(feed.document_bytes(document), source="local.egn", previous=loaded)
+    return len(loaded.steps)
+
+
+def _ordered(seen: list[tuple[int, float]]) -> bool:
+    steps = [s for s, _ in seen]
+    return steps == sorted(steps)
+
+
+def _longest_gap(seen: list[tuple[int, float]], after: float) -> float:
+    times = [t for _, t in seen if t >= after - 1.0]
+    return max((b - a for a, b in zip(times, times[1:])), default=float("inf"))
+
+
+async def test_kill9_owner_mid_feed(redis_server: RedisServer, tmp_path: Path) -> None:
+    """Three processes; the channel's owner is killed with SIGKILL mid-feed: pages on the
+    other two keep getting scenes within 3 s, no acknowledged action is lost or reordered."""
+    cluster = await Services(redis_server.url, tmp_path).start(3)
+    doc = game(11, deals=2)
+    acts = actions_of(doc)
+    try:
+        async with aiohttp.ClientSession() as s:
+            await _channel(s, cluster.bases[0], "k9", doc)
+            owner = await cluster.owner("k9")
+            others = [b for b in cluster.bases if b != owner]
+            pages = Pages(s)
+            for base in others:
+                await pages.open(base, "k9")
+            await pages.wait_steps(0)
+            await asyncio.sleep(0.5)
+            # each page got one picture at once; the second process's first page did not
+            # make the owner cut the first page's animation with another snapshot
+            assert pages.snapshots == [1, 1]
+            logger = Logger(s, cluster, "k9", acts)
+            half = len(acts) // 2
+            await logger.run(acts[:half], rate=20)
+            steps_at_half = (await logger.send({**acts[half - 1]}))["steps"]  # a duplicate: the step count
+            await pages.wait_steps(steps_at_half)
+            killed_at = time.monotonic()
+            await cluster.kill9(owner)
+            await logger.run(acts[half:], rate=20)
+            new_owner = await cluster.owner("k9")
+            assert new_owner != owner
+            async with s.get(f"{others[0]}/api/channels/k9", headers=AUTH) as r:
+                info = await r.json()
+            steps = info["game"]["steps"]
+            await pages.wait_steps(steps, timeout=5.0)
+            assert info["game"]["seq"] == len(acts) == max(logger.acked)  # nothing acknowledged lost
+            assert logger.acked == sorted(logger.acked)
+            for seen in pages.seen:
+                assert _ordered(seen), [x for x, _ in seen]  # 0 reordered
+                gap = _longest_gap(seen, killed_at)
+                assert gap <= 3.0, f"a page waited {gap:.2f} s for a scene across the failover"
+            # the new owner rebuilt the logger's game: as many steps as a fresh replay of it
+            assert steps == _replayed_steps(doc, acts)
+            async with s.get(f"{new_owner}/api/channels/k9/state?output=preview", headers=AUTH) as r:
+                state = await r.json()
+            assert state["steps"] == steps
+            await pages.close()
+    finally:
+        await cluster.stop()
+
+
+async def test_redis_killed_and_restarted_mid_feed(redis_server: RedisServer, tmp_path: Path) -> None:
+    """Redis is killed (SIGKILL) and restarted on its append-only file mid-feed: the
+    processes reconnect, every acknowledged action is still there, the pages go on."""
+    cluster = await Services(redis_server.url, tmp_path).start(2)
+    doc = game(12, deals=1)
+    acts = actions_of(doc)
+    try:
+        async with aiohttp.ClientSession() as s:
+            await _channel(s, cluster.bases[0], "rr", doc)
+            owner = await cluster.owner("rr")
+            other = next(b for b in cluster.bases if b != owner)
+            pages = Pages(s)
+            await pages.open(other, "rr")
+            logger = Logger(s, cluster, "rr", acts)
+            third = len(acts) // 3
+            await logger.run(acts[:third], rate=20)
+            acked_before = max(logger.acked)
+            redis_server.kill()
+            feeding = asyncio.ensure_future(logger.run(acts[third:], rate=20))
+            await asyncio.sleep(0.6)
+            redis_server.start()
+            await asyncio.wait_for(feeding, 60)
+            assert max(logger.acked) == len(acts) and acked_before == third
+            async with s.get(f"{other}/api/channels/rr", headers=AUTH) as r:
+                info = await r.json()
+            assert info["game"]["seq"] == len(acts), info
+            await pages.wait_steps(info["game"]["steps"], timeout=8.0)
+            assert _ordered(pages.seen[0])
+            # what Redis holds after the restart is the whole log: a new owner rebuilds it all
+            import redis.asyncio
+
+            client = redis.asyncio.Redis.from_url(redis_server.url)
+            stored = await client.hget("eo:ch:rr:meta", "seq")
+            assert stored is not None and int(stored) == len(acts)
+            assert (await client.config_get("appendonly"))["appendonly"] == "yes"
+            await client.aclose()
+            await pages.close()
+    finally:
+        await cluster.stop()
+
+
+async def test_api_across_processes(redis_server: RedisServer, tmp_path: Path) -> None:
+    """A seq clash across two processes is a 409; settings revisions, playback control, the
+    channel list, creation and deletion behave through any process as on one box."""
+    cluster = await Services(redis_server.url, tmp_path).start(2)
+    doc = game(13, deals=1)
+    acts = actions_of(doc)
+    a, b = cluster.bases
+    try:
+        async with aiohttp.ClientSession() as s:
+            await _channel(s, a, "api", doc)
+            assert await cluster.owner("api") == a
+            # the same seq, different content, through the two processes at once
+            clash = {"seq": 1, "kind": "new_deal", "dealer": (acts[0]["dealer"] + 1) % 4, "upCard": acts[0]["upCard"]}
+            results = await asyncio.gather(
+                post_json(s, f"{a}/api/channels/api/actions", acts[0]), post_json(s, f"{b}/api/channels/api/actions", clash)
+            )
+            assert sorted(st for st, _ in results) == [200, 409], results
+            refused = next(body for st, body in results if st == 409)
+            assert "already accepted" in refused["error"]
+            accepted = acts[0] if results[0][0] == 200 else clash
+            assert (await post_json(s, f"{b}/api/channels/api/actions", accepted))[1]["duplicate"] is True
+            assert (await post_json(s, f"{b}/api/channels/api/actions", {**acts[2], "seq": 5}))[0] == 409  # a gap
+            # settings through the process that does not run the channel
+            async with s.get(f"{b}/api/channels/api/settings", headers=AUTH) as r:
+                rev = (await r.json())["revision"]
+            st, body = await post_json(s, f"{b}/api/channels/api/settings", {"revision": rev, "title": "Table 9"}, "PATCH")
+            assert st == 200 and body["revision"] == rev + 1
+            st, body = await post_json(s, f"{a}/api/channels/api/settings", {"revision": rev, "title": "stale"}, "PATCH")
+            assert st == 409 and body["current"]["title"] == "Table 9"
+            # playback control through either process drives the one Director
+            st, ph = await post_json(s, f"{b}/api/channels/api/control/pause", {})
+            assert st == 200 and ph["playing"] is False
+            st, ph = await post_json(s, f"{a}/api/channels/api/control/play", {})
+            assert st == 200 and ph["playing"] is True
+            st, body = await post_json(s, f"{b}/api/channels/api/control/seek?deal=7", {})
+            assert st == 400 and "no deal 7" in body["error"]
+            # the list, creation and deletion
+            assert (await post_json(s, f"{b}/api/channels", {"id": "api"}))[0] == 409
+            assert (await post_json(s, f"{b}/api/channels", {"id": "second"}))[0] == 201
+            async with s.get(f"{a}/api/channels", headers=AUTH) as r:
+                listed = [c["id"] for c in (await r.json())["channels"]]
+            assert listed == ["api", "second"]
+            async with s.delete(f"{a}/api/channels/second", headers=AUTH) as r:
+                assert r.status == 200, await r.text()
+            for base in (a, b):
+                async with s.get(f"{base}/api/channels/second", headers=AUTH) as r:
+                    assert r.status == 404
+    finally:
+        await cluster.stop()
+
+
+@pytest.mark.browser
+async def test_chromium_page_on_the_other_process(redis_server: RedisServer, tmp_path: Path) -> None:
+    """A real Chromium page on the process that does not run the channel draws the scenes
+    of the actions a logger sends (through that same process)."""
+    options = launch_options()  # skips, saying why, without Chromium
+    from playwright.async_api import async_playwright
+
+    cluster = await Services(redis_server.url, tmp_path).start(2)
+    doc = game(14, deals=1)
+    acts = actions_of(doc)
+    try:
+        async with aiohttp.ClientSession() as s:
+            await _channel(s, cluster.bases[0], "web", doc)
+            owner = await cluster.owner("web")
+            other = next(b for b in cluster.bases if b != owner)
+            async with async_playwright() as pw:
+                browser = await pw.chromium.launch(**options)
+                page = await browser.new_page(viewport={"width": 640, "height": 360})
+                await page.goto(f"{other}/overlay/web?output=clean&width=1280&height=720")
+                await page.wait_for_function("window.euchreOverlay && window.euchreOverlay.state.seq > 0", timeout=10000)
+                for act in acts[:4]:
+                    assert (await post_json(s, f"{other}/api/channels/web/actions", act))[0] == 200
+                await page.wait_for_function("window.euchreOverlay.state.step >= 3", timeout=10000)
+                drawn = await page.evaluate("window.euchreOverlay.state")
+                await browser.close()
+            assert drawn["connected"] and drawn["frames"] > 0 and drawn["snapshots"] >= 1
+    finally:
+        await cluster.stop()
