@@ -275,19 +275,11 @@ def after_snapshot(channel: Any, page: Any, step: int | None) -> None:
     if slot is not None and slot.sent is not None:
         game, at, revision, text = slot.sent
         if at == step and game == id(_shown_game(channel, page.output)) and revision == channel.render.revision:
-            _send_later(page, text)
+            page.outbox.offer_aside(text)
             return
     if slot is not None and slot.pending == step and slot.future is not None and not slot.future.done():
         return  # on its way: it goes to every page of the group
     after_scene(channel, page.output, page.size, step, [page])
-
-
-def _send_later(page: Any, text: str) -> None:
-    from .clients import send_text
-
-    task = asyncio.get_running_loop().create_task(send_text(page.ws, text), name="analysis:snapshot")
-    _tasks.add(task)
-    task.add_done_callback(_tasks.discard)
 
 
 _tasks: set[asyncio.Task[Any]] = set()
@@ -317,8 +309,6 @@ async def _deliver(
 ) -> None:
     from renderer.analysis import AnalysisFrame
 
-    from .clients import send_text
-
     began = time.perf_counter()
     state: GameState = game.steps[step]
     work = pool()
@@ -344,5 +334,7 @@ async def _deliver(
     text = message(channel.id, output, step, analysis, took_ms=(time.perf_counter() - began) * 1000, graph=graph, layer=layer)
     slot.sent = (id(game), step, channel.render.revision, text)
     # every page of the group now (one that joined while the worker ran included)
+    # through each page's outbox: after its scene, never replacing it (a remote group of
+    # ``serve --redis`` publishes it to the processes that have the pages)
     for page in [p for p in channel.pages if p.output == output and p.size == size]:
-        await send_text(page.ws, text)
+        page.outbox.offer_aside(text)

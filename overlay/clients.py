@@ -3,7 +3,8 @@
 Each page reads its own socket in its handler task.  Writes go through the page's
 :class:`Outbox`: one slot holding the latest message and one sender task per socket, so
 the channel's pump never awaits a page.  A page that falls behind gets the latest scene,
-not a backlog (every scene message is a whole picture); a send that takes longer than
+not a backlog (every scene message is a whole picture); beside it, one slot for an *aside*
+(an analysis message: it follows the scene and never replaces it); a send that takes longer than
 :data:`SEND_TIMEOUT` drops the page (its connection is aborted, the page reconnects and
 resyncs).  A page that never reads therefore costs the others nothing.
 """
@@ -41,6 +42,7 @@ class Outbox:
         self.transport = transport
         self.name = name
         self.pending: tuple[str, Callable[[], None] | None] | None = None
+        self.aside: str | None = None  # sent after ``pending``; a newer aside replaces it
         self.ready = asyncio.Event()
         self.task: asyncio.Task[None] | None = None
         self.sent = 0
@@ -57,25 +59,42 @@ class Outbox:
         if self.task is None:
             self.task = asyncio.get_running_loop().create_task(self._run(), name=f"send:{self.name}")
 
+    def offer_aside(self, text: str) -> None:
+        """Queue a message that goes after the pending one without replacing it (a newer
+        aside replaces an older one not sent yet)."""
+        if self.dropped is not None or self.ws.closed:
+            return
+        if self.aside is not None:
+            self.replaced += 1
+        self.aside = text
+        self.ready.set()
+        if self.task is None:
+            self.task = asyncio.get_running_loop().create_task(self._run(), name=f"send:{self.name}")
+
     async def _run(self) -> None:
         while not self.ws.closed and self.dropped is None:
             await self.ready.wait()
             self.ready.clear()
             item, self.pending = self.pending, None
-            if item is None:
-                continue
-            text, after = item
-            try:
-                async with asyncio.timeout(SEND_TIMEOUT):
-                    await self.ws.send_str(text)
-            except asyncio.TimeoutError:
-                self.drop(f"a message took over {SEND_TIMEOUT:g} s to leave")
+            if item is not None and not await self._send(item[0]):
                 return
-            except (ConnectionError, RuntimeError):
+            if item is not None and item[1] is not None:
+                item[1]()
+            aside, self.aside = self.aside, None
+            if aside is not None and not await self._send(aside):
                 return
-            self.sent += 1
-            if after is not None:
-                after()
+
+    async def _send(self, text: str) -> bool:
+        try:
+            async with asyncio.timeout(SEND_TIMEOUT):
+                await self.ws.send_str(text)
+        except asyncio.TimeoutError:
+            self.drop(f"a message took over {SEND_TIMEOUT:g} s to leave")
+            return False
+        except (ConnectionError, RuntimeError):
+            return False
+        self.sent += 1
+        return True
 
     def drop(self, reason: str) -> None:
         """Abort the connection: the handler's read loop ends and forgets the client."""

@@ -98,6 +98,11 @@ class _Publish(Outbox):
         if after is not None:
             after()
 
+    def offer_aside(self, text: str) -> None:
+        # the receiving relay tells an aside (an analysis message) by its type
+        self.cluster.publish(self.topic, text)
+        self.sent += 1
+
     async def stop(self) -> None:
         return None
 

@@ -48,6 +48,8 @@ log = logging.getLogger("overlay.relay")
 
 #: seconds a request for a channel waits for an owner (a failover takes at most about 3)
 FORWARD_WAIT = 8.0
+#: how an analysis message (overlay.analysis.message) begins: passed on as an aside
+ASIDE = '{"type":"analysis"'
 #: header on a forwarded request (the receiver never forwards it again)
 FORWARDED = "X-Overlay-Forwarded"
 
@@ -160,6 +162,11 @@ class Relay:
         if msg["type"] != "message":
             return
         text = msg["data"].decode()
+        if text.startswith(ASIDE):
+            # an analysis message: after the scene, never replacing it, pages only
+            for page in members.pages:
+                page.outbox.offer_aside(text)
+            return
         members.last = text
         members.fresh.clear()
         for page in members.pages:

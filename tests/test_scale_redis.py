@@ -265,3 +265,40 @@ async def test_chromium_page_on_the_other_process(redis_server: RedisServer, tmp
             assert drawn["connected"] and drawn["frames"] > 0 and drawn["snapshots"] >= 1
     finally:
         await cluster.stop()
+
+
+async def test_analysis_reaches_a_page_on_the_other_process(redis_server: RedisServer, tmp_path: Path) -> None:
+    """With analysis on in the channel's settings, a page on the process that does not run
+    the channel gets the owner's analysis message (with its layer) after the scene of the
+    step, as a page on one box does."""
+    cluster = await Services(redis_server.url, tmp_path).start(2)
+    doc = game(15, deals=1)
+    acts = actions_of(doc)
+    try:
+        async with aiohttp.ClientSession() as s:
+            await _channel(s, cluster.bases[0], "anl", doc)
+            owner = await cluster.owner("anl")
+            other = next(b for b in cluster.bases if b != owner)
+            async with s.get(f"{other}/api/channels/anl/settings", headers=AUTH) as r:
+                rev = (await r.json())["revision"]
+            st, body = await post_json(s, f"{other}/api/channels/anl/settings", {"revision": rev, "analysis": {"enabled": True}}, "PATCH")
+            assert st == 200, body
+            ws = await s.ws_connect(f"{other}/ws/overlay/anl?output=program", headers=AUTH)
+            for act in acts[:3]:
+                assert (await post_json(s, f"{other}/api/channels/anl/actions", act))[0] == 200
+            got: list[dict[str, Any]] = []
+            deadline = time.monotonic() + 60  # the owner's first analysis starts its worker
+            while time.monotonic() < deadline and not got:
+                try:
+                    msg = await ws.receive(timeout=max(0.1, deadline - time.monotonic()))
+                except asyncio.TimeoutError:
+                    break
+                if msg.type == aiohttp.WSMsgType.TEXT and msg.data.startswith('{"type":"analysis"'):
+                    got.append(json.loads(msg.data))
+            await ws.close()
+        assert got, "no analysis message reached the page on the non-owner process"
+        first = got[0]
+        assert first["channel"] == "anl" and first["output"] == "program"
+        assert first["analysis"]["winProbability"] is not None and first["layer"]["ops"]
+    finally:
+        await cluster.stop()
