@@ -114,12 +114,19 @@ def _model(path: str | None, cls: Any) -> Any:
 
 
 def load_job(
-    args: argparse.Namespace, *, size: tuple[int, int] | None = None, fps: Fraction | None = None, from_zero: bool = False
+    args: argparse.Namespace,
+    *,
+    size: tuple[int, int] | None = None,
+    fps: Fraction | None = None,
+    from_zero: bool = False,
+    loaded: Any = None,
 ) -> Job:
     """Load the game and settings named by ``args`` (see :func:`add_job_arguments`).
 
     Step start times are the Director's (:class:`overlay.director.StepTimes` over
     :func:`overlay.outputs.durations_of`), so a render shows what a channel plays.
+    ``loaded`` (an :class:`engine.load.LoadedGame`, e.g. one game of a match file) is
+    drawn instead of reading ``args.game``.
 
     Raises:
         OSError: a file is missing or an option is malformed.
@@ -135,10 +142,11 @@ def load_job(
     from ..outputs import RenderSettings, durations_of
     from .frame import load_view, parse_size
 
-    game = load_game(Path(args.game).read_bytes(), source=Path(args.game).name)
+    game = loaded if loaded is not None else load_game(Path(args.game).read_bytes(), source=Path(args.game).name)
+    source = args.game if loaded is None else loaded.source
     steps = game.timeline.steps
     if not steps:
-        raise OSError(f"{args.game}: the game has no steps")
+        raise OSError(f"{source}: the game has no steps")
     view = theme = timing = match = None
     if args.channel_settings:
         rs = RenderSettings(ChannelSettings.model_validate(json.loads(Path(args.channel_settings).read_text(encoding="utf-8"))))
@@ -167,7 +175,7 @@ def load_job(
         raise OSError(f"--fps: {exc}") from None
     schedule = Schedule.of(starts, durations, steps=parse_deals(args.deals, steps), from_zero=from_zero or bool(args.sync))
     return Job(
-        source=args.game,
+        source=source,
         steps=steps,
         title=game.timeline.title,
         view=view,
