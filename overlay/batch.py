@@ -25,7 +25,6 @@ Why the pieces are exact (hash-equal to one ``render``, frame by frame):
 
 from __future__ import annotations
 
-import argparse
 import math
 import os
 import tempfile
@@ -184,16 +183,9 @@ def load(spec_or_input: GameInput | GameSpec) -> Any:
     return load_game(spec_or_input.data, source=spec_or_input.name)
 
 
-def game_spec(game: GameInput, args: argparse.Namespace, *, codec: str, uploads: Path | None) -> GameSpec:
-    """Load ``game`` with the render options ``args`` (as ``render`` does) into a spec.
-
-    Raises:
-        OSError: an option or settings file is wrong.
-        EgnError: the game is refused.
-    """
-    from .cli.render import load_job
-
-    job = load_job(args, loaded=load(game))
+def game_spec(game: GameInput, job: Any, *, codec: str, background: str | None) -> GameSpec:
+    """The spec of ``game`` loaded as ``job`` (an :class:`overlay.cli.render.Job`, the way
+    ``render`` loads it), with the uploads its settings name read now."""
     return GameSpec(
         name=game.name,
         data=game.data,
@@ -206,9 +198,9 @@ def game_spec(game: GameInput, args: argparse.Namespace, *, codec: str, uploads:
         size=job.size,
         fps=job.fps,
         codec=codec,
-        background=args.background,
+        background=background,
         suffix=game.output.suffix,
-        images=_named_images(uploads, (job.view, job.theme, job.match)),
+        images=_named_images(job.uploads, (job.view, job.theme, job.match)),
     )
 
 
@@ -376,9 +368,7 @@ def join(spec: GameSpec, parts: Sequence[SegmentOutput], output: Path) -> None:
         _join_pngs(parts, output)
         return
     output.parent.mkdir(parents=True, exist_ok=True)
-    fd, tmp_name = tempfile.mkstemp(dir=output.parent, prefix=f".{output.name}.", suffix=output.suffix)
-    os.close(fd)
-    tmp = Path(tmp_name)
+    tmp = output.with_name(f".{output.stem}.{os.getpid()}.part{output.suffix}")  # same suffix: same muxer
     try:
         if len(parts) == 1:
             tmp.write_bytes(parts[0].data)
