@@ -32,9 +32,14 @@ from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass, field
 from fractions import Fraction
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from engine.errors import EgnError, Place, SchemaError
+
+if TYPE_CHECKING:
+    from engine.load import LoadedGame
+    from engine.state import GameState
+    from renderer.export import Schedule
 
 __all__ = [
     "JOINABLE",
@@ -75,7 +80,7 @@ class GameSpec:
 
     name: str
     data: bytes
-    schedule: Any  # renderer.export.Schedule
+    schedule: Schedule
     view: Any
     theme: Any
     timing: Any
@@ -91,7 +96,7 @@ class GameSpec:
     @property
     def frames(self) -> int:
         """Frames in the whole video."""
-        return int(self.schedule.frames(self.fps))
+        return self.schedule.frames(self.fps)
 
 
 @dataclass(frozen=True)
@@ -172,7 +177,7 @@ def _games_of(path: Path, output: Path, *, suffix: str, folder: bool) -> tuple[l
     return games, refused
 
 
-def load(spec_or_input: GameInput | GameSpec) -> Any:
+def load(spec_or_input: GameInput | GameSpec) -> LoadedGame:
     """The :class:`engine.load.LoadedGame` of a batch game.
 
     Raises:
@@ -228,7 +233,7 @@ def _strings(value: Any) -> Iterator[str]:
             yield from _strings(v)
 
 
-def plan_segments(spec: GameSpec, steps: Sequence[Any], *, split_frames: int) -> list[Segment]:
+def plan_segments(spec: GameSpec, steps: Sequence[GameState], *, split_frames: int) -> list[Segment]:
     """Cut the game's frames at deal starts into pieces of about ``split_frames`` frames.
 
     One segment when the codec is not in :data:`JOINABLE`, when ``split_frames <= 0`` or the
@@ -272,13 +277,13 @@ def plan_segments(spec: GameSpec, steps: Sequence[Any], *, split_frames: int) ->
     return out
 
 
-def _deal_numbers(steps: Sequence[Any]) -> dict[int, int]:
+def _deal_numbers(steps: Sequence[GameState]) -> dict[int, int]:
     """Deal (as the states number it) -> its 1-based position, as ``inspect`` lists deals."""
     order = sorted({s.deal for s in steps if s.branch is None})
     return {d: n + 1 for n, d in enumerate(order)}
 
 
-def _first_frame_at(sched: Any, fps: Fraction, time: float, total: int) -> int:
+def _first_frame_at(sched: Schedule, fps: Fraction, time: float, total: int) -> int:
     """The first frame whose output time is at ``time`` or later (as ``Schedule.locate`` rounds)."""
     k = max(0, math.floor((time - sched.t0) * fps) - 1)
     while k < total and sched.time_of(k, fps) < time - 1e-9:
@@ -286,7 +291,7 @@ def _first_frame_at(sched: Any, fps: Fraction, time: float, total: int) -> int:
     return k
 
 
-def steps_of(spec: GameSpec) -> Sequence[Any]:
+def steps_of(spec: GameSpec) -> Sequence[GameState]:
     """The replayed steps of a spec's game.
 
     Raises:

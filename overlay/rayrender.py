@@ -20,7 +20,7 @@ import time
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import Any, cast
 
 from .batch import GameSpec, Segment, SegmentOutput, join, plan_segments, render_segment, steps_of
 
@@ -141,7 +141,7 @@ def render_batch(
 
     t0 = time.perf_counter()
     report = BatchReport()
-    tally = ray.remote(num_cpus=0)(Tally).remote()
+    tally: Any = ray.remote(num_cpus=0)(Tally).remote()
     remote = ray.remote(_task).options(num_cpus=1, max_retries=retries, retry_exceptions=True)
     pending: dict[Any, tuple[int, Segment, str]] = {}
     parts: dict[int, list[SegmentOutput]] = {}
@@ -174,7 +174,7 @@ def render_batch(
                 i, seg, key = pending.pop(ref)
                 spec = specs[i]
                 try:
-                    out = ray.get(ref)
+                    out = cast(SegmentOutput, ray.get(ref))
                 except ray.exceptions.RayError as exc:
                     if spec.name not in report.failed:
                         report.failed[spec.name] = f"{seg.label}: {_reason(exc)}"

@@ -79,7 +79,7 @@ def decoded(path: Path, codec: str) -> list[tuple[Any, str]]:
     with av.open(str(path)) as container:
         stream = container.streams.video[0]
         name = CODECS[codec].decoder
-        ctx = av.CodecContext.create(name, "r") if name else None
+        ctx: Any = av.CodecContext.create(name, "r") if name else None
         if ctx is not None:
             ctx.extradata = stream.codec_context.extradata
         for packet in container.demux(stream):
