@@ -71,11 +71,11 @@ def start_ray(address: str | None, *, num_cpus: int | None = None, temp_dir: str
 
     if ray.is_initialized():
         return False
-    options: dict[str, Any] = {"include_dashboard": False, "log_to_driver": False, "logging_level": "warning"}
+    options: dict[str, Any] = {"log_to_driver": False, "logging_level": "warning"}
     if address:
         ray.init(address=address, **options)
     else:
-        ray.init(num_cpus=num_cpus, _temp_dir=temp_dir, **options)
+        ray.init(num_cpus=num_cpus, _temp_dir=temp_dir, include_dashboard=False, **options)
     return True
 
 
