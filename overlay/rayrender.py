@@ -195,7 +195,10 @@ def render_batch(
     except BaseException:
         for ref in pending:
             ray.cancel(ref, force=True)
+        ray.kill(tally)
         raise
+    if bar is not None and report.frames > shown:
+        bar.update(report.frames - shown)  # progress messages still on their way
     _, attempts, errors = ray.get(tally.snapshot.remote())
     for key, n in sorted(attempts.items()):
         failures = tuple(Attempt(a, e) for a, e in errors.get(key, []))
