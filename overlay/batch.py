@@ -12,10 +12,10 @@ Why the pieces are exact (hash-equal to one ``render``, frame by frame):
 * the frame clock is the whole game's: segment ``[first, end)`` draws frames ``first..end-1``
   of the one schedule, at the same times;
 * the skia executor's sprite and layer caches change pixels by a few levels depending on what
-  was drawn before (measured: up to 10/255 on 40% of the frames of a deal drawn from a cold
-  cache), so a worker first draws (without reading back or encoding) every earlier frame: its
+  was drawn before (measured on a 3-deal game drawn from a cold cache at a deal start: 18-26%
+  of the remaining frames differed, by up to 10/255), so a worker first draws (without reading back or encoding) every earlier frame: its
   caches then hold what one process holds at ``first``.  That costs about a quarter of the
-  earlier frames' render time (3.6 of 13.7 ms/frame at 1080p30 qtrle);
+  earlier frames' render time (3.6 of 13.7 ms/frame at 1080p30 qtrle, one run);
 * only codecs whose pieces decode to the same frames are split (:data:`JOINABLE`): qtrle is
   lossless and each segment starts on a key frame; ProRes is intra-only (every frame is coded
   on its own); a PNG sequence is one file per frame.  VP9 and H.264 carry rate control and
