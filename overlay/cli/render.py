@@ -37,6 +37,9 @@ def register(sub: Any) -> None:
     from .frame import add_analysis_argument
 
     add_analysis_argument(p)
+    p.add_argument("--ray", nargs="?", const="", default=None, metavar="ADDRESS", help="render as Ray tasks on the cluster at ADDRESS (default: a local one); GAME may be a folder of games or a match file, OUT is then a folder")
+    p.add_argument("--split-seconds", type=float, default=120.0, help="with --ray: cut a game longer than this at deal starts, one task per piece (default 120; 0: one task per game)")
+    p.add_argument("--retries", type=int, default=2, help="with --ray: how many times a failed task is retried (default 2)")
     p.set_defaults(func=run_render)
 
 
@@ -129,12 +132,19 @@ def _model(path: str | None, cls: Any) -> Any:
 
 
 def load_job(
-    args: argparse.Namespace, *, size: tuple[int, int] | None = None, fps: Fraction | None = None, from_zero: bool = False
+    args: argparse.Namespace,
+    *,
+    size: tuple[int, int] | None = None,
+    fps: Fraction | None = None,
+    from_zero: bool = False,
+    loaded: Any = None,
 ) -> Job:
     """Load the game and settings named by ``args`` (see :func:`add_job_arguments`).
 
     Step start times are the Director's (:class:`overlay.director.StepTimes` over
     :func:`overlay.outputs.durations_of`), so a render shows what a channel plays.
+    ``loaded`` (an :class:`engine.load.LoadedGame`, e.g. one game of a match file) is
+    drawn instead of reading ``args.game``.
 
     Raises:
         OSError: a file is missing or an option is malformed.
@@ -150,10 +160,11 @@ def load_job(
     from ..outputs import RenderSettings, durations_of
     from .frame import load_view, parse_size
 
-    game = load_game(Path(args.game).read_bytes(), source=Path(args.game).name)
+    game = loaded if loaded is not None else load_game(Path(args.game).read_bytes(), source=Path(args.game).name)
+    source = args.game if loaded is None else loaded.source
     steps = game.timeline.steps
     if not steps:
-        raise OSError(f"{args.game}: the game has no steps")
+        raise OSError(f"{source}: the game has no steps")
     view = theme = timing = match = None
     if args.channel_settings:
         rs = RenderSettings(ChannelSettings.model_validate(json.loads(Path(args.channel_settings).read_text(encoding="utf-8"))))
@@ -182,7 +193,7 @@ def load_job(
         raise OSError(f"--fps: {exc}") from None
     schedule = Schedule.of(starts, durations, steps=parse_deals(args.deals, steps), from_zero=from_zero or bool(args.sync))
     return Job(
-        source=args.game,
+        source=source,
         steps=steps,
         title=game.timeline.title,
         view=view,
@@ -265,6 +276,8 @@ def run_frames(
 def run_render(args: argparse.Namespace) -> int:
     from renderer.export import CODECS, VideoWriter
 
+    if args.ray is not None:
+        return run_ray(args)
     job = load_job(args)
     codec = CODECS[args.codec]
     out = Path(args.output)
@@ -284,3 +297,55 @@ def run_render(args: argparse.Namespace) -> int:
             yield src.image(job.schedule.time_of(n, job.fps))
 
     return run_frames(writer, frames(), total=total, desc=f"render {codec.name}", on_interrupt=args.on_interrupt)
+
+
+def run_ray(args: argparse.Namespace) -> int:
+    """``render --ray``: every game of GAME (a folder, a match file or one game) as Ray tasks.
+
+    Writes what ``render`` writes for each game (one game: OUT itself; several: OUT/<name>),
+    with the same progress bar over all frames; prints the retried tasks and the games not
+    written, and exits with 2 when a game was not written.
+    """
+    from renderer.export import CODECS
+
+    from ..batch import collect_games, game_spec, load
+    from ..rayrender import print_report, render_batch, start_ray
+
+    if args.sync and Path(args.game).is_dir():
+        raise OSError("--sync places one game's steps: it cannot apply to a folder")
+    codec = CODECS[args.codec]
+    if args.retries < 0:
+        raise OSError("--retries: expected 0 or more")
+    games, refused = collect_games(Path(args.game), Path(args.output), suffix=codec.suffix)
+    specs, outputs = [], []
+    failed: dict[str, str] = dict(refused)
+    for game in games:
+        try:
+            job = load_job(args, loaded=load(game))
+            if codec.encoder in ("libx264", "libvpx-vp9") or codec.pix_fmt.startswith("yuv"):
+                if job.size[0] % 2 or job.size[1] % 2:
+                    raise OSError(f"{codec.name} needs an even width and height, got {job.size[0]}x{job.size[1]}")
+            specs.append(game_spec(game, job, codec=codec.name, background=args.background))
+            outputs.append(game.output)
+        except (OSError, ValueError) as exc:  # EgnError is a ValueError: named by the game
+            failed[game.name] = str(exc)
+    total = sum(s.frames for s in specs)
+    split = int(args.split_seconds * float(specs[0].fps)) if specs else 0
+    started = start_ray(args.ray or None)
+    bar = progress(total, desc=f"render {codec.name}")
+    try:
+        report = render_batch(specs, outputs, split_frames=split, retries=args.retries, bar=bar)
+    except KeyboardInterrupt:
+        bar.close()
+        print("euchre-overlay: interrupted: the games already finished are written, no partial file is left", file=sys.stderr)
+        return 130
+    finally:
+        bar.close()
+        if started:
+            import ray
+
+            ray.shutdown()
+    report.failed = {**failed, **report.failed}
+    print_report(report)
+    return 2 if report.failed else 0
+
