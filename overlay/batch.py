@@ -92,6 +92,7 @@ class GameSpec:
     background: str | None
     suffix: str  # the output's suffix: segments use the same container as the output
     images: dict[str, bytes] = field(default_factory=dict)
+    analysis: str | None = None  # render --analysis: "full", "public" or None
 
     @property
     def frames(self) -> int:
@@ -206,6 +207,49 @@ def game_spec(game: GameInput, job: Any, *, codec: str, background: str | None) 
         background=background,
         suffix=game.output.suffix,
         images=_named_images(job.uploads, (job.view, job.theme, job.match)),
+        analysis=job.analysis,
+    )
+
+
+def frame_source(
+    steps: Sequence[GameState],
+    schedule: Any,
+    *,
+    view: Any,
+    theme: Any,
+    timing: Any,
+    title: str | None,
+    size: tuple[int, int],
+    match: Any,
+    images: Callable[[Sequence[str]], dict[str, bytes]] | None,
+    timeline: Any = None,
+    rules: Any = None,
+    analysis: str | None = None,
+) -> Any:
+    """The :class:`renderer.export.FrameSource` of a game as ``render`` draws it: the
+    statistics extras from ``timeline``, the analysis layer with ``analysis`` ("full" or
+    "public"); one place, so a Ray segment draws what one process draws."""
+    from renderer.export import FrameSource
+    from renderer.statboard import stats_book
+
+    layer = None
+    if analysis is not None:
+        from renderer.analysis import GameAnalysis
+
+        layer = GameAnalysis(steps, rules, public=analysis == "public")
+    return FrameSource(
+        steps,
+        schedule,
+        view=view,
+        theme=theme,
+        timing=timing,
+        title=title,
+        size=size,
+        match=match,
+        images=images,
+        stats=None if timeline is None else stats_book(timeline).at,
+        analysis=layer,
+        public=analysis == "public",
     )
 
 
@@ -291,13 +335,13 @@ def _first_frame_at(sched: Schedule, fps: Fraction, time: float, total: int) -> 
     return k
 
 
-def steps_of(spec: GameSpec) -> Sequence[GameState]:
-    """The replayed steps of a spec's game.
+def steps_of(spec: GameSpec, game: LoadedGame | None = None) -> Sequence[GameState]:
+    """The replayed steps of a spec's game (``game``: already loaded).
 
     Raises:
         EgnError: the game cannot be read.
     """
-    steps = load(spec).timeline.steps
+    steps = (game or load(spec)).timeline.steps
     if not steps:
         raise SchemaError("the game has no steps", Place(source=spec.name))
     return steps
@@ -317,9 +361,10 @@ def render_segment(spec: GameSpec, segment: Segment, *, on_progress: Callable[[i
     """
     from renderer.export import CODECS, FrameSource, VideoWriter
 
-    steps = steps_of(spec)
+    game = load(spec)
+    steps = steps_of(spec, game)
     images = spec.images
-    src = FrameSource(
+    src = frame_source(
         steps,
         spec.schedule,
         view=spec.view,
@@ -329,6 +374,9 @@ def render_segment(spec: GameSpec, segment: Segment, *, on_progress: Callable[[i
         size=spec.size,
         match=spec.match,
         images=(lambda ids: {i: images[i] for i in ids if i in images}) if images else None,
+        timeline=game.timeline,
+        rules=game.document.metadata.ruleset,
+        analysis=spec.analysis,
     )
     sched, fps = spec.schedule, spec.fps
     for k in range(segment.first):

@@ -184,6 +184,18 @@ def test_one_game_vp9_on_ray(games: Path, tmp_path: Path) -> None:
     assert decoded(out, "vp9") == decoded(single(games / "a.egn", tmp_path / "one.webm", "vp9"), "vp9")
 
 
+@pytest.mark.usefixtures("cluster")
+def test_analysis_on_ray_equals_single_process(games: Path, tmp_path: Path) -> None:
+    """``render --ray --analysis``, split by deal: the pieces draw the analysis layer as one
+    process does (and the layer is there: the frames differ from a render without it)."""
+    out = tmp_path / "a.mov"
+    assert main(["render", str(games / "a.egn"), "-o", str(out), "--ray", "--analysis", "--split-seconds", "40", *OPTS]) == 0
+    one = tmp_path / "one.mov"
+    assert main(["render", str(games / "a.egn"), "-o", str(one), "--analysis", *OPTS]) == 0
+    assert decoded(out, "qtrle") == decoded(one, "qtrle")
+    assert decoded(out, "qtrle") != decoded(single(games / "a.egn", tmp_path / "plain.mov", "qtrle"), "qtrle")
+
+
 class Bar:
     """Counts what a batch reports to its progress bar."""
 

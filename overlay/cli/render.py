@@ -79,19 +79,13 @@ class Job:
 
     def frames(self) -> Any:
         """A :class:`renderer.export.FrameSource` over this job."""
-        from renderer.export import FrameSource
-        from renderer.statboard import stats_book
-
         from studio.uploads import read_images
+
+        from ..batch import frame_source
 
         folder = self.uploads
         images = None if folder is None else (lambda ids: read_images(folder, ids))
-        analysis = None
-        if self.analysis is not None:
-            from renderer.analysis import GameAnalysis
-
-            analysis = GameAnalysis(self.steps, self.rules, public=self.analysis == "public")
-        return FrameSource(
+        return frame_source(
             self.steps,
             self.schedule,
             view=self.view,
@@ -101,9 +95,9 @@ class Job:
             size=self.size,
             match=self.match,
             images=images,
-            stats=None if self.timeline is None else stats_book(self.timeline).at,
-            analysis=analysis,
-            public=self.analysis == "public",
+            timeline=self.timeline,
+            rules=self.rules,
+            analysis=self.analysis,
         )
 
 
