@@ -229,7 +229,10 @@ def test_ctrl_c_keeps_a_playable_file_or_removes_it(mode: str, game_file: Path, 
 
     out = tmp_path / "long.mov"
     cmd = [sys.executable, "-m", "overlay.cli", "render", str(game_file), "-o", str(out), "--size", "320x180", "--on-interrupt", mode]
-    proc = subprocess.Popen(cmd, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    # a suite started in the background by a shell without job control inherits an ignored
+    # SIGINT, which the child would inherit too: give it the default, as a terminal does
+    restore = lambda: signal.signal(signal.SIGINT, signal.SIG_DFL)  # noqa: E731
+    proc = subprocess.Popen(cmd, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, preexec_fn=restore)
     deadline = time.monotonic() + 120
     while time.monotonic() < deadline and (not out.exists() or out.stat().st_size < 200_000):
         time.sleep(0.05)
