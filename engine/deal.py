@@ -34,13 +34,12 @@ from .state import (
     Action,
     Call,
     DealSummary,
-    GameState,
     StepKind,
     TrickState,
     UpCardState,
     build,
-    make_state,
 )
+from .steps import Record, Steps
 
 __all__ = ["DealContext", "DealOutcome", "replay_deal", "HAND_SIZE"]
 
@@ -72,7 +71,7 @@ class DealOutcome:
     """
 
     summary: DealSummary
-    states: tuple[GameState, ...]
+    states: Steps  # built on first read (:mod:`engine.steps`)
     step_count: int  # steps of this deal (``len(states)`` when they are built)
     score: tuple[int, ...]  # running score after the deal
     tokens: tuple[int, ...]  # four-trick tokens after the deal
@@ -95,7 +94,8 @@ class _DealReplay:
         self.first_step = first_step
         self.build = build
         self.P = self.table.players
-        self.rows: list[dict[str, Any]] = []  # one field row per step (``build`` only)
+        self.rows: list[Record] = []  # one record per step (``build`` only): a field row, or a card record
+        self._shown: tuple[Problem, ...] = ()  # the problems shown on the step just numbered
         self.count = 0  # steps emitted
         self.action_steps: list[int] = []
         self.pending: list[Problem] = []
@@ -157,6 +157,37 @@ class _DealReplay:
         return _teams(self.per_team)
 
     def emit(self, kind: StepKind, action: Action | None, *, annotations: Sequence[str] = (), to_act: int | None = None) -> None:
+        """One step that is not a card's (a card step is :meth:`emit_card`)."""
+        at = self._count_step()
+        if not self.build:
+            return
+        row = self._fixed = self._fields()  # the next card steps start from this row
+        row["step"] = self.first_step + at
+        row["kind"] = kind
+        row["action"] = action
+        row["trick"] = self.trick
+        row["annotations"] = tuple(annotations) if annotations else ()
+        row["to_act"] = to_act
+        row["problems"] = self._shown
+        self.rows.append(row)
+
+    def emit_card(self, seat: int, card: Card, flat: int, t: int, lead: int, seats: tuple[int, ...], cards: tuple[Card, ...], c: int, led: Suit | None, annotations: Sequence[str], to_act: int | None) -> None:
+        """A card step, kept as a :data:`~engine.steps.CardRecord`: its state is built when read."""
+        at = self._count_step()
+        if not self.build:
+            return
+        fixed = self._fixed
+        if fixed is None:
+            fixed = self._fixed = self._fields()
+        hands = self._hands_t
+        if hands is None:
+            hands = self._hands_t = tuple(self._hand_rows)
+        self.rows.append(
+            (fixed, hands, self.first_step + at, seat, card, flat, t, lead, seats, cards, c, led, tuple(annotations) if annotations else (), to_act, self._shown)
+        )
+
+    def _count_step(self) -> int:
+        """Number the next step and show on it the problems found since the last (in ``_shown``)."""
         at = self.count
         self.count += 1
         pending = self.pending
@@ -165,25 +196,10 @@ class _DealReplay:
             for i in range(first, len(self.found)):
                 self.shown_at[i] = at
             self.pending = []
-        if not self.build:
-            return
-        fixed = self._fixed
-        if fixed is None or kind is not _CARD_STEP:
-            row = self._fixed = self._fields()  # the next card steps start from a copy of this row
+            self._shown = tuple(pending)
         else:
-            row = fixed.copy()  # ``fixed`` is an earlier step's row: never changed in place
-            hands = self._hands_t
-            if hands is None:
-                hands = self._hands_t = tuple(self._hand_rows)
-            row["hands"] = hands
-        row["step"] = self.first_step + at
-        row["kind"] = kind
-        row["action"] = action
-        row["trick"] = self.trick
-        row["annotations"] = tuple(annotations) if annotations else ()
-        row["to_act"] = to_act
-        row["problems"] = tuple(pending) if pending else ()
-        self.rows.append(row)
+            self._shown = ()
+        return at
 
     def _fields(self) -> dict[str, Any]:
         """The state's fields that change at most once a trick (a card step changes only the hands).
@@ -279,7 +295,8 @@ class _DealReplay:
         self.suits = [[effective_suit(c, trump) for c in hand] for hand in self.hands]
         self._hands_t = hands = tuple(self._hand_rows)
         known = self._known_t = tuple(self.known)
-        for row in self.rows:
+        for row in self.rows:  # field rows only: no card has been played yet
+            assert isinstance(row, dict)
             row["hands"] = hands
             row["hands_known"] = known
         self._fixed = None
@@ -500,12 +517,10 @@ class _DealReplay:
                 elif not self._take(seat, card, key) and self.known[seat]:
                     self.problem(f"{card_name(card)!r} (played) is not in seat {seat}'s hand", phase=phase_index, phase_type="TRICK_PLAY", trick=t, card=c)
                 if keep:
-                    self.trick = build(TrickState, {"number": t, "leader": lead, "seats": seats[: c + 1], "cards": cards[: c + 1], "led": led, "winner": None, "complete": False})
                     to_act = order[c + 1] if c + 1 < per_trick else None
-                    action = build(Action, {"kind": _CARD_STEP, "seat": seat, "card": card, "call": None, "index": flat})
-                    self.emit(_CARD_STEP, action, annotations=ann.get(str(flat), ()) if ann else (), to_act=to_act)
+                    self.emit_card(seat, card, flat, t, lead, seats, cards, c, led, ann.get(str(flat), ()) if ann else (), to_act)
                 elif self.pending:
-                    self.emit(_CARD_STEP, None)
+                    self._count_step()
                 else:
                     self.count += 1  # what emit does for a step without problems when no state is built
                 self.action_steps.append(self.count - 1)
@@ -528,13 +543,15 @@ class _DealReplay:
                     action = build(Action, {"kind": StepKind.TRICK_TAKEN, "seat": winner, "card": None, "call": None, "index": None})
                     self.emit(StepKind.TRICK_TAKEN, action, to_act=winner if t + 1 < HAND_SIZE else None)
                 elif self.pending:
-                    self.emit(StepKind.TRICK_TAKEN, None)
+                    self._count_step()
                 else:
                     self.count += 1
                 self.trick = None if t + 1 < len(tricks) else done
                 self.shown.append(done)
             elif cards:
-                self.shown.append(TrickState(number=t, leader=lead, seats=seats, cards=cards, led=led))
+                short = build(TrickState, {"number": t, "leader": lead, "seats": seats, "cards": cards, "led": led, "winner": None, "complete": False})
+                self.shown.append(short)
+                self.trick = short  # the trick on the table, as its last card's step shows it
 
     def _check_card(self, card: Card, seat: int, t: int, c: int, led: Suit | None, suit: Suit | None, phase_index: int) -> None:
         """A card played twice, the discard or the up-card played, a renege."""
@@ -679,10 +696,9 @@ def replay_deal(
                 r.problem("cards played before trump was made", severity="warning", phase=pi, phase_type="TRICK_PLAY")
             r.play(phase, pi)
     r.finish()
-    built = tuple([make_state(row) for row in r.rows])
     return DealOutcome(
         summary=r.summary(),
-        states=built,
+        states=Steps(r.rows),
         step_count=r.count,
         score=r.score,
         tokens=r.tokens,

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 from enum import Enum
+from collections.abc import Sequence
 from typing import Any, TypeVar
 
 from .cards import Card, Suit, card_name
@@ -285,9 +286,13 @@ class Branch:
 
 @dataclass(frozen=True)
 class Timeline:
-    """The replay of a whole game."""
+    """The replay of a whole game.
 
-    steps: tuple[GameState, ...]
+    ``steps`` is a :class:`engine.steps.Steps` (built on first read) from a replay; any
+    sequence of states works the same.
+    """
+
+    steps: Sequence[GameState]
     deals: tuple[DealSummary, ...]
     branches: tuple[Branch, ...] = ()
     problems: tuple[Problem, ...] = ()
