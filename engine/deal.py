@@ -25,7 +25,7 @@ from typing import Any
 
 from .cards import Card, Suit, card_name, parse_card, resolve
 from .errors import Place, Problem
-from .layout import HAND_SIZE, Layout, card_of, lay_out
+from .layout import HAND_SIZE, Layout, card_of, lay_out, resolved
 from .model import BiddingPhase, Deal, TrickPlayPhase
 from .cards import effective_suit
 from .rules import Table, reneges, score_deal
@@ -289,10 +289,12 @@ class _DealReplay:
             self.hands[seat] = cards
             self.known[seat] = complete and all(c.known for c in cards)
             self._hand_rows[seat] = tuple(cards)
+        # identities with trump-relative notation resolved, and effective suits, from the
+        # layout's memo (every card here has its text: parsed, or resolved from parsed text)
         trump = self.trump
-        # resolve() returns a card without trump-relative notation as it is: skip the call for those
-        self.ids = [[c.identity if c.generic is None else resolve(c, trump).identity for c in hand] for hand in self.hands]
-        self.suits = [[effective_suit(c, trump) for c in hand] for hand in self.hands]
+        rows = [[resolved(c.text, trump) for c in hand] for hand in self.hands]
+        self.ids = [[r[0].identity for r in hand] for hand in rows]
+        self.suits = [[r[1] for r in hand] for hand in rows]
         self._hands_t = hands = tuple(self._hand_rows)
         known = self._known_t = tuple(self.known)
         for row in self.rows:  # field rows only: no card has been played yet
