@@ -21,6 +21,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from dataclasses import dataclass, field
+from operator import attrgetter
 from typing import Any
 
 from .cards import Card, Suit, card_name, parse_card, resolve
@@ -44,6 +45,7 @@ from .steps import Record, Steps
 __all__ = ["DealContext", "DealOutcome", "replay_deal", "HAND_SIZE"]
 
 UNKNOWN = parse_card("Xx")
+_KNOWN = attrgetter("known")  # ``all(map(_KNOWN, cards))``: the check without a Python generator
 _CARD_STEP = StepKind.CARD  # bound once: an enum member read through its class costs more than the step's own work
 
 
@@ -248,7 +250,7 @@ class _DealReplay:
         for seat in range(self.P):
             if seat < len(given) and given[seat]:
                 hands[seat] = [card_of(c) for c in given[seat]]
-                known[seat] = all(c.known for c in hands[seat])
+                known[seat] = all(map(_KNOWN, hands[seat]))
         # one deck: a card dealt twice (or the up-card also in a hand) is not a real deal
         holder: dict[tuple[object, ...], str] = {}
         if self.up.known:
@@ -287,7 +289,7 @@ class _DealReplay:
                     cards.append(first_discard)
             cards = cards[:HAND_SIZE] + [UNKNOWN] * max(0, HAND_SIZE - len(cards))
             self.hands[seat] = cards
-            self.known[seat] = complete and all(c.known for c in cards)
+            self.known[seat] = complete and all(map(_KNOWN, cards))
             self._hand_rows[seat] = tuple(cards)
         # identities with trump-relative notation resolved, and effective suits, from the
         # layout's memo (every card here has its text: parsed, or resolved from parsed text)
@@ -490,6 +492,11 @@ class _DealReplay:
         per_trick = self.P - len(self.sit_out)
         flat = 0
         ids, hands, held_suits = self.ids, self.hands, self.suits
+        played = self.played
+        # a known card that is neither played before, nor the discard, nor the up-card
+        # needs no check but the renege (the common case, judged inline)
+        discard_key = self.discard.identity if self.discard is not None else None
+        up_key = self.up.identity
         for t, trick in enumerate(tricks):
             if t >= HAND_SIZE:
                 self.problem(f"trick {t}: a deal has only {HAND_SIZE} tricks", phase=phase_index, phase_type="TRICK_PLAY", trick=t)
@@ -505,11 +512,18 @@ class _DealReplay:
             led: Suit | None = None
             for c, card in enumerate(cards):
                 seat = seats[c]
-                self._check_card(card, seat, t, c, led, suits[c], phase_index)
+                key = card.identity
+                if not card.known:
+                    pass
+                elif key in played or key == discard_key or key == up_key:
+                    self._check_known(card, seat, t, c, phase_index)
+                else:
+                    played[key] = t
                 if c == 0:
                     led = suits[0]  # the layout's effective suit of the lead: what led_suit gives
+                elif suits[c] is not led and reneges(suits[c], held_suits[seat], led):
+                    self._renege(card, seat, t, c, led, phase_index)
                 held = ids[seat]
-                key = card.identity
                 if key in held:  # the common case, inline; :meth:`_take` does the rest
                     i = held.index(key)
                     del held[i], hands[seat][i], held_suits[seat][i]
@@ -555,28 +569,29 @@ class _DealReplay:
                 self.shown.append(short)
                 self.trick = short  # the trick on the table, as its last card's step shows it
 
-    def _check_card(self, card: Card, seat: int, t: int, c: int, led: Suit | None, suit: Suit | None, phase_index: int) -> None:
-        """A card played twice, the discard or the up-card played, a renege."""
-        if card.known:
-            key = card.identity
-            played = self.played
-            if key in played:
-                self.problem(f"{card_name(card)!r} was already played in trick {played[key]}", phase=phase_index, phase_type="TRICK_PLAY", trick=t, card=c)
-            played[key] = t
-            if self.discard is not None and self.discard.identity == key:
-                self.problem(f"{card_name(card)!r} was discarded by the dealer", phase=phase_index, phase_type="TRICK_PLAY", trick=t, card=c)
-            if self.up.identity == key and not (self.picked_up and seat == self.dealer):
-                if self.picked_up:
-                    self.problem(f"{card_name(card)!r} is the up-card, which the dealer (seat {self.dealer}) picked up", phase=phase_index, phase_type="TRICK_PLAY", trick=t, card=c)
-                else:
-                    self.problem(f"{card_name(card)!r} is the turned-down up-card, out of play", phase=phase_index, phase_type="TRICK_PLAY", trick=t, card=c)
-        if c > 0 and suit is not led and reneges(suit, self.suits[seat], led):
-            name = led.label if led is not None else "?"
-            # a renege happens at real tables: a fact of the game (a warning), not a bad record
-            self.problem(
-                f"{card_name(card)!r}: renege — seat {seat} holds {name} and must follow {name}",
-                severity="warning", phase=phase_index, phase_type="TRICK_PLAY", trick=t, card=c,
-            )
+    def _check_known(self, card: Card, seat: int, t: int, c: int, phase_index: int) -> None:
+        """A known card played twice, the discard or the up-card played (then remembered as played)."""
+        key = card.identity
+        played = self.played
+        if key in played:
+            self.problem(f"{card_name(card)!r} was already played in trick {played[key]}", phase=phase_index, phase_type="TRICK_PLAY", trick=t, card=c)
+        played[key] = t
+        if self.discard is not None and self.discard.identity == key:
+            self.problem(f"{card_name(card)!r} was discarded by the dealer", phase=phase_index, phase_type="TRICK_PLAY", trick=t, card=c)
+        if self.up.identity == key and not (self.picked_up and seat == self.dealer):
+            if self.picked_up:
+                self.problem(f"{card_name(card)!r} is the up-card, which the dealer (seat {self.dealer}) picked up", phase=phase_index, phase_type="TRICK_PLAY", trick=t, card=c)
+            else:
+                self.problem(f"{card_name(card)!r} is the turned-down up-card, out of play", phase=phase_index, phase_type="TRICK_PLAY", trick=t, card=c)
+
+    def _renege(self, card: Card, seat: int, t: int, c: int, led: Suit | None, phase_index: int) -> None:
+        """A card off the led suit from a hand that holds it (:func:`engine.rules.reneges` said so)."""
+        name = led.label if led is not None else "?"
+        # a renege happens at real tables: a fact of the game (a warning), not a bad record
+        self.problem(
+            f"{card_name(card)!r}: renege — seat {seat} holds {name} and must follow {name}",
+            severity="warning", phase=phase_index, phase_type="TRICK_PLAY", trick=t, card=c,
+        )
 
     # -- scoring ---------------------------------------------------------------
 
@@ -698,13 +713,16 @@ def replay_deal(
                 r.problem("cards played before trump was made", severity="warning", phase=pi, phase_type="TRICK_PLAY")
             r.play(phase, pi)
     r.finish()
-    return DealOutcome(
-        summary=r.summary(),
-        states=Steps(r.rows),
-        step_count=r.count,
-        score=r.score,
-        tokens=r.tokens,
-        action_steps=tuple(calls + r.action_steps),
-        problems=tuple(r.found),
-        shown_at=tuple(r.shown_at),
+    return build(  # one per deal: the frozen constructor's setattr per field is worth skipping
+        DealOutcome,
+        {
+            "summary": r.summary(),
+            "states": Steps(r.rows),
+            "step_count": r.count,
+            "score": r.score,
+            "tokens": r.tokens,
+            "action_steps": tuple(calls + r.action_steps),
+            "problems": tuple(r.found),
+            "shown_at": tuple(r.shown_at),
+        },
     )

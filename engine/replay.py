@@ -25,7 +25,7 @@ from .model import Deal, EgnDocument
 from .packed import UnpackedDeal, unpack_deals
 from .rules import Table
 from .ruleset import Ruleset
-from .state import Action, Branch, DealSummary, GameState, StepKind, Timeline, evolve_state
+from .state import Action, Branch, DealSummary, GameState, StepKind, Timeline, build, evolve_state
 from .steps import Record, Steps, state_of
 
 __all__ = ["replay", "MIN_PLAYERS", "MAX_PLAYERS"]
@@ -160,7 +160,21 @@ def _replay(
                     step_count += 1
                     summaries[-1] = replace(summaries[-1], last_step=step_count - 1)
         checkpoints.append(
-            _Checkpoint(key, document.deals[index], step_count, len(summaries), len(branches), len(ctx.problems), score, tokens, game_over_at, winner)
+            build(  # one per deal: the frozen constructor's setattr per field is worth skipping
+                _Checkpoint,
+                {
+                    "key": key,
+                    "deal": document.deals[index],
+                    "steps": step_count,
+                    "summaries": len(summaries),
+                    "branches": len(branches),
+                    "problems": len(ctx.problems),
+                    "score": score,
+                    "tokens": tokens,
+                    "game_over_at": game_over_at,
+                    "winner": winner,
+                },
+            )
         )
     _check_final_score(ctx, meta.finalScore, score, len(summaries) > 0)
     return Timeline(

@@ -193,7 +193,8 @@ _T = TypeVar("_T")
 
 
 def build(cls: type[_T], fields: dict[str, Any]) -> _T:
-    """An instance of one of this module's frozen dataclasses from a fresh mapping of *every* field.
+    """An instance of a plain frozen dataclass (no ``__post_init__``, no slots; this module's,
+    or one the replay makes per deal) from a fresh mapping of *every* field.
 
     The replay builds about 130 states a game, each with its trick and action; the
     generated ``__init__`` (a frozen ``object.__setattr__`` per field) cost more than the
