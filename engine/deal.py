@@ -252,16 +252,20 @@ class _DealReplay:
                 hands[seat] = [card_of(c) for c in given[seat]]
                 known[seat] = all(map(_KNOWN, hands[seat]))
         # one deck: a card dealt twice (or the up-card also in a hand) is not a real deal
-        holder: dict[tuple[object, ...], str] = {}
+        holder: dict[tuple[object, ...], int] = {}  # identity -> the seat dealt it first (-1: the up-card)
         if self.up.known:
-            holder[self.up.identity] = "the up-card"
+            holder[self.up.identity] = -1
         for seat, hand in enumerate(hands):
             for card in hand:
                 if not card.known:
                     continue
-                if card.identity in holder:
-                    self.problem(f"{card_name(card)!r} is dealt twice: seat {seat} and {holder[card.identity]}", kind="schema")
-                holder.setdefault(card.identity, f"seat {seat}")
+                key = card.identity
+                first = holder.get(key)
+                if first is None:
+                    holder[key] = seat
+                else:
+                    where = "the up-card" if first < 0 else f"seat {first}"
+                    self.problem(f"{card_name(card)!r} is dealt twice: seat {seat} and {where}", kind="schema")
         return hands, known, [bool(h) for h in hands]
 
     # -- hands -----------------------------------------------------------------
