@@ -29,6 +29,7 @@ __all__ = ["DealContext", "DealState", "UNKNOWN", "team_values", "state_pair"]
 #: The card a hand holds where the file never shows which one.
 UNKNOWN = parse_card("Xx")
 _KNOWN = attrgetter("known")  # ``all(map(_KNOWN, cards))``: the check without a Python generator
+_FACE_UP = UpCardState.FACE_UP  # bound once: an enum member read through its class costs about 0.3 us
 
 
 @dataclass
@@ -75,7 +76,7 @@ class DealState:
         if st.dealer >= self.P:
             self.problem(f"dealer {st.dealer} is not a seat of a {self.P}-player table", kind="schema")
         self.up = parse_card(st.upCard)
-        self.up_state = UpCardState.FACE_UP
+        self.up_state = _FACE_UP
         self.calls: list[Call] = []
         self.trump: Suit | None = None
         self.no_trump = False
