@@ -165,9 +165,9 @@ def test_inspect_json_is_the_full_replay_contract(name: str, capsys: pytest.Capt
 def test_bench_engine_json(capsys: pytest.CaptureFixture[str]) -> None:
     assert main(["bench", "engine", "--json", "--repeat", "1", "--corpus", str(ROOT / "assets" / "demo")]) == 0
     figures = json.loads(capsys.readouterr().out)
-    for kind in ("full", "summary"):
+    for kind in ("full", "read", "summary"):
         assert figures[f"{kind}_games"] == 1 and figures[f"{kind}_games_per_s"] > 0 and figures[f"{kind}_deals_per_s"] > 0
-    assert figures["full_deals"] == figures["summary_deals"] > 0
+    assert figures["full_deals"] == figures["read_deals"] == figures["summary_deals"] > 0
 
 
 def match_of(games: list[dict[str, Any]]) -> dict[str, Any]:
