@@ -8,9 +8,9 @@ them.
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 from enum import Enum
-from collections.abc import Sequence
 from typing import Any, TypeVar
 
 from .cards import Card, Suit, card_name

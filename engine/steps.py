@@ -10,9 +10,11 @@ it; the state built is the one the eager replay built, field for field.
 It behaves as the tuple it replaces: ``len``, indexing (negative too), iteration, ``in``,
 ``index``, ``count``, equality with tuples and other ``Steps`` (element by element),
 ``+`` with tuples; a slice is a ``tuple`` of states.  Readers that index the timeline
-(the director, the analysis, alternative lines) see no difference.
+(the director, the analysis, alternative lines) see no difference; a reader of every
+step (the service reads them all when a game is loaded) pays about what the eager replay
+paid, since the work is the same, only later.
 
-Records (made by :mod:`engine.deal`, read only here):
+Records (made by :mod:`engine.dealstate`, read only here):
 
 * a :class:`GameState`: already built;
 * a ``dict`` holding every field of a state (a row): the state is made from it;
