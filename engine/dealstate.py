@@ -140,10 +140,10 @@ class DealState:
         self.rows.append(row)
 
     def emit_card(self, seat: int, card: Card, flat: int, t: int, lead: int, seats: tuple[int, ...], cards: tuple[Card, ...], c: int, led: Suit | None, annotations: Sequence[str], to_act: int | None) -> None:
-        """A card step, kept as a :data:`~engine.steps.CardRecord`: its state is built when read."""
-        at = self._count_step()
-        if not self.build:
-            return
+        """A card step, kept as a :data:`~engine.steps.CardRecord`: its state is built when read (``build`` only)."""
+        at = self.count  # :meth:`_count_step` inline: a card step is most steps
+        self.count = at + 1
+        shown = self._show_pending(at) if self.pending else ()
         fixed = self._fixed
         if fixed is None:
             fixed = self._fixed = self._fields()
@@ -151,23 +151,24 @@ class DealState:
         if hands is None:
             hands = self._hands_t = tuple(self._hand_rows)
         self.rows.append(
-            (fixed, hands, self.first_step + at, seat, card, flat, t, lead, seats, cards, c, led, tuple(annotations) if annotations else (), to_act, self._shown)
+            (fixed, hands, self.first_step + at, seat, card, flat, t, lead, seats, cards, c, led, tuple(annotations) if annotations else (), to_act, shown)
         )
 
     def _count_step(self) -> int:
         """Number the next step and show on it the problems found since the last (in ``_shown``)."""
         at = self.count
-        self.count += 1
-        pending = self.pending
-        if pending:
-            first = len(self.found) - len(pending)
-            for i in range(first, len(self.found)):
-                self.shown_at[i] = at
-            self.pending = []
-            self._shown = tuple(pending)
-        else:
-            self._shown = ()
+        self.count = at + 1
+        self._shown = self._show_pending(at) if self.pending else ()
         return at
+
+    def _show_pending(self, at: int) -> tuple[Problem, ...]:
+        """The problems found since the last step, now shown on step ``at``."""
+        pending = self.pending
+        first = len(self.found) - len(pending)
+        for i in range(first, len(self.found)):
+            self.shown_at[i] = at
+        self.pending = []
+        return tuple(pending)
 
     def _fields(self) -> dict[str, Any]:
         """The state's fields that change at most once a trick (a card step changes only the hands).
