@@ -80,11 +80,11 @@ class _DealReplay(DealState):
             seat = (self.dealer + 1 + i) % P
             rnd = 1 if i < P else 2
             if ended:
-                self.problem(f"{call!r}: bidding already ended with {self.calls[-1].call!r}", phase=phase_index, phase_type="EUCHRE_BIDDING", call=i)
+                self.problem(f"{call!r}: bidding already ended with {calls[i - 1]!r}", phase=phase_index, phase_type="EUCHRE_BIDDING", call=i)
             elif i >= 2 * P:
                 self.problem(f"{call!r}: only {2 * P} calls are possible", phase=phase_index, phase_type="EUCHRE_BIDDING", call=i)
-            self.calls.append(build(Call, {"seat": seat, "call": call, "index": i, "round": rnd}))
-            if self.build:
+            if self.build:  # the calls are the states' alone
+                self.calls.append(build(Call, {"seat": seat, "call": call, "index": i, "round": rnd}))
                 self._calls_t = tuple(self.calls)
             last = i == len(calls) - 1
             made = False

@@ -77,7 +77,7 @@ class DealState:
             self.problem(f"dealer {st.dealer} is not a seat of a {self.P}-player table", kind="schema")
         self.up = parse_card(st.upCard)
         self.up_state = _FACE_UP
-        self.calls: list[Call] = []
+        self.calls: list[Call] = []  # for the states (``build`` only)
         self.trump: Suit | None = None
         self.no_trump = False
         self.maker: int | None = None
