@@ -190,8 +190,9 @@ class _DealReplay(DealState):
             out = UNKNOWN
         if out is not None and not self._take(self.dealer, out, resolve(out, self.trump).identity) and self.known[self.dealer]:
             self.problem(f"{card_name(out)!r} (discard) is not in seat {self.dealer}'s hand", phase=phase_index, phase_type="EUCHRE_BIDDING")
-        self._hand_rows[self.dealer] = tuple(hand)
-        self._hands_t = None
+        if self.build:
+            self._hand_rows[self.dealer] = tuple(hand)
+            self._hands_t = None
         self.emit(_DISCARD, Action(_DISCARD, seat=self.dealer, card=self.discard), to_act=self._first_leader())
 
     def _inferred_discard(self) -> Card | None:
@@ -346,7 +347,8 @@ class _DealReplay(DealState):
         self.points = result.points
         self.tokens = result.tokens
         self.score = tuple(a + b for a, b in zip(self.score, result.points))
-        self._score_t, self._tokens_t = state_pair(self.score), state_pair(self.tokens)
+        if self.build:
+            self._score_t, self._tokens_t = state_pair(self.score), state_pair(self.tokens)
         self.trick = None
         self.emit(_DEAL_SCORED, Action(_DEAL_SCORED))
 

@@ -261,13 +261,15 @@ class DealState:
             cards = cards[:HAND_SIZE] + [UNKNOWN] * max(0, HAND_SIZE - len(cards))
             self.hands[seat] = cards
             self.known[seat] = complete and all(map(_KNOWN, cards))
-            self._hand_rows[seat] = tuple(cards)
         # identities with trump-relative notation resolved, and effective suits, from the
         # layout's memo (every card here has its text: parsed, or resolved from parsed text)
         trump = self.trump
         rows = [[resolved(c.text, trump) for c in hand] for hand in self.hands]
         self.ids = [[r[0].identity for r in hand] for hand in rows]
         self.suits = [[r[1] for r in hand] for hand in rows]
+        if not self.build:
+            return
+        self._hand_rows = [tuple(h) for h in self.hands]
         self._hands_t = hands = tuple(self._hand_rows)
         known = self._known_t = tuple(self.known)
         for row in self.rows:  # field rows only: no card has been played yet
