@@ -17,7 +17,7 @@ from typing import Any
 
 from .cards import Card, Suit, card_name, parse_card
 from .errors import Place, Problem
-from .layout import HAND_SIZE, Layout, card_of, lay_out, resolved
+from .layout import HAND_SIZE, Layout, card_of, lay_out, memo_for, resolved
 from .model import Deal, TrickPlayPhase
 from .rules import Table
 from .ruleset import Ruleset
@@ -264,7 +264,8 @@ class DealState:
         # identities with trump-relative notation resolved, and effective suits, from the
         # layout's memo (every card here has its text: parsed, or resolved from parsed text)
         trump = self.trump
-        rows = [[resolved(c.text, trump) for c in hand] for hand in self.hands]
+        memo = memo_for(trump)
+        rows = [[memo.get(c.text) or resolved(c.text, trump) for c in hand] for hand in self.hands]
         self.ids = [[r[0].identity for r in hand] for hand in rows]
         self.suits = [[r[1] for r in hand] for hand in rows]
         if not self.build:

@@ -9,13 +9,13 @@ cards with the hands known.  Pure: values in, a :class:`Layout` out.
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 
 from .cards import Card, Suit, effective_suit, parse_card, resolve, trick_power
 from .rules import Table
 
-__all__ = ["HAND_SIZE", "Layout", "Resolved", "lay_out", "card_of", "resolved"]
+__all__ = ["HAND_SIZE", "Layout", "Resolved", "lay_out", "card_of", "memo_for", "resolved"]
 
 #: Cards dealt to each player (and tricks in a deal), whatever the ruleset.
 HAND_SIZE = 5
@@ -27,7 +27,7 @@ Resolved = tuple[Card, Suit | None, int, int]
 # Bounded memos: validated card texts x five trump values; tables of at most 10 seats.
 _CARDS: dict[str, Card] = {}
 _RESOLVED: dict[Suit | None, dict[str, Resolved]] = {trump: {} for trump in (None, *Suit)}
-_ORDERS: dict[tuple[int, int, frozenset[int]], tuple[int, ...]] = {}
+_ORDERS: dict[tuple[int, frozenset[int]], tuple[tuple[int, ...], ...]] = {}
 
 
 def card_of(text: str) -> Card:
@@ -56,13 +56,19 @@ def resolved(text: str, trump: Suit | None) -> Resolved:
     return hit
 
 
-def _order(table: Table, lead: int, sit_out: frozenset[int]) -> tuple[int, ...]:
-    """The playing seats clockwise from ``lead`` (remembered)."""
-    key = (table.players, lead, sit_out)
-    order = _ORDERS.get(key)
-    if order is None:
-        order = _ORDERS[key] = tuple(table.order_from(lead, sit_out))
-    return order
+def memo_for(trump: Suit | None) -> Mapping[str, Resolved]:
+    """What :func:`resolved` has remembered under ``trump``, by card text: a hot loop reads
+    it with ``memo.get(text) or resolved(text, trump)`` and saves a call per card."""
+    return _RESOLVED[trump]
+
+
+def _orders(table: Table, sit_out: frozenset[int]) -> tuple[tuple[int, ...], ...]:
+    """Per seat: the playing seats clockwise from it (remembered per table and sitters-out)."""
+    key = (table.players, sit_out)
+    orders = _ORDERS.get(key)
+    if orders is None:
+        orders = _ORDERS[key] = tuple(tuple(table.order_from(lead, sit_out)) for lead in range(table.players))
+    return orders
 
 
 @dataclass(slots=True)
@@ -93,12 +99,13 @@ def lay_out(tricks: Sequence[Sequence[str]], table: Table, trump: Suit | None, s
     played_cards: list[tuple[Card, ...]] = []
     played_suits: list[tuple[Suit | None, ...]] = []
     winners: list[int | None] = []
-    played_by: dict[int, list[Card]] = {}
+    by_seat: list[list[Card]] = [[] for _ in range(table.players)]
     memo = _RESOLVED[trump]
+    orders_from = _orders(table, sit_out)
     for trick in tricks:
         lead = leader if leader is not None else first_leader
         leaders.append(lead)
-        seats = _order(table, lead, sit_out)
+        seats = orders_from[lead]
         orders.append(seats)
         rows = [memo.get(c) or resolved(c, trump) for c in trick[:per_trick]]  # the memo read inline: one call less per card
         cards = tuple([row[0] for row in rows])
@@ -109,8 +116,9 @@ def lay_out(tricks: Sequence[Sequence[str]], table: Table, trump: Suit | None, s
         winners.append(w)
         leader = seats[w if w is not None else 0] if len(trick) == per_trick else None
         for seat, card in zip(seats, cards):
-            played_by.setdefault(seat, []).append(card)
+            by_seat[seat].append(card)
     complete = len(tricks) >= HAND_SIZE and all(len(t) == per_trick for t in tricks[:HAND_SIZE])
+    played_by = {seat: cards for seat, cards in enumerate(by_seat) if cards}
     return Layout(tuple(leaders), tuple(orders), tuple(played_seats), tuple(played_cards), tuple(played_suits), tuple(winners), played_by, complete)
 
 
