@@ -193,7 +193,7 @@ class _DealReplay(DealState):
         if self.build:
             self._hand_rows[self.dealer] = tuple(hand)
             self._hands_t = None
-        self.emit(_DISCARD, Action(_DISCARD, seat=self.dealer, card=self.discard), to_act=self._first_leader())
+        self.emit(_DISCARD, Action(_DISCARD, seat=self.dealer, card=self.discard) if self.build else None, to_act=self._first_leader())
 
     def _inferred_discard(self) -> Card | None:
         """With every trick recorded, the dealer's discard is the one card it held and never played."""
@@ -331,7 +331,7 @@ class _DealReplay(DealState):
         self.ensure_hands(None, picked_up=self.picked_up, first_discard=None)
         if self.thrown_in:
             self.points = (0,) * self.table.teams
-            self.emit(_DEAL_SCORED, Action(_DEAL_SCORED))
+            self.emit(_DEAL_SCORED, Action(_DEAL_SCORED) if self.build else None)
             return
         if len(self.tricks) < HAND_SIZE or self.maker is None:
             return
@@ -350,7 +350,8 @@ class _DealReplay(DealState):
         if self.build:
             self._score_t, self._tokens_t = state_pair(self.score), state_pair(self.tokens)
         self.trick = None
-        self.emit(_DEAL_SCORED, Action(_DEAL_SCORED))
+        self.emit(_DEAL_SCORED, Action(_DEAL_SCORED) if self.build else None)
+
 
 def _play_after(deal: Deal, start: int) -> TrickPlayPhase | None:
     """The first trick-play phase after position ``start`` (the one that will be played)."""
@@ -378,7 +379,7 @@ def replay_deal(
     score, problems and step numbers are the same.
     """
     r = _DealReplay(ctx, deal, index, score, tokens, first_step, branch, line, states)
-    r.emit(_DEAL_START, Action(_DEAL_START, seat=r.dealer), to_act=(r.dealer + 1) % r.P)
+    r.emit(_DEAL_START, Action(_DEAL_START, seat=r.dealer) if states else None, to_act=(r.dealer + 1) % r.P)
     bid_seen = False
     play_seen = False
     calls: list[int] = []
