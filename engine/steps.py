@@ -86,9 +86,10 @@ class Steps(Sequence[GameState]):
     def __init__(self, records: Iterable[Record] = ()) -> None:
         self._records: list[Record] = list(records)
 
-    def records(self) -> tuple[Record, ...]:
-        """The records as they stand (built states and records still to build), for joining timelines."""
-        return tuple(self._records)
+    def records(self) -> Sequence[Record]:
+        """The records as they stand (built states and records still to build), for joining
+        timelines: a view, not a copy (records are never changed, only replaced by their state)."""
+        return self._records
 
     def __len__(self) -> int:
         return len(self._records)
