@@ -6,6 +6,7 @@ Pure: text and bytes in, values out; no files, sockets or clocks.  The main entr
 * :func:`engine.replay.replay` — a validated document to a :class:`engine.state.Timeline`
   (``summary_only=True``: deal summaries and problems without states);
 * :func:`engine.deal.replay_deal` — one deal's state machine;
+* :class:`engine.steps.Steps` — a timeline's states, each built when first read;
 * :func:`engine.cards.effective_suit` — the one place that judges suit (left bower).
 """
 

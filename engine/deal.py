@@ -5,7 +5,9 @@ immutable :class:`~engine.state.GameState` each) and a typed :class:`DealOutcome
 game loop (:mod:`engine.replay`) and the alternative lines (:mod:`engine.branch`) both
 call it.
 
-The deal is walked once, in file order.  Hands missing from ``playerCards`` are
+The deal is walked once, in file order, over a :class:`~engine.dealstate.DealState` (what
+the deal holds, its problems and its step records); this module is the rules that walk
+it: bidding, the dealer's pick-up, the play and its checks, scoring.  Hands missing from ``playerCards`` are
 back-calculated from the play (:mod:`engine.layout`: who played each card), which needs
 the trick winners, which need trump: so the steps before the first card leaves a hand
 (deal start and the calls, during which no hand changes) are kept as field rows and get
@@ -19,49 +21,26 @@ database import need.
 
 from __future__ import annotations
 
-from collections.abc import Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from typing import Any
 
-from .cards import Card, Suit, card_name, parse_card, resolve
-from .errors import Place, Problem
-from .layout import HAND_SIZE, Layout, card_of, lay_out
+from .cards import Card, Suit, card_name, effective_suit, parse_card, resolve
+from .dealstate import UNKNOWN, DealContext, DealState, state_pair
+from .errors import Problem
+from .layout import HAND_SIZE
 from .model import BiddingPhase, Deal, TrickPlayPhase
-from .cards import effective_suit
-from .rules import Table, reneges, score_deal
-from .ruleset import Ruleset
-from .state import (
-    Action,
-    Call,
-    DealSummary,
-    GameState,
-    StepKind,
-    TrickState,
-    UpCardState,
-    build,
-    make_state,
-)
+from .rules import reneges, score_deal
+from .state import Action, Call, DealSummary, StepKind, TrickState, UpCardState, build
+from .steps import Steps
 
 __all__ = ["DealContext", "DealOutcome", "replay_deal", "HAND_SIZE"]
 
-UNKNOWN = parse_card("Xx")
-_CARD_STEP = StepKind.CARD  # bound once: an enum member read through its class costs more than the step's own work
-
-
-@dataclass
-class DealContext:
-    """What every deal of one game shares: the source name, rules, table, player names,
-    and the list the problems of the replay go to."""
-
-    source: str
-    rules: Ruleset
-    table: Table
-    players: tuple[str, ...]
-    problems: list[Problem] = field(default_factory=list)
-
-    def fresh(self) -> DealContext:
-        """The same game with an empty problem list (an alternative line collects its own)."""
-        return DealContext(source=self.source, rules=self.rules, table=self.table, players=self.players)
+# Enum members bound once: reading one through its class costs about 0.3 us (ten times a
+# global), and a deal reads them some thirty times.
+_CARD_STEP = StepKind.CARD
+_CALL, _DISCARD, _TRICK_TAKEN = StepKind.CALL, StepKind.DISCARD, StepKind.TRICK_TAKEN
+_DEAL_START, _DEAL_SCORED = StepKind.DEAL_START, StepKind.DEAL_SCORED
+_TURNED_DOWN, _TAKEN = UpCardState.TURNED_DOWN, UpCardState.TAKEN
 
 
 @dataclass(frozen=True)
@@ -72,7 +51,7 @@ class DealOutcome:
     """
 
     summary: DealSummary
-    states: tuple[GameState, ...]
+    states: Steps  # built on first read (:mod:`engine.steps`)
     step_count: int  # steps of this deal (``len(states)`` when they are built)
     score: tuple[int, ...]  # running score after the deal
     tokens: tuple[int, ...]  # four-trick tokens after the deal
@@ -81,208 +60,8 @@ class DealOutcome:
     shown_at: tuple[int, ...]  # for each problem, the step (within the deal) it is shown on; -1: none
 
 
-class _DealReplay:
-    """Mutable walker for one deal; emits one step per visible event."""
-
-    def __init__(self, ctx: DealContext, deal: Deal, index: int, score: tuple[int, ...], tokens: tuple[int, ...], first_step: int, branch: str | None, line: int | None, build: bool) -> None:
-        self.ctx = ctx
-        self.rules = ctx.rules
-        self.table = ctx.table
-        self.deal = deal
-        self.index = index
-        self.branch = branch
-        self.line = line
-        self.first_step = first_step
-        self.build = build
-        self.P = self.table.players
-        self.rows: list[dict[str, Any]] = []  # one field row per step (``build`` only)
-        self.count = 0  # steps emitted
-        self.action_steps: list[int] = []
-        self.pending: list[Problem] = []
-        self.found: list[Problem] = []
-        self.shown_at: list[int] = []
-        self.score = score
-        self.tokens = tokens
-        st = deal.initialState
-        self.dealer = st.dealer % self.P
-        if st.dealer >= self.P:
-            self.problem(f"dealer {st.dealer} is not a seat of a {self.P}-player table", kind="schema")
-        self.up = parse_card(st.upCard)
-        self.up_state = UpCardState.FACE_UP
-        self.calls: list[Call] = []
-        self.trump: Suit | None = None
-        self.no_trump = False
-        self.maker: int | None = None
-        self.alone = False
-        self.alone_defender = -1
-        self.sit_out: frozenset[int] = frozenset()
-        self.discard: Card | None = None
-        self.picked_up = False
-        self.tricks: list[TrickState] = []
-        #: every trick of the file in order, the short ones too (for the summary)
-        self.shown: list[TrickState] = []
-        self.trick: TrickState | None = None
-        self.per_seat = [0] * self.P
-        self.per_team = [0] * self.table.teams
-        self.points: tuple[int, ...] | None = None
-        self.thrown_in = False
-        self.played: dict[tuple[object, ...], int] = {}  # card identity -> trick it was played in
-        self.layout: Layout | None = None
-        self.hands, self.known, self.given = self._initial_hands()
-        self._known_t = tuple(self.known)
-        self.ready = False  # hands back-calculated (see the module docstring)
-        self.ids: list[list[tuple[object, ...]]] = []  # per seat: identity of each card held (set with the hands)
-        self.suits: list[list[Suit | None]] = []  # per seat: effective suit of each card held
-        # tuples for the states, rebuilt only when their source changes
-        self._hand_rows: list[tuple[Card, ...]] = [tuple(h) for h in self.hands]
-        self._hands_t: tuple[tuple[Card, ...], ...] | None = None
-        self._calls_t: tuple[Call, ...] = ()
-        self._tricks_t: tuple[TrickState, ...] = ()
-        self._per_seat_t: tuple[int, ...] = tuple(self.per_seat)
-        self._per_team_t: tuple[int, int] = (0, 0)
-        self._fixed: dict[str, Any] | None = None  # see _fields
-        self._score_t = _pair(score)  # what states show; updated with ``score`` and ``tokens`` in :meth:`finish`
-        self._tokens_t = _pair(tokens)
-
-    # -- helpers -------------------------------------------------------------
-
-    def problem(self, message: str, *, kind: str = "rule", severity: str = "error", **where: Any) -> None:
-        p = Problem(Place(source=self.ctx.source, deal=self.index, line=self.line, **where), message, kind, severity)
-        self.pending.append(p)
-        self.found.append(p)
-        self.shown_at.append(-1)
-        self.ctx.problems.append(p)
-
-    def tricks_per_team(self) -> tuple[int, ...]:
-        return _teams(self.per_team)
-
-    def emit(self, kind: StepKind, action: Action | None, *, annotations: Sequence[str] = (), to_act: int | None = None) -> None:
-        at = self.count
-        self.count += 1
-        pending = self.pending
-        if pending:
-            first = len(self.found) - len(pending)
-            for i in range(first, len(self.found)):
-                self.shown_at[i] = at
-            self.pending = []
-        if not self.build:
-            return
-        fixed = self._fixed
-        if fixed is None or kind is not _CARD_STEP:
-            row = self._fixed = self._fields()  # the next card steps start from a copy of this row
-        else:
-            row = fixed.copy()  # ``fixed`` is an earlier step's row: never changed in place
-            hands = self._hands_t
-            if hands is None:
-                hands = self._hands_t = tuple(self._hand_rows)
-            row["hands"] = hands
-        row["step"] = self.first_step + at
-        row["kind"] = kind
-        row["action"] = action
-        row["trick"] = self.trick
-        row["annotations"] = tuple(annotations) if annotations else ()
-        row["to_act"] = to_act
-        row["problems"] = tuple(pending) if pending else ()
-        self.rows.append(row)
-
-    def _fields(self) -> dict[str, Any]:
-        """The state's fields that change at most once a trick (a card step changes only the hands).
-
-        :meth:`emit` rebuilds them for every step but a card's, and after the hands are
-        back-calculated.
-        """
-        hands = self._hands_t
-        if hands is None:
-            hands = self._hands_t = tuple(self._hand_rows)
-        return {
-            "deal": self.index,
-            "deal_number": self.deal.dealNumber,
-            "num_players": self.P,
-            "players": self.ctx.players,
-            "dealer": self.dealer,
-            "up_card": self.up,
-            "up_card_state": self.up_state,
-            "calls": self._calls_t,
-            "trump": self.trump,
-            "no_trump": self.no_trump,
-            "maker": self.maker,
-            "alone": self.alone,
-            "alone_defender": self.alone_defender,
-            "sit_out": self.sit_out,
-            "discard": self.discard,
-            "hands": hands,
-            "hands_known": self._known_t,
-            "tricks": self._tricks_t,
-            "tricks_per_seat": self._per_seat_t,
-            "tricks_per_team": self._per_team_t,
-            "score": self._score_t,
-            "deal_points": _pair(self.points) if self.points is not None else None,
-            "tokens": self._tokens_t,
-            "thrown_in": self.thrown_in,
-            "game_over": False,
-            "winner": None,
-            "branch": self.branch,
-        }
-
-    def _initial_hands(self) -> tuple[list[list[Card]], list[bool], list[bool]]:
-        """Hands as dealt, from ``playerCards``; the others are filled in by :meth:`ensure_hands`."""
-        given = self.deal.initialState.playerCards or []
-        hands: list[list[Card]] = [[] for _ in range(self.P)]
-        known = [False] * self.P
-        for seat in range(self.P):
-            if seat < len(given) and given[seat]:
-                hands[seat] = [card_of(c) for c in given[seat]]
-                known[seat] = all(c.known for c in hands[seat])
-        # one deck: a card dealt twice (or the up-card also in a hand) is not a real deal
-        holder: dict[tuple[object, ...], str] = {}
-        if self.up.known:
-            holder[self.up.identity] = "the up-card"
-        for seat, hand in enumerate(hands):
-            for card in hand:
-                if not card.known:
-                    continue
-                if card.identity in holder:
-                    self.problem(f"{card_name(card)!r} is dealt twice: seat {seat} and {holder[card.identity]}", kind="schema")
-                holder.setdefault(card.identity, f"seat {seat}")
-        return hands, known, [bool(h) for h in hands]
-
-    # -- hands -----------------------------------------------------------------
-
-    def ensure_hands(self, play: TrickPlayPhase | None, *, picked_up: bool, first_discard: Card | None) -> None:
-        """Lay out the play (if any) and fill the hands not given in the file, once.
-
-        Called before the first card leaves a hand.  The dealer's dealt hand is what it
-        played, minus the up-card it picked up, plus its recorded discard.  Cards never
-        seen stay unknown (``Xx``).  The steps already emitted get these hands.
-        """
-        if self.ready:
-            return
-        self.ready = True
-        layout = self.layout = lay_out(play.tricks, self.table, self.trump, self.sit_out, self._first_leader()) if play is not None else None
-        played_by = layout.played_by if layout is not None else {}
-        complete = layout is not None and layout.complete
-        for seat in range(self.P):
-            if self.given[seat]:
-                continue
-            cards = list(played_by.get(seat, []))
-            if seat == self.dealer and picked_up:
-                cards = [c for c in cards if not c.same(self.up)]
-                if first_discard is not None and not first_discard.same(self.up):
-                    cards.append(first_discard)
-            cards = cards[:HAND_SIZE] + [UNKNOWN] * max(0, HAND_SIZE - len(cards))
-            self.hands[seat] = cards
-            self.known[seat] = complete and all(c.known for c in cards)
-            self._hand_rows[seat] = tuple(cards)
-        trump = self.trump
-        # resolve() returns a card without trump-relative notation as it is: skip the call for those
-        self.ids = [[c.identity if c.generic is None else resolve(c, trump).identity for c in hand] for hand in self.hands]
-        self.suits = [[effective_suit(c, trump) for c in hand] for hand in self.hands]
-        self._hands_t = hands = tuple(self._hand_rows)
-        known = self._known_t = tuple(self.known)
-        for row in self.rows:
-            row["hands"] = hands
-            row["hands_known"] = known
-        self._fixed = None
+class _DealReplay(DealState):
+    """One deal's rules, walking its :class:`~engine.dealstate.DealState` and emitting one step per visible event."""
 
     # -- bidding -------------------------------------------------------------
 
@@ -301,11 +80,11 @@ class _DealReplay:
             seat = (self.dealer + 1 + i) % P
             rnd = 1 if i < P else 2
             if ended:
-                self.problem(f"{call!r}: bidding already ended with {self.calls[-1].call!r}", phase=phase_index, phase_type="EUCHRE_BIDDING", call=i)
+                self.problem(f"{call!r}: bidding already ended with {calls[i - 1]!r}", phase=phase_index, phase_type="EUCHRE_BIDDING", call=i)
             elif i >= 2 * P:
                 self.problem(f"{call!r}: only {2 * P} calls are possible", phase=phase_index, phase_type="EUCHRE_BIDDING", call=i)
-            self.calls.append(build(Call, {"seat": seat, "call": call, "index": i, "round": rnd}))
-            if self.build:
+            if self.build:  # the calls are the states' alone
+                self.calls.append(build(Call, {"seat": seat, "call": call, "index": i, "round": rnd}))
                 self._calls_t = tuple(self.calls)
             last = i == len(calls) - 1
             made = False
@@ -314,21 +93,21 @@ class _DealReplay:
                 ended = made = True
                 made_round = rnd
             if not ended and rnd == 1 and i == P - 1:
-                self.up_state = UpCardState.TURNED_DOWN
+                self.up_state = _TURNED_DOWN
             if made:
                 self._declare(phase, phase_index, rnd)
             if not self.build:
-                self.emit(StepKind.CALL, None)
+                self.emit(_CALL, None)
                 continue
             if not ended:
                 to_act: int | None = None if i + 1 >= 2 * P else (seat + 1) % P
             else:
                 to_act = self._after_bidding(phase, made_round)
-            action = build(Action, {"kind": StepKind.CALL, "seat": seat, "card": None, "call": call, "index": i})
-            self.emit(StepKind.CALL, action, annotations=ann.get(str(i), ()), to_act=to_act)
+            action = build(Action, {"kind": _CALL, "seat": seat, "card": None, "call": call, "index": i})
+            self.emit(_CALL, action, annotations=ann.get(str(i), ()), to_act=to_act)
         if not ended and len(calls) >= 2 * P:
             self.thrown_in = True
-            self.up_state = UpCardState.TURNED_DOWN
+            self.up_state = _TURNED_DOWN
             if self.rules.std:
                 self.problem(f"stick the dealer: dealer {self.dealer} must name trump, but all {2 * P} calls are Pass", phase=phase_index, phase_type="EUCHRE_BIDDING", call=len(calls) - 1)
         return made_round
@@ -354,14 +133,11 @@ class _DealReplay:
                 self.alone_defender = d
         self.sit_out = self.table.sit_out(self.maker, self.alone, self.alone_defender)
         if rnd == 1 and self._dealer_skips_pick_up(phase):
-            self.up_state = UpCardState.TURNED_DOWN
+            self.up_state = _TURNED_DOWN
 
     def _dealer_skips_pick_up(self, phase: BiddingPhase) -> bool:
         """A dealer who sits out (partner of a loner) takes the up-card only if a discard is recorded."""
         return self.dealer in self.sit_out and phase.discard is None
-
-    def _first_leader(self) -> int:
-        return self.table.first_leader(self.rules, self.dealer, self.maker, self.alone, self.sit_out)
 
     def _after_bidding(self, phase: BiddingPhase, made_round: int) -> int:
         """Whose turn once trump is made: the dealer to discard after a round-1 order, else the first leader."""
@@ -374,7 +150,7 @@ class _DealReplay:
         up_suit = self.up.suit
         self.maker = seat
         if rnd == 1:
-            self.up_state = UpCardState.TAKEN
+            self.up_state = _TAKEN
             if self.up.joker and call in ("s", "h", "c", "d"):
                 self.trump = Suit(call)  # the joker turned up: the suit named in round 1 is trump
                 return
@@ -414,9 +190,10 @@ class _DealReplay:
             out = UNKNOWN
         if out is not None and not self._take(self.dealer, out, resolve(out, self.trump).identity) and self.known[self.dealer]:
             self.problem(f"{card_name(out)!r} (discard) is not in seat {self.dealer}'s hand", phase=phase_index, phase_type="EUCHRE_BIDDING")
-        self._hand_rows[self.dealer] = tuple(hand)
-        self._hands_t = None
-        self.emit(StepKind.DISCARD, Action(StepKind.DISCARD, seat=self.dealer, card=self.discard), to_act=self._first_leader())
+        if self.build:
+            self._hand_rows[self.dealer] = tuple(hand)
+            self._hands_t = None
+        self.emit(_DISCARD, Action(_DISCARD, seat=self.dealer, card=self.discard) if self.build else None, to_act=self._first_leader())
 
     def _inferred_discard(self) -> Card | None:
         """With every trick recorded, the dealer's discard is the one card it held and never played."""
@@ -433,31 +210,6 @@ class _DealReplay:
                     break
         return held[0] if len(held) == 1 and held[0].known else None
 
-    def _take(self, seat: int, card: Card, key: tuple[object, ...]) -> bool:
-        """Take ``card`` (or, failing that, an unknown card) out of a hand; False if neither is there.
-
-        Trump is settled by the time any card leaves a hand, so each hand keeps the
-        identities of its cards with trump-relative notation resolved; ``key`` is the
-        card's identity so resolved (the layout's cards are resolved already).
-        """
-        ids = self.ids[seat]
-        try:
-            i = ids.index(key)
-        except ValueError:
-            hand = self.hands[seat]
-            for i, held in enumerate(hand):
-                if not held.known:
-                    break
-            else:
-                return False
-        del self.hands[seat][i]
-        del ids[i]
-        del self.suits[seat][i]
-        if self.build:
-            self._hand_rows[seat] = tuple(self.hands[seat])
-            self._hands_t = None
-        return True
-
     # -- play ------------------------------------------------------------------
 
     def play(self, phase: TrickPlayPhase, phase_index: int) -> None:
@@ -471,6 +223,11 @@ class _DealReplay:
         per_trick = self.P - len(self.sit_out)
         flat = 0
         ids, hands, held_suits = self.ids, self.hands, self.suits
+        played = self.played
+        # a known card that is neither played before, nor the discard, nor the up-card
+        # needs no check but the renege (the common case, judged inline)
+        discard_key = self.discard.identity if self.discard is not None else None
+        up_key = self.up.identity
         for t, trick in enumerate(tricks):
             if t >= HAND_SIZE:
                 self.problem(f"trick {t}: a deal has only {HAND_SIZE} tricks", phase=phase_index, phase_type="TRICK_PLAY", trick=t)
@@ -486,11 +243,18 @@ class _DealReplay:
             led: Suit | None = None
             for c, card in enumerate(cards):
                 seat = seats[c]
-                self._check_card(card, seat, t, c, led, suits[c], phase_index)
+                key = card.identity
+                if not card.known:
+                    pass
+                elif key in played or key == discard_key or key == up_key:
+                    self._check_known(card, seat, t, c, phase_index)
+                else:
+                    played[key] = t
                 if c == 0:
                     led = suits[0]  # the layout's effective suit of the lead: what led_suit gives
+                elif suits[c] is not led and reneges(suits[c], held_suits[seat], led):
+                    self._renege(card, seat, t, c, led, phase_index)
                 held = ids[seat]
-                key = card.identity
                 if key in held:  # the common case, inline; :meth:`_take` does the rest
                     i = held.index(key)
                     del held[i], hands[seat][i], held_suits[seat][i]
@@ -500,12 +264,10 @@ class _DealReplay:
                 elif not self._take(seat, card, key) and self.known[seat]:
                     self.problem(f"{card_name(card)!r} (played) is not in seat {seat}'s hand", phase=phase_index, phase_type="TRICK_PLAY", trick=t, card=c)
                 if keep:
-                    self.trick = build(TrickState, {"number": t, "leader": lead, "seats": seats[: c + 1], "cards": cards[: c + 1], "led": led, "winner": None, "complete": False})
                     to_act = order[c + 1] if c + 1 < per_trick else None
-                    action = build(Action, {"kind": _CARD_STEP, "seat": seat, "card": card, "call": None, "index": flat})
-                    self.emit(_CARD_STEP, action, annotations=ann.get(str(flat), ()) if ann else (), to_act=to_act)
+                    self.emit_card(seat, card, flat, t, lead, seats, cards, c, led, ann.get(str(flat), ()) if ann else (), to_act)
                 elif self.pending:
-                    self.emit(_CARD_STEP, None)
+                    self._count_step()
                 else:
                     self.count += 1  # what emit does for a step without problems when no state is built
                 self.action_steps.append(self.count - 1)
@@ -523,41 +285,44 @@ class _DealReplay:
                 self.trick = done
                 if keep:
                     self._per_seat_t = tuple(self.per_seat)
-                    self._per_team_t = _pair(self.per_team)
+                    self._per_team_t = state_pair(self.per_team)
                     self._tricks_t = tuple(self.tricks)
-                    action = build(Action, {"kind": StepKind.TRICK_TAKEN, "seat": winner, "card": None, "call": None, "index": None})
-                    self.emit(StepKind.TRICK_TAKEN, action, to_act=winner if t + 1 < HAND_SIZE else None)
+                    action = build(Action, {"kind": _TRICK_TAKEN, "seat": winner, "card": None, "call": None, "index": None})
+                    self.emit(_TRICK_TAKEN, action, to_act=winner if t + 1 < HAND_SIZE else None)
                 elif self.pending:
-                    self.emit(StepKind.TRICK_TAKEN, None)
+                    self._count_step()
                 else:
                     self.count += 1
                 self.trick = None if t + 1 < len(tricks) else done
                 self.shown.append(done)
             elif cards:
-                self.shown.append(TrickState(number=t, leader=lead, seats=seats, cards=cards, led=led))
+                short = build(TrickState, {"number": t, "leader": lead, "seats": seats, "cards": cards, "led": led, "winner": None, "complete": False})
+                self.shown.append(short)
+                self.trick = short  # the trick on the table, as its last card's step shows it
 
-    def _check_card(self, card: Card, seat: int, t: int, c: int, led: Suit | None, suit: Suit | None, phase_index: int) -> None:
-        """A card played twice, the discard or the up-card played, a renege."""
-        if card.known:
-            key = card.identity
-            played = self.played
-            if key in played:
-                self.problem(f"{card_name(card)!r} was already played in trick {played[key]}", phase=phase_index, phase_type="TRICK_PLAY", trick=t, card=c)
-            played[key] = t
-            if self.discard is not None and self.discard.identity == key:
-                self.problem(f"{card_name(card)!r} was discarded by the dealer", phase=phase_index, phase_type="TRICK_PLAY", trick=t, card=c)
-            if self.up.identity == key and not (self.picked_up and seat == self.dealer):
-                if self.picked_up:
-                    self.problem(f"{card_name(card)!r} is the up-card, which the dealer (seat {self.dealer}) picked up", phase=phase_index, phase_type="TRICK_PLAY", trick=t, card=c)
-                else:
-                    self.problem(f"{card_name(card)!r} is the turned-down up-card, out of play", phase=phase_index, phase_type="TRICK_PLAY", trick=t, card=c)
-        if c > 0 and suit is not led and reneges(suit, self.suits[seat], led):
-            name = led.label if led is not None else "?"
-            # a renege happens at real tables: a fact of the game (a warning), not a bad record
-            self.problem(
-                f"{card_name(card)!r}: renege — seat {seat} holds {name} and must follow {name}",
-                severity="warning", phase=phase_index, phase_type="TRICK_PLAY", trick=t, card=c,
-            )
+    def _check_known(self, card: Card, seat: int, t: int, c: int, phase_index: int) -> None:
+        """A known card played twice, the discard or the up-card played (then remembered as played)."""
+        key = card.identity
+        played = self.played
+        if key in played:
+            self.problem(f"{card_name(card)!r} was already played in trick {played[key]}", phase=phase_index, phase_type="TRICK_PLAY", trick=t, card=c)
+        played[key] = t
+        if self.discard is not None and self.discard.identity == key:
+            self.problem(f"{card_name(card)!r} was discarded by the dealer", phase=phase_index, phase_type="TRICK_PLAY", trick=t, card=c)
+        if self.up.identity == key and not (self.picked_up and seat == self.dealer):
+            if self.picked_up:
+                self.problem(f"{card_name(card)!r} is the up-card, which the dealer (seat {self.dealer}) picked up", phase=phase_index, phase_type="TRICK_PLAY", trick=t, card=c)
+            else:
+                self.problem(f"{card_name(card)!r} is the turned-down up-card, out of play", phase=phase_index, phase_type="TRICK_PLAY", trick=t, card=c)
+
+    def _renege(self, card: Card, seat: int, t: int, c: int, led: Suit | None, phase_index: int) -> None:
+        """A card off the led suit from a hand that holds it (:func:`engine.rules.reneges` said so)."""
+        name = led.label if led is not None else "?"
+        # a renege happens at real tables: a fact of the game (a warning), not a bad record
+        self.problem(
+            f"{card_name(card)!r}: renege — seat {seat} holds {name} and must follow {name}",
+            severity="warning", phase=phase_index, phase_type="TRICK_PLAY", trick=t, card=c,
+        )
 
     # -- scoring ---------------------------------------------------------------
 
@@ -566,7 +331,7 @@ class _DealReplay:
         self.ensure_hands(None, picked_up=self.picked_up, first_discard=None)
         if self.thrown_in:
             self.points = (0,) * self.table.teams
-            self.emit(StepKind.DEAL_SCORED, Action(StepKind.DEAL_SCORED))
+            self.emit(_DEAL_SCORED, Action(_DEAL_SCORED) if self.build else None)
             return
         if len(self.tricks) < HAND_SIZE or self.maker is None:
             return
@@ -582,45 +347,10 @@ class _DealReplay:
         self.points = result.points
         self.tokens = result.tokens
         self.score = tuple(a + b for a, b in zip(self.score, result.points))
-        self._score_t, self._tokens_t = _pair(self.score), _pair(self.tokens)
+        if self.build:
+            self._score_t, self._tokens_t = state_pair(self.score), state_pair(self.tokens)
         self.trick = None
-        self.emit(StepKind.DEAL_SCORED, Action(StepKind.DEAL_SCORED))
-
-    def summary(self) -> DealSummary:
-        trump = self.trump
-        return build(
-            DealSummary,
-            {
-                "deal": self.index,
-                "deal_number": self.deal.dealNumber,
-                "dealer": self.dealer,
-                "up_card": card_name(self.up),
-                "trump": None if self.thrown_in else ("n" if self.no_trump else (trump.value if trump is not None else None)),
-                "maker": self.maker,
-                "alone": self.alone,
-                "alone_defender": self.alone_defender,
-                "sit_out": tuple(sorted(self.sit_out)),
-                "tricks": tuple(self.shown),
-                "tricks_per_team": self.tricks_per_team(),
-                "points": _teams(self.points) if self.points is not None else None,
-                "score_after": _teams(self.score),
-                "complete": self.points is not None,
-                "first_step": self.first_step,
-                "last_step": self.first_step + self.count - 1,
-            },
-        )
-
-
-def _teams(values: Sequence[int]) -> tuple[int, ...]:
-    """Per-team values for the contract: at least two entries (one per team at four players)."""
-    v = tuple(values)
-    return v if len(v) >= 2 else v + (0,) * (2 - len(v))
-
-
-def _pair(values: Sequence[int]) -> tuple[int, int]:
-    """The first two teams' values (what a state shows)."""
-    n = len(values)
-    return (values[0] if n > 0 else 0, values[1] if n > 1 else 0)
+        self.emit(_DEAL_SCORED, Action(_DEAL_SCORED) if self.build else None)
 
 
 def _play_after(deal: Deal, start: int) -> TrickPlayPhase | None:
@@ -649,7 +379,7 @@ def replay_deal(
     score, problems and step numbers are the same.
     """
     r = _DealReplay(ctx, deal, index, score, tokens, first_step, branch, line, states)
-    r.emit(StepKind.DEAL_START, Action(StepKind.DEAL_START, seat=r.dealer), to_act=(r.dealer + 1) % r.P)
+    r.emit(_DEAL_START, Action(_DEAL_START, seat=r.dealer) if states else None, to_act=(r.dealer + 1) % r.P)
     bid_seen = False
     play_seen = False
     calls: list[int] = []
@@ -679,14 +409,16 @@ def replay_deal(
                 r.problem("cards played before trump was made", severity="warning", phase=pi, phase_type="TRICK_PLAY")
             r.play(phase, pi)
     r.finish()
-    built = tuple([make_state(row) for row in r.rows])
-    return DealOutcome(
-        summary=r.summary(),
-        states=built,
-        step_count=r.count,
-        score=r.score,
-        tokens=r.tokens,
-        action_steps=tuple(calls + r.action_steps),
-        problems=tuple(r.found),
-        shown_at=tuple(r.shown_at),
+    return build(  # one per deal: the frozen constructor's setattr per field is worth skipping
+        DealOutcome,
+        {
+            "summary": r.summary(),
+            "states": Steps(r.rows),
+            "step_count": r.count,
+            "score": r.score,
+            "tokens": r.tokens,
+            "action_steps": tuple(calls + r.action_steps),
+            "problems": tuple(r.found),
+            "shown_at": tuple(r.shown_at),
+        },
     )

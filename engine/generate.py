@@ -54,9 +54,12 @@ def generate_game(
 
     Raises:
         pydantic.ValidationError: the ruleset dict is not a valid ruleset.
+        ValueError: ``min_rank`` 6: EGN card notation has no 6, so a 36-card game cannot be written.
     """
     rng = random.Random(seed)
     rules = Ruleset.model_validate(ruleset or {})
+    if rules.min_rank == 6:
+        raise ValueError("min_rank 6: EGN card notation has no 6, so a 36-card deck cannot be written")
     table = Table(4)
     names = list(players or DEMO_PLAYERS)[:4]
     score = [0, 0]

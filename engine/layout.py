@@ -9,21 +9,25 @@ cards with the hands known.  Pure: values in, a :class:`Layout` out.
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 
 from .cards import Card, Suit, effective_suit, parse_card, resolve, trick_power
 from .rules import Table
 
-__all__ = ["HAND_SIZE", "Layout", "lay_out", "card_of"]
+__all__ = ["HAND_SIZE", "Layout", "Resolved", "lay_out", "card_of", "memo_for", "resolved"]
 
 #: Cards dealt to each player (and tricks in a deal), whatever the ruleset.
 HAND_SIZE = 5
 
+#: What :func:`resolved` remembers of a card under one trump: the card with trump-relative
+#: notation resolved, the suit it follows, its power as a trump and in a trick of its suit.
+Resolved = tuple[Card, Suit | None, int, int]
+
 # Bounded memos: validated card texts x five trump values; tables of at most 10 seats.
 _CARDS: dict[str, Card] = {}
-_RESOLVED: dict[tuple[str, Suit | None], tuple[Card, Suit | None, int, int]] = {}
-_ORDERS: dict[tuple[int, int, frozenset[int]], tuple[int, ...]] = {}
+_RESOLVED: dict[Suit | None, dict[str, Resolved]] = {trump: {} for trump in (None, *Suit)}
+_ORDERS: dict[tuple[int, frozenset[int]], tuple[tuple[int, ...], ...]] = {}
 
 
 def card_of(text: str) -> Card:
@@ -34,7 +38,7 @@ def card_of(text: str) -> Card:
     return card
 
 
-def _resolved(text: str, trump: Suit | None) -> tuple[Card, Suit | None, int, int]:
+def resolved(text: str, trump: Suit | None) -> Resolved:
     """The card a validated text names under ``trump``, the suit it follows and its powers (remembered).
 
     The powers are :func:`~engine.cards.trick_power` worked out once per card and trump:
@@ -43,22 +47,28 @@ def _resolved(text: str, trump: Suit | None) -> tuple[Card, Suit | None, int, in
     ``led``, else 0: exactly ``trick_power(card, trump, led)``, since a card that is not a
     trump can only win by following the led suit.
     """
-    key = (text, trump)
-    hit = _RESOLVED.get(key)
+    memo = _RESOLVED[trump]
+    hit = memo.get(text)
     if hit is None:
         card = resolve(card_of(text), trump)
         suit = effective_suit(card, trump)
-        hit = _RESOLVED[key] = (card, suit, trick_power(card, trump, None), trick_power(card, trump, suit) if suit is not None else 0)
+        hit = memo[text] = (card, suit, trick_power(card, trump, None), trick_power(card, trump, suit) if suit is not None else 0)
     return hit
 
 
-def _order(table: Table, lead: int, sit_out: frozenset[int]) -> tuple[int, ...]:
-    """The playing seats clockwise from ``lead`` (remembered)."""
-    key = (table.players, lead, sit_out)
-    order = _ORDERS.get(key)
-    if order is None:
-        order = _ORDERS[key] = tuple(table.order_from(lead, sit_out))
-    return order
+def memo_for(trump: Suit | None) -> Mapping[str, Resolved]:
+    """What :func:`resolved` has remembered under ``trump``, by card text: a hot loop reads
+    it with ``memo.get(text) or resolved(text, trump)`` and saves a call per card."""
+    return _RESOLVED[trump]
+
+
+def _orders(table: Table, sit_out: frozenset[int]) -> tuple[tuple[int, ...], ...]:
+    """Per seat: the playing seats clockwise from it (remembered per table and sitters-out)."""
+    key = (table.players, sit_out)
+    orders = _ORDERS.get(key)
+    if orders is None:
+        orders = _ORDERS[key] = tuple(tuple(table.order_from(lead, sit_out)) for lead in range(table.players))
+    return orders
 
 
 @dataclass(slots=True)
@@ -89,14 +99,15 @@ def lay_out(tricks: Sequence[Sequence[str]], table: Table, trump: Suit | None, s
     played_cards: list[tuple[Card, ...]] = []
     played_suits: list[tuple[Suit | None, ...]] = []
     winners: list[int | None] = []
-    played_by: dict[int, list[Card]] = {}
-    memo = _RESOLVED
+    by_seat: list[list[Card]] = [[] for _ in range(table.players)]
+    memo = _RESOLVED[trump]
+    orders_from = _orders(table, sit_out)
     for trick in tricks:
         lead = leader if leader is not None else first_leader
         leaders.append(lead)
-        seats = _order(table, lead, sit_out)
+        seats = orders_from[lead]
         orders.append(seats)
-        rows = [memo.get((c, trump)) or _resolved(c, trump) for c in trick[:per_trick]]  # the memo read inline: one call less per card
+        rows = [memo.get(c) or resolved(c, trump) for c in trick[:per_trick]]  # the memo read inline: one call less per card
         cards = tuple([row[0] for row in rows])
         played_cards.append(cards)
         played_suits.append(tuple([row[1] for row in rows]))
@@ -105,13 +116,14 @@ def lay_out(tricks: Sequence[Sequence[str]], table: Table, trump: Suit | None, s
         winners.append(w)
         leader = seats[w if w is not None else 0] if len(trick) == per_trick else None
         for seat, card in zip(seats, cards):
-            played_by.setdefault(seat, []).append(card)
+            by_seat[seat].append(card)
     complete = len(tricks) >= HAND_SIZE and all(len(t) == per_trick for t in tricks[:HAND_SIZE])
+    played_by = {seat: cards for seat, cards in enumerate(by_seat) if cards}
     return Layout(tuple(leaders), tuple(orders), tuple(played_seats), tuple(played_cards), tuple(played_suits), tuple(winners), played_by, complete)
 
 
-def _winner(rows: Sequence[tuple[Card, Suit | None, int, int]]) -> int | None:
-    """:func:`~engine.rules.trick_winner` of a trick from its cards' remembered powers (see :func:`_resolved`)."""
+def _winner(rows: Sequence[Resolved]) -> int | None:
+    """:func:`~engine.rules.trick_winner` of a trick from its cards' remembered powers (see :func:`resolved`)."""
     led = rows[0][1] if rows else None
     best, best_power = None, 0
     for i, (_, suit, as_trump, following) in enumerate(rows):

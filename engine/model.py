@@ -66,12 +66,6 @@ def _json_int(value: Any) -> Any:
     return value
 
 
-def _card(value: str) -> str:
-    if not CARD_RE.fullmatch(value):
-        raise ValueError(f"{value!r} is not a card (must match {CARD_RE.pattern})")
-    return value
-
-
 _RFC3339 = re.compile(
     r"^(\d{4})-(\d{2})-(\d{2})[Tt ](\d{2}):(\d{2}):(\d{2})(\.\d+)?([Zz]|[+-]\d{2}(?::?\d{2})?)$"
 )
@@ -103,7 +97,9 @@ def _annotation_keys(value: dict[str, Any]) -> dict[str, Any]:
 
 JInt = Annotated[int, BeforeValidator(_json_int)]
 Seat = Annotated[int, BeforeValidator(_json_int), Field(ge=0, le=9)]
-CardText = Annotated[str, AfterValidator(_card)]
+#: Card notation, checked by the pattern in pydantic's core (engine.validate words the
+#: error as "'Zz' is not a card ...").  Rust's ``$`` is the end of the text, as ``fullmatch``.
+CardText = Annotated[str, Field(pattern=CARD_RE.pattern)]
 CardList = Annotated[list[CardText], Field(max_length=10)]
 Text64 = Annotated[str, Field(max_length=64)]
 AnnotationList = Annotated[list[Annotated[str, Field(max_length=1024)]], Field(max_length=50)]

@@ -44,10 +44,16 @@ _REQUIRED_DEFAULTS: dict[str, Any] = {
 _ORDERED = {"calls", "tricks", "phases"}
 
 
-def _repair(doc: Any, path: tuple[Any, ...], kind: str) -> bool:
-    """Change ``doc`` in place so that the problem at ``path`` goes away; False if impossible."""
+def _repair(doc: Any, path: tuple[Any, ...], kind: str) -> tuple[Any, ...] | None:
+    """Change ``doc`` in place so that the problem at ``path`` goes away.
+
+    Returns the path of what was actually changed: ``path`` itself, or an enclosing one
+    when the value cannot be mended alone (a bad up-card drops its whole deal); ``None``
+    if nothing could be done.  The caller skips the other problems under the returned
+    path until the next pass, since removing a list entry renumbers the entries after it.
+    """
     if not path:
-        return False
+        return None
     parent = get_path(doc, path[:-1])
     key = path[-1]
     if isinstance(parent, list) and isinstance(key, int):
@@ -59,25 +65,25 @@ def _repair(doc: Any, path: tuple[Any, ...], kind: str) -> bool:
             del parent[key:]
         else:
             del parent[key]
-        return True
+        return path
     if isinstance(parent, dict):
         name = str(key)
         if kind == "missing" or name not in parent:
             if name == "phaseNumber" and len(path) >= 2:
                 parent[name] = path[-2] if isinstance(path[-2], int) else 0
-                return True
+                return path
             if name in _REQUIRED_DEFAULTS:
                 parent[name] = copy.deepcopy(_REQUIRED_DEFAULTS[name])
-                return True
+                return path
             return _repair(doc, path[:-1], "value")
         if name in _REQUIRED_DEFAULTS and kind != "extra":
             parent[name] = copy.deepcopy(_REQUIRED_DEFAULTS[name])
-            return True
+            return path
         if name in ("type", "dealer", "upCard", "initialState", "dealNumber", "branchIndex", "receiver"):
             return _repair(doc, path[:-1], "value")
         del parent[name]
-        return True
-    return False
+        return path
+    return None
 
 
 def _sort_key(path: tuple[Any, ...]) -> tuple[tuple[int, Any], ...]:
@@ -143,8 +149,10 @@ def parse_document(obj: Any, *, source: str = "<input>", strict: bool = False) -
             else:
                 kind = "extra" if problem.message.startswith("unexpected property") else (
                     "missing" if problem.message.startswith("required property") else "value")
-                if not _repair(doc, path, kind):
+                changed = _repair(doc, path, kind)
+                if changed is None:
                     continue
+                path = changed  # an enclosing value may have gone: its other problems wait for the next pass
             done.append(path)
             fixed = True
         if not fixed:

@@ -25,7 +25,8 @@ from .model import Deal, EgnDocument
 from .packed import UnpackedDeal, unpack_deals
 from .rules import Table
 from .ruleset import Ruleset
-from .state import Action, Branch, DealSummary, GameState, StepKind, Timeline, evolve_state
+from .state import Action, Branch, DealSummary, GameState, StepKind, Timeline, build, evolve_state
+from .steps import Record, Steps, state_of
 
 __all__ = ["replay", "MIN_PLAYERS", "MAX_PLAYERS"]
 
@@ -108,7 +109,7 @@ def _replay(
     init = list(meta.initialScore) + [0] * table.teams
     score: tuple[int, ...] = tuple(init[: table.teams])
     tokens: tuple[int, ...] = (0,) * table.teams
-    steps: list[GameState] = []
+    steps: list[Record] = []  # built when read (engine.steps)
     step_count = 0
     summaries: list[DealSummary] = []
     branches: list[Branch] = []
@@ -125,7 +126,7 @@ def _replay(
         if checkpoints:
             cp = checkpoints[-1]
             start = len(checkpoints)
-            steps = list(previous.steps[: cp.steps])
+            steps = list(previous.steps[: cp.steps])  # built: the two timelines share states, never records
             step_count = cp.steps
             summaries = list(previous.deals[: cp.summaries])
             branches = list(previous.branches[: cp.branches])
@@ -141,7 +142,7 @@ def _replay(
                     Problem(Place(source=source, deal=index), f"this deal is played after the game ended at deal {game_over_at}", "rule", "warning")
                 )
             out = replay_deal(ctx, deal, index, score=score, tokens=tokens, first_step=step_count, states=not summary_only)
-            steps.extend(out.states)
+            steps.extend(out.states.records())
             step_count += out.step_count
             for line_no, line in enumerate(deal.alternativeLines or []):
                 branch = build_branch(ctx, deal, index, line_no, line, out, score_before=score, tokens_before=tokens, states=not summary_only)
@@ -154,15 +155,30 @@ def _replay(
                 if winner is not None or _fixed_deals_done(rules, len(summaries)):
                     game_over_at = index
                     if not summary_only:
-                        steps.append(_game_over_step(steps[-1], step_count, winner))
+                        steps[-1] = last = state_of(steps[-1])
+                        steps.append(_game_over_step(last, step_count, winner))
                     step_count += 1
                     summaries[-1] = replace(summaries[-1], last_step=step_count - 1)
         checkpoints.append(
-            _Checkpoint(key, document.deals[index], step_count, len(summaries), len(branches), len(ctx.problems), score, tokens, game_over_at, winner)
+            build(  # one per deal: the frozen constructor's setattr per field is worth skipping
+                _Checkpoint,
+                {
+                    "key": key,
+                    "deal": document.deals[index],
+                    "steps": step_count,
+                    "summaries": len(summaries),
+                    "branches": len(branches),
+                    "problems": len(ctx.problems),
+                    "score": score,
+                    "tokens": tokens,
+                    "game_over_at": game_over_at,
+                    "winner": winner,
+                },
+            )
         )
     _check_final_score(ctx, meta.finalScore, score, len(summaries) > 0)
     return Timeline(
-        steps=tuple(steps),
+        steps=Steps(steps),
         deals=tuple(summaries),
         branches=tuple(branches),
         problems=tuple(ctx.problems),

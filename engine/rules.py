@@ -7,7 +7,7 @@ Pure functions of values; suit is judged only by :func:`engine.cards.effective_s
 from __future__ import annotations
 
 from collections.abc import Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 from .cards import Card, Suit, effective_suit, trick_power
 from .ruleset import LonerLead, Ruleset
@@ -28,11 +28,13 @@ class Table:
     """Seating of one deal: P players clockwise, teams of partners across the table."""
 
     players: int = 4
+    #: Number of teams: P/2 partnerships for an even table, everyone alone otherwise
+    #: (worked out once: the replay asks for every trick).
+    teams: int = field(init=False, repr=False, compare=False)
 
-    @property
-    def teams(self) -> int:
-        """Number of teams: P/2 partnerships for an even table, everyone alone otherwise."""
-        return self.players // 2 if self.players % 2 == 0 and self.players >= 4 else self.players
+    def __post_init__(self) -> None:
+        p = self.players
+        object.__setattr__(self, "teams", p // 2 if p % 2 == 0 and p >= 4 else p)
 
     def team(self, seat: int) -> int:
         return seat % self.teams

@@ -8,6 +8,7 @@ them.
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 from enum import Enum
 from typing import Any, TypeVar
@@ -192,7 +193,8 @@ _T = TypeVar("_T")
 
 
 def build(cls: type[_T], fields: dict[str, Any]) -> _T:
-    """An instance of one of this module's frozen dataclasses from a fresh mapping of *every* field.
+    """An instance of a plain frozen dataclass (no ``__post_init__``, no slots; this module's,
+    or one the replay makes per deal) from a fresh mapping of *every* field.
 
     The replay builds about 130 states a game, each with its trick and action; the
     generated ``__init__`` (a frozen ``object.__setattr__`` per field) cost more than the
@@ -285,9 +287,13 @@ class Branch:
 
 @dataclass(frozen=True)
 class Timeline:
-    """The replay of a whole game."""
+    """The replay of a whole game.
 
-    steps: tuple[GameState, ...]
+    ``steps`` is a :class:`engine.steps.Steps` (built on first read) from a replay; any
+    sequence of states works the same.
+    """
+
+    steps: Sequence[GameState]
     deals: tuple[DealSummary, ...]
     branches: tuple[Branch, ...] = ()
     problems: tuple[Problem, ...] = ()

@@ -14,6 +14,7 @@ from typing import Any
 
 from pydantic import ValidationError
 
+from .cards import CARD_RE
 from .errors import Place, Problem, SchemaError
 from .model import (
     DEAL_STRING_RE,
@@ -40,7 +41,7 @@ __all__ = [
 #: A problem with the JSON path it is at (a tuple of keys and indices).
 Found = tuple[tuple[Any, ...], Problem]
 
-_TAGS = {"EUCHRE_BIDDING", "TRICK_PLAY", "Deal", "str", "PlayerObject", "function-after[_card(), str]"}
+_TAGS = {"EUCHRE_BIDDING", "TRICK_PLAY", "Deal", "str", "PlayerObject"}
 
 
 def _path(loc: tuple[Any, ...]) -> tuple[Any, ...]:
@@ -95,6 +96,8 @@ def _message(err: Any, value: Any) -> str:
         return f"unexpected property {loc[-1]!r}"
     if kind == "missing":
         return f"required property {loc[-1]!r} is missing"
+    if kind == "string_pattern_mismatch" and err.get("ctx", {}).get("pattern") == CARD_RE.pattern:
+        return f"{value!r} is not a card (must match {CARD_RE.pattern})"
     msg = str(err["msg"])
     if msg.startswith("Value error, "):
         msg = msg[len("Value error, ") :]

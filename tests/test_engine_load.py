@@ -165,9 +165,9 @@ def test_inspect_json_is_the_full_replay_contract(name: str, capsys: pytest.Capt
 def test_bench_engine_json(capsys: pytest.CaptureFixture[str]) -> None:
     assert main(["bench", "engine", "--json", "--repeat", "1", "--corpus", str(ROOT / "assets" / "demo")]) == 0
     figures = json.loads(capsys.readouterr().out)
-    for kind in ("full", "summary"):
+    for kind in ("full", "read", "summary"):
         assert figures[f"{kind}_games"] == 1 and figures[f"{kind}_games_per_s"] > 0 and figures[f"{kind}_deals_per_s"] > 0
-    assert figures["full_deals"] == figures["summary_deals"] > 0
+    assert figures["full_deals"] == figures["read_deals"] == figures["summary_deals"] > 0
 
 
 def match_of(games: list[dict[str, Any]]) -> dict[str, Any]:
@@ -253,3 +253,42 @@ def test_a_trailing_newline_is_not_a_valid_value(where: str, bad: str) -> None:
         validate_document(doc, source="nl.egn")
     with pytest.raises(SchemaError):
         load_game(json.dumps(doc), source="nl.egn", strict=True)
+
+
+def test_lenient_repair_survives_a_dropped_deal_with_more_problems_inside() -> None:
+    """A bad up-card drops its whole deal; the deal's other bad cards wait for the next pass
+    instead of being looked up (or "repaired") in the deal that moved into its place."""
+    doc = generate_game(7, deals=4)
+    bad = copy.deepcopy(doc)
+    deal = bad["deals"][1]
+    deal["initialState"]["upCard"] = "6s"
+    deal["initialState"]["playerCards"][3][0] = "6d"
+    deal["phases"][-1]["tricks"][0][1] = "6h"
+    game = load_game(json.dumps(bad), source="six.egn")
+    numbers = [d["dealNumber"] for d in doc["deals"]]
+    assert [d.deal_number for d in game.timeline.deals] == numbers[:1] + numbers[2:]
+    assert any("deal 1" in str(p) and "'6s'" in str(p) for p in game.problems)
+    # the deals after the dropped one are played exactly as in the clean game (the score differs)
+    clean = load_game(json.dumps(doc), source="six.egn")
+    plays = [[t.to_json() for t in d.tricks] for d in clean.timeline.deals[2:]]
+    assert [[t.to_json() for t in d.tricks] for d in game.timeline.deals[1:]] == plays
+    # nothing of the deal that moved into the dropped one's place was touched
+    assert [d.model_dump(mode="json", exclude_none=True) for d in game.document.deals[1:]] == [
+        d.model_dump(mode="json", exclude_none=True) for d in clean.document.deals[2:]
+    ]
+
+
+@pytest.mark.parametrize("seed", [3, 4, 7])
+def test_lenient_load_of_many_broken_deals_does_not_crash(seed: int) -> None:
+    """Every nine written as a six (what a 36-card game looks like: EGN has no 6): many bad
+    cards per deal, up-cards among them.  Once raised IndexError from the repair."""
+    text = json.dumps(generate_game(seed)).replace('"9', '"6')
+    game = load_game(text, source="six.egn")
+    assert game.problems and all(p.kind == "schema" for p in game.problems)
+    assert len(game.timeline.deals) == len(game.document.deals) > 0
+    assert all("6" not in card for d in game.document.deals for card in (d.initialState.upCard,))
+
+
+def test_generator_refuses_a_deck_egn_cannot_write() -> None:
+    with pytest.raises(ValueError, match="no 6"):
+        generate_game(7, ruleset={"min_rank": 6})
