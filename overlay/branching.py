@@ -140,7 +140,7 @@ def line_game(game: feed.Loaded, part: feed.Part, branch: Branch) -> LineGame:
     """The line game of ``branch`` (a deal of ``part``): the main line up to the branch's
     parent step, then the branch."""
     tl = part.timeline
-    local = tl.steps[: branch.parent_step + 1] + branch.steps
+    local = tuple(tl.steps[: branch.parent_step + 1]) + tuple(branch.steps)
     last = len(local) - 1
     scored = next((i for i in range(last, branch.parent_step, -1) if local[i].deal_points is not None), last)
     deals = tl.deals[: branch.deal] + (_summary(tl.deals[branch.deal], local[scored], scored),)
