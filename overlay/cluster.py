@@ -323,7 +323,8 @@ class Cluster:
         share = math.ceil(len(channels) / self.procs) if channels else 0
         mine = len(self.hub.channels)
         if mine > share:
-            settled = [c for c in self.hub.channels if t - self.acquired.get(c, 0.0) > SETTLE]
+            # only channels this process has held a while (one being created is not settled)
+            settled = [c for c in self.hub.channels if c in self.acquired and t - self.acquired[c] > SETTLE]
             if settled:
                 await self.release(settled[-1], save=True)
             return

@@ -135,14 +135,19 @@ class Router:
         ok = await self.relay.client.eval(reserve, 1, k.lease, cid, self.relay.cluster.me, repr(time.time()), int(LEASE_TTL * 1000))
         if not ok:
             raise Conflict(f"channel {cid!r} already exists", channel=cid)
+        # held from now: a tick while the handler awaits must neither count the new channel
+        # as settled (and hand it on) nor miss its lease
+        cluster = self.relay.cluster
+        cluster.acquired[cid] = cluster.renewed[cid] = time.monotonic()
         try:
             response = await handler(request)
         except BaseException:
+            cluster.acquired.pop(cid, None)
+            cluster.renewed.pop(cid, None)
             with contextlib.suppress(Exception):
                 await self.relay.client.hdel("eo:channels", cid)
                 await self.relay.client.delete(k.lease)
             raise
-        self.relay.cluster.acquired[cid] = self.relay.cluster.renewed[cid] = time.monotonic()
         return response
 
 
