@@ -20,6 +20,7 @@ import aiohttp
 import pytest
 
 from overlay.bench.rediserver import RedisServer
+from overlay.bench.services import live_channel
 from overlay.feed import actions_of
 from tests.cluster_support import AUTH, FAST, Pages, Services, post_json, redis_server
 from tests.support import empty_game, game, launch_options
@@ -66,12 +67,15 @@ class Logger:
 
 
 async def _channel(session: aiohttp.ClientSession, base: str, cid: str, doc: dict[str, Any]) -> None:
-    status, body = await post_json(session, f"{base}/api/channels", {"id": cid, "settings": {**FAST}})
-    assert status == 201, body
-    async with session.put(f"{base}/api/channels/{cid}/game", data=json.dumps(empty_game(doc)), headers=AUTH) as r:
-        assert r.status == 200, await r.text()
-    status, body = await post_json(session, f"{base}/api/channels/{cid}/control/live", {})
-    assert status == 200, body
+    await live_channel(session, base, cid, FAST, doc, headers=AUTH)
+
+
+async def _owner_and_other(session: aiohttp.ClientSession, cluster: Services, cid: str, doc: dict[str, Any]) -> tuple[str, str]:
+    """Channel ``cid`` made live through the first process; the process that runs it and
+    one that does not."""
+    await _channel(session, cluster.bases[0], cid, doc)
+    owner = await cluster.owner(cid)
+    return owner, next(b for b in cluster.bases if b != owner)
 
 
 def _replayed_steps(doc: dict[str, Any], acts: list[dict[str, Any]]) -> int:
@@ -153,9 +157,7 @@ async def test_redis_killed_and_restarted_mid_feed(redis_server: RedisServer, tm
     acts = actions_of(doc)
     try:
         async with aiohttp.ClientSession() as s:
-            await _channel(s, cluster.bases[0], "rr", doc)
-            owner = await cluster.owner("rr")
-            other = next(b for b in cluster.bases if b != owner)
+            owner, other = await _owner_and_other(s, cluster, "rr", doc)
             pages = Pages(s)
             await pages.open(other, "rr")
             logger = Logger(s, cluster, "rr", acts)
@@ -249,9 +251,7 @@ async def test_chromium_page_on_the_other_process(redis_server: RedisServer, tmp
     acts = actions_of(doc)
     try:
         async with aiohttp.ClientSession() as s:
-            await _channel(s, cluster.bases[0], "web", doc)
-            owner = await cluster.owner("web")
-            other = next(b for b in cluster.bases if b != owner)
+            owner, other = await _owner_and_other(s, cluster, "web", doc)
             async with async_playwright() as pw:
                 browser = await pw.chromium.launch(**options)
                 page = await browser.new_page(viewport={"width": 640, "height": 360})
@@ -276,9 +276,7 @@ async def test_analysis_reaches_a_page_on_the_other_process(redis_server: RedisS
     acts = actions_of(doc)
     try:
         async with aiohttp.ClientSession() as s:
-            await _channel(s, cluster.bases[0], "anl", doc)
-            owner = await cluster.owner("anl")
-            other = next(b for b in cluster.bases if b != owner)
+            owner, other = await _owner_and_other(s, cluster, "anl", doc)
             async with s.get(f"{other}/api/channels/anl/settings", headers=AUTH) as r:
                 rev = (await r.json())["revision"]
             st, body = await post_json(s, f"{other}/api/channels/anl/settings", {"revision": rev, "analysis": {"enabled": True}}, "PATCH")
