@@ -12,6 +12,7 @@
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import json
 import re
 import time
@@ -27,7 +28,7 @@ from overlay.bench.server import KINDS
 from overlay.bench.services import Services as _Services
 from overlay.bench.services import owner_pid
 
-__all__ = ["redis_server", "Services", "Pages", "TOKEN", "AUTH", "FAST", "owner_pid"]
+__all__ = ["redis_server", "Services", "services", "Pages", "TOKEN", "AUTH", "FAST", "owner_pid"]
 
 TOKEN = "cluster-test-token"
 AUTH = {"Authorization": f"Bearer {TOKEN}"}
@@ -106,8 +107,9 @@ async def post_json(session: aiohttp.ClientSession, url: str, body: Any, method:
         return r.status, await r.json()
 
 
+@contextlib.asynccontextmanager
 async def services(redis_url: str, folder: Path, n: int) -> AsyncIterator[Services]:
-    """``n`` processes for one test, stopped after it."""
+    """``n`` processes for one test, stopped after it (``async with``)."""
     s = await Services(redis_url, folder).start(n)
     try:
         yield s

@@ -10,39 +10,51 @@ are removed (dilated by one pixel).
 from __future__ import annotations
 
 import base64
+import contextlib
 import copy
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from io import BytesIO
 from typing import Any
 
 import numpy as np
+import pytest
 
 from renderer.fonts import font_files
 from renderer.raster import raster, to_premul
 from renderer.scene import Scene
-from tests.support import PLAYER_ORIGIN, serve_player_page
+from tests.support import PLAYER_ORIGIN, launch_options, serve_player_page
 
-__all__ = ["PAGE", "open_player", "premul", "without_text", "figures", "assert_parity"]
+__all__ = ["PAGE", "player_page", "premul", "without_text", "figures", "assert_parity"]
 
 #: the page the player runs in: a transparent canvas and ``player.js`` loaded by URL
 PAGE = f"""<!doctype html><html><body style='margin:0;background:transparent'>
 <canvas id=c></canvas><script src="{PLAYER_ORIGIN}/static/player.js"></script></body></html>"""
 
 
-def open_player(pg: Any, *, routes: Callable[[Any], None] | None = None) -> None:
-    """Load :data:`PAGE` in playwright page ``pg`` as the overlay serves it (the player by
-    URL, its fonts served) and make ``window.player``; ``routes(pg)`` adds routes first."""
-    urls = serve_player_page(pg, PAGE, font_files())
-    if routes is not None:
-        routes(pg)
-    pg.goto(f"{PLAYER_ORIGIN}/")
-    pg.evaluate(
-        """async (urls) => {
-            window.player = new EuchrePlayer(document.getElementById('c'), {fontUrls: urls});
-            await window.player.ready;
-        }""",
-        urls,
-    )
+@contextlib.contextmanager
+def player_page(*, routes: Callable[[Any], None] | None = None) -> Iterator[Any]:
+    """A playwright page in the system Chromium with :data:`PAGE` loaded as the overlay serves
+    it (the player by URL, its fonts served) and ``window.player`` made; ``routes(pg)`` adds
+    routes first.  Skips, saying why, without playwright or Chromium."""
+    playwright = pytest.importorskip("playwright.sync_api")
+    with playwright.sync_playwright() as p:
+        browser = p.chromium.launch(**launch_options())
+        try:
+            pg = browser.new_page()
+            urls = serve_player_page(pg, PAGE, font_files())
+            if routes is not None:
+                routes(pg)
+            pg.goto(f"{PLAYER_ORIGIN}/")
+            pg.evaluate(
+                """async (urls) => {
+                    window.player = new EuchrePlayer(document.getElementById('c'), {fontUrls: urls});
+                    await window.player.ready;
+                }""",
+                urls,
+            )
+            yield pg
+        finally:
+            browser.close()
 
 
 def premul(png: str) -> np.ndarray:

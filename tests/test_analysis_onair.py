@@ -25,8 +25,7 @@ from renderer.reading import ANALYSIS_TYPES, AnalysisFrame, Reading
 from renderer.scene import Scene
 from renderer.timing import Timing
 from renderer.view import Extra, ExtraType, Perspective, View, default_view
-from tests.parity import assert_parity, figures, open_player, premul
-from tests.support import launch_options
+from tests.parity import assert_parity, figures, player_page, premul
 
 #: a generated game with a euchre (deal 2) and a loner (deal 3) among its four deals
 SEED, DEALS = 12, 4
@@ -241,15 +240,8 @@ DRAW = """async ([scene, layer, ts]) => {
 
 @pytest.fixture(scope="module")
 def page() -> Iterator[Any]:
-    playwright = pytest.importorskip("playwright.sync_api")
-    with playwright.sync_playwright() as p:
-        browser = p.chromium.launch(**launch_options())
-        try:
-            pg = browser.new_page()
-            open_player(pg)
-            yield pg
-        finally:
-            browser.close()
+    with player_page() as pg:
+        yield pg
 
 
 SIZE = (960, 540)

@@ -45,8 +45,8 @@ from renderer.layers import plan
 from renderer.ops import OPS, PAINTS, table
 from renderer.raster import default_assets
 from renderer.scene import Builder, Scene, sample
-from tests.parity import assert_parity, figures, open_player, premul
-from tests.support import PLAYER_ORIGIN, launch_options
+from tests.parity import assert_parity, figures, player_page, premul
+from tests.support import PLAYER_ORIGIN
 
 pytestmark = pytest.mark.browser
 
@@ -70,19 +70,12 @@ DRAW = """async ([text, ts]) => {
 @pytest.fixture(scope="module")
 def page() -> Iterator[Any]:
     """One Chromium page with the player loaded by URL and its fonts served, as in the overlay."""
-    playwright = pytest.importorskip("playwright.sync_api")
-    with playwright.sync_playwright() as p:
-        browser = p.chromium.launch(**launch_options())
-        try:
-            pg = browser.new_page()
-            # the page loads images from its image base, /media/ by default, as the overlay serves
-            # them; the skia executor has them in its Assets
-            for image_id, data in IMAGES.items():
-                default_assets().add_image(image_id, data)
-            open_player(pg, routes=lambda p: p.route(f"{ORIGIN}/media/*", _serve_image))
-            yield pg
-        finally:
-            browser.close()
+    # the page loads images from its image base, /media/ by default, as the overlay serves
+    # them; the skia executor has them in its Assets
+    for image_id, data in IMAGES.items():
+        default_assets().add_image(image_id, data)
+    with player_page(routes=lambda p: p.route(f"{ORIGIN}/media/*", _serve_image)) as pg:
+        yield pg
 
 
 def _serve_image(route: Any) -> Any:
