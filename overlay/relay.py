@@ -30,16 +30,16 @@ import aiohttp
 from aiohttp import WSMsgType, web
 from pydantic import ValidationError
 
-from .auth import check_origin, has_token, token_matches
+from .auth import check_origin, has_token
 from .clients import Page, StateSub
 from .cluster import LEASE_TTL, TICK, Cluster, group_name
 from .config import ServerSettings
 from .errors import BadRequest, NotFound, StoreFailed
 from .fanout import MAX_SIZES
 from .keys import SETTINGS, SOCKETS
-from .protocol import ChannelSettings, FeedRefused, PageDrawn, PageHello, PageResync, dump, parse_page_message
+from .pagesocket import open_page, open_state, read_page
+from .protocol import ChannelSettings, FeedRefused, dump
 from .redisstore import Keys
-from .refusals import pydantic_text
 from .store import settings_from_text
 
 __all__ = ["Relay", "FORWARD_WAIT", "FORWARDED"]
@@ -257,7 +257,7 @@ class Relay:
 
     async def page_socket(self, request: web.Request) -> web.WebSocketResponse:
         """``/ws/overlay/{channel}`` as on one box, fed from Redis."""
-        from .routes.common import clock_of, hub_of, page_query
+        from .routes.common import hub_of, page_query
 
         cid = request.match_info["channel"]
         try:
@@ -271,56 +271,31 @@ class Relay:
         group = group_name(output, width, height)
         if group not in self.groups.get(cid, {}) and len(self.groups.get(cid, {})) >= MAX_SIZES:
             raise BadRequest(f"channel {cid!r}: pages already draw at {MAX_SIZES} sizes here (at most {MAX_SIZES})")
-        ws = web.WebSocketResponse(compress=False, heartbeat=15.0, max_msg_size=64 * 1024)
-        await ws.prepare(request)
-        request.app[SOCKETS].add(ws)
-        page = Page(
-            ws=ws, output=output, remote=request.remote or "?", connected_at=clock_of(request),
-            width=width, height=height, transport=request.transport,
-        )
+        page = await open_page(request, output, width, height)
         locked = output == "preview" and not has_token(request)
         members: _Members | None = None
 
-        async def admit() -> _Members:
-            m = await self._join(cid, group)
-            m.pages.add(page)
-            self._snapshot(cid, group, m, page)
-            return m
+        async def admit() -> None:
+            nonlocal members
+            members = await self._join(cid, group)
+            members.pages.add(page)
+            self._snapshot(cid, group, members, page)
+
+        def resync() -> None:
+            if members is not None:
+                self._snapshot(cid, group, members, page)
 
         if not locked:
-            members = await admit()
+            await admit()
         try:
-            async for msg in ws:
-                if msg.type != WSMsgType.TEXT:
-                    continue
-                try:
-                    m = parse_page_message(msg.data)
-                except ValidationError as exc:
-                    page.outbox.offer(json.dumps({"type": "error", "error": pydantic_text(exc)}))
-                    continue
-                if isinstance(m, PageHello):
-                    page.visible = m.visible
-                    if locked and token_matches(request, m.token):
-                        locked = False
-                        members = await admit()
-                    elif locked:
-                        from .routes.pages import PREVIEW_LOCKED
-
-                        page.outbox.offer(json.dumps({"type": "error", "error": PREVIEW_LOCKED}))
-                elif locked or members is None:
-                    continue
-                elif isinstance(m, PageDrawn):
-                    page.note_drawn(m.seq, m.step, clock_of(request))
-                elif isinstance(m, PageResync):
-                    page.visible = True
-                    self._snapshot(cid, group, members, page)
+            await read_page(request, page, locked=locked, admit=admit, resync=resync)
         finally:
             if members is not None:
                 members.pages.discard(page)
                 members.fresh.discard(page)
                 await self._leave(cid, group)
             await page.outbox.stop()
-        return ws
+        return page.ws
 
     def _snapshot(self, cid: str, group: str, members: _Members, page: Page | None) -> None:
         """The group's last picture for a page that joined or asked to resync (or, when this
@@ -334,16 +309,12 @@ class Relay:
 
     async def state_socket(self, request: web.Request) -> web.WebSocketResponse:
         """``/api/channels/{id}/state/ws`` as on one box, fed from Redis."""
-        from .routes.state import _output
+        from .routes.state import state_output
 
         cid = request.match_info["channel"]
         await self.settings_of(cid)
-        output = _output(request)
-        check_origin(request, request.app[SETTINGS].allow_origins)
-        ws = web.WebSocketResponse(compress=False, heartbeat=15.0, max_msg_size=4096)
-        await ws.prepare(request)
-        request.app[SOCKETS].add(ws)
-        sub = StateSub(ws=ws, output=output, transport=request.transport)
+        output = state_output(request)
+        sub = await open_state(request, output)
         group = f"state:{output}"
         members = await self._join(cid, group)
         members.subs.add(sub)
@@ -353,14 +324,14 @@ class Relay:
             members.fresh.add(sub)
             self._ask(cid, group)
         try:
-            async for _ in ws:
+            async for _ in sub.ws:
                 pass
         finally:
             members.subs.discard(sub)
             members.fresh.discard(sub)
             await self._leave(cid, group)
             await sub.outbox.stop()
-        return ws
+        return sub.ws
 
     async def feed_socket(self, request: web.Request) -> web.WebSocketResponse:
         """A logger's feed socket for a channel another process runs: each frame is

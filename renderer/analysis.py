@@ -32,7 +32,7 @@ from .context import Ctx
 from .insights import draw_insight
 from .matchdata import MatchData, apply_match
 from .reading import ANALYSIS_SIZES, ANALYSIS_TYPES, AnalysisFrame, CallRow, Reading
-from .scene import Builder, Op, Scene
+from .scene import Builder, Fit, Op, Scene
 from .theme import DEFAULT_THEME, Theme
 from .timing import DEFAULT_TIMING, Timing
 from .view import Extra, ExtraType, View
@@ -96,34 +96,20 @@ def build_analysis_layer(
     teams = tuple(t.name for t in match.teams) if match is not None else ()
     ctx = Ctx(shown, view, theme, timing, None, Builder(), teams=teams)
     out_w, out_h = size or (view.width, view.height)
-    s = min(out_w / view.width, out_h / view.height)
-    ox, oy = (out_w - view.width * s) / 2, (out_h - view.height * s) / 2
-    ctx.out_scale = s
+    fit = Fit.of(view.width, view.height, out_w, out_h)
+    ctx.out_scale = fit.scale
     b = ctx.b
     boxes: list[dict[str, Any]] = []
     b.save()
-    b.translate(ox, oy)
-    b.scale(s)
+    b.translate(fit.ox, fit.oy)
+    b.scale(fit.scale)
     for ex in analysis_extras(view):
         if public and ex.type not in (ExtraType.WIN_BAR, ExtraType.WIN_GRAPH):
             continue
-        w, h = ANALYSIS_SIZES[ex.type]
-        boxes.append({"id": ex.id, "type": ex.type.value, "x": round(ox + ex.x * s, 2), "y": round(oy + ex.y * s, 2),
-                      "w": round(w * ex.scale * s, 2), "h": round(h * ex.scale * s, 2), "scale": ex.scale})
+        boxes.append(fit.box(ex.id, ex.type.value, ex.x, ex.y, ANALYSIS_SIZES[ex.type], ex.scale))
         draw_insight(ctx, ex, frame, public=public)
     b.restore()
-    return Scene(
-        width=out_w,
-        height=out_h,
-        background=None,
-        duration=round(b.duration, 4),
-        fonts=sorted(b.fonts),
-        tracks=b.tracks,
-        defs=b.defs,
-        ops=b.ops,
-        elements=boxes,
-        images=sorted(b.images),
-    )
+    return b.scene(out_w, out_h, background=None, duration=b.duration, elements=boxes)
 
 
 def _shift(op: Op, by: int) -> Op:

@@ -11,7 +11,7 @@ from engine.state import GameState
 from .altline import AltLine
 from .context import HAND_TYPES, Ctx
 from .panels import SIZES, draw_panel
-from .scene import Scene
+from .scene import Fit, Scene
 from .table import HAND_H, HAND_W, PLAY_H, PLAY_W, draw_flights, draw_hand, draw_play_area
 from .theme import DEFAULT_THEME, Theme
 from .timing import DEFAULT_TIMING, Timing
@@ -58,44 +58,21 @@ def build_scene(
         view = _DEFAULT_VIEW
     ctx = Ctx(state, view, theme or DEFAULT_THEME, timing or DEFAULT_TIMING, title, teams=tuple(teams), photos=tuple(photos), line=line)
     out_w, out_h = size or (view.width, view.height)
-    s = min(out_w / view.width, out_h / view.height)
-    ox, oy = (out_w - view.width * s) / 2, (out_h - view.height * s) / 2
-    ctx.out_scale = s
+    fit = Fit.of(view.width, view.height, out_w, out_h)
+    ctx.out_scale = fit.scale
     b = ctx.b
     b.save()
-    b.translate(ox, oy)
-    b.scale(s)
+    b.translate(fit.ox, fit.oy)
+    b.scale(fit.scale)
     boxes = []
     for el in view.elements:
         if not el.visible:
             continue
-        w, h = element_size(el.type)
-        boxes.append(
-            {
-                "id": el.id,
-                "type": el.type.value,
-                "x": round(ox + el.x * s, 2),
-                "y": round(oy + el.y * s, 2),
-                "w": round(w * el.scale * s, 2),
-                "h": round(h * el.scale * s, 2),
-                "scale": el.scale,
-            }
-        )
+        boxes.append(fit.box(el.id, el.type.value, el.x, el.y, element_size(el.type), el.scale))
         _draw(ctx, el)
     draw_flights(ctx)
     b.restore()
-    return Scene(
-        width=out_w,
-        height=out_h,
-        background=view.background,
-        duration=round(max(ctx.st.total, b.duration), 4),
-        fonts=sorted(b.fonts),
-        tracks=b.tracks,
-        defs=b.defs,
-        ops=b.ops,
-        elements=boxes,
-        images=sorted(b.images),
-    )
+    return b.scene(out_w, out_h, background=view.background, duration=max(ctx.st.total, b.duration), elements=boxes)
 
 
 def _draw(ctx: Ctx, el: Element) -> None:

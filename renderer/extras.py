@@ -19,7 +19,8 @@ from .build import build_scene
 from .context import Ctx
 from .linemarks import draw_banner
 from .matchdata import MatchData, apply_match
-from .scene import Builder, Scene
+from .panels import extra_panel
+from .scene import Builder, Fit, Scene
 from .statboard import STATS_SIZES, STATS_TYPES, draw_stats_extra
 from .theme import DEFAULT_THEME, Theme
 from .timing import DEFAULT_TIMING, Timing
@@ -96,17 +97,14 @@ def draw_extras(
     b.images = set(scene.images)
     teams = tuple(t.name for t in match.teams) if match is not None else ()
     ctx = Ctx(state, view, theme, timing, title, b, teams=teams)
-    s = min(scene.width / view.width, scene.height / view.height)
-    ox, oy = (scene.width - view.width * s) / 2, (scene.height - view.height * s) / 2
-    ctx.out_scale = s
+    fit = Fit.of(view.width, view.height, scene.width, scene.height)
+    ctx.out_scale = fit.scale
     boxes = list(scene.elements)
     b.save()
-    b.translate(ox, oy)
-    b.scale(s)
+    b.translate(fit.ox, fit.oy)
+    b.scale(fit.scale)
     for ex in extras:
-        w, h = extra_size(ex.type)
-        boxes.append({"id": ex.id, "type": ex.type.value, "x": round(ox + ex.x * s, 2), "y": round(oy + ex.y * s, 2),
-                      "w": round(w * ex.scale * s, 2), "h": round(h * ex.scale * s, 2), "scale": ex.scale})
+        boxes.append(fit.box(ex.id, ex.type.value, ex.x, ex.y, extra_size(ex.type), ex.scale))
         b.save()
         b.translate(ex.x, ex.y)
         b.scale(ex.scale)
@@ -117,7 +115,7 @@ def draw_extras(
         elif ex.type is ExtraType.LOGO:
             _logo(ctx, ex)
         elif ex.type in STATS_TYPES:
-            draw_stats_extra(ctx, ex, stats, match, _panel)
+            draw_stats_extra(ctx, ex, stats, match, extra_panel)
         b.restore()
     if wipe and style == "stinger":
         _stinger(ctx, view)
@@ -126,28 +124,8 @@ def draw_extras(
     if line is not None:
         draw_banner(ctx, line)  # over everything, the transition included
     b.restore()
-    return Scene(
-        width=scene.width,
-        height=scene.height,
-        background=scene.background,
-        duration=round(max(scene.duration, b.duration), 4),
-        fonts=sorted(b.fonts),
-        tracks=b.tracks,
-        defs=b.defs,
-        ops=scene.ops + b.ops,
-        elements=boxes,
-        images=sorted(b.images),
-    )
-
-
-def _panel(ctx: Ctx, ex: Extra, w: float, h: float) -> None:
-    th, b = ctx.theme, ctx.b
-    r = ex.style.radius if ex.style.radius is not None else 10.0
-    b.save()
-    s = ex.scale * ctx.out_scale
-    b.shadow(th.shadow, 14 * s, 0, 4 * s)
-    b.rrect(0, 0, w, h, r, ex.style.background or th.panel, th.panel_edge, 1.0)
-    b.restore()
+    return b.scene(scene.width, scene.height, background=scene.background, duration=max(scene.duration, b.duration),
+                   elements=boxes, under=scene.ops)
 
 
 def _team_label(ctx: Ctx, match: MatchData | None, team: int, font: str, size: float, width: float) -> str:
@@ -159,7 +137,7 @@ def _team_label(ctx: Ctx, match: MatchData | None, team: int, font: str, size: f
 def _event_title(ctx: Ctx, ex: Extra, match: MatchData | None, title: str | None) -> None:
     th = ctx.theme
     w, h = extra_size(ex.type)
-    _panel(ctx, ex, w, h)
+    extra_panel(ctx, ex, w, h)
     ctx.b.rrect(0, 0, 8, h, 4, th.accent, None, 0)
     text = ctx.text_colour(None) if ex.style.text_colour is None else ex.style.text_colour
     head = (match.event_title if match is not None and match.event_title else title or "Euchre").upper()
@@ -185,7 +163,7 @@ def _player_intro(ctx: Ctx, ex: Extra, match: MatchData | None) -> None:
     b.save()
     b.alpha(b.tween(0.0, 0.35, 0.0, 1.0, "out"))
     b.translate(0, b.tween(0.0, 0.45, 24.0, 0.0, "out"))
-    _panel(ctx, ex, w, h)
+    extra_panel(ctx, ex, w, h)
     b.rrect(0, 0, 14, h, 6, colour, None, 0)
     # the seat badge: the player's photo, else initials, on the team colour
     b.rrect(34, 18, 96, 96, 48, colour, None, 0)

@@ -17,7 +17,7 @@ from engine.state import StepKind, team_of
 from .reading import ANALYSIS_SIZES, AnalysisFrame, CallRow, Reading
 from .cardart import suit_colour, suit_path
 from .context import HAND_TYPES, Ctx
-from .panels import ink_on
+from .panels import extra_panel, ink_on
 from .scene import Num
 from .table import CH, CW, hand_slots
 from .view import Extra, ExtraType
@@ -57,16 +57,6 @@ def draw_insight(ctx: Ctx, ex: Extra, frame: AnalysisFrame, *, public: bool) -> 
     b.restore()
 
 
-def _panel(ctx: Ctx, ex: Extra, w: float, h: float) -> None:
-    th, b = ctx.theme, ctx.b
-    r = ex.style.radius if ex.style.radius is not None else 10.0
-    b.save()
-    s = ex.scale * ctx.out_scale
-    b.shadow(th.shadow, 14 * s, 0, 4 * s)
-    b.rrect(0, 0, w, h, r, ex.style.background or th.panel, th.panel_edge, 1.0)
-    b.restore()
-
-
 def _fade_in(ctx: Ctx) -> None:
     at = ctx.timing.analysis
     ctx.b.alpha(ctx.b.tween(0.0, max(0.05, at.run_time * 0.6), 0.0, 1.0, "out"))
@@ -82,7 +72,7 @@ def _win_bar(ctx: Ctx, ex: Extra, frame: AnalysisFrame) -> None:
     th, b = ctx.theme, ctx.b
     at = ctx.timing.analysis
     w, h = ANALYSIS_SIZES[ex.type]
-    _panel(ctx, ex, w, h)
+    extra_panel(ctx, ex, w, h)
     head = "WIN PROBABILITY" + (" \u00b7 EST." if now.estimate else "")
     size = ex.style.font_size or 20.0
     half = (w - 32) / 2 - 8
@@ -135,7 +125,7 @@ def _win_graph(ctx: Ctx, ex: Extra, frame: AnalysisFrame) -> None:
     if not points and now.win is None:
         return
     w, h = ANALYSIS_SIZES[ex.type]
-    _panel(ctx, ex, w, h)
+    extra_panel(ctx, ex, w, h)
     head = "WIN PROBABILITY \u00b7 MATCH" + (" \u00b7 EST." if now.estimate else "")
     ctx.label(th.font_body, ex.style.font_size or 20.0, 16, 28, head, th.muted, width=w - 32, ls=1.0)
     x0, y0, pw, ph = 24.0, 46.0, w - 48, h - 66
@@ -233,7 +223,7 @@ def _best_caption(ctx: Ctx, ex: Extra, now: Reading) -> None:
     w, h = ANALYSIS_SIZES[ex.type]
     b.save()
     _fade_in(ctx)
-    _panel(ctx, ex, w, h)
+    extra_panel(ctx, ex, w, h)
     b.rrect(0, 0, 8, h, 4, th.good, None, 0)
     ctx.label(th.font_heading, 20, 22, 40, "BEST", th.good, ls=1.0)
     x = 90.0
@@ -271,7 +261,7 @@ def _quality(ctx: Ctx, ex: Extra, frame: AnalysisFrame) -> None:
     b.translate(w / 2, h / 2)
     b.scale(scale)
     b.translate(-w / 2, -h / 2)
-    _panel(ctx, ex, w, h)
+    extra_panel(ctx, ex, w, h)
     b.rrect(0, 0, 8, h, 4, ctx.team_colour(team_of(act.seat)), None, 0)
     b.rrect(20, 12, 64, 40, 6, "#ffffffff", None, 0)
     _card_text(ctx, 26, 42, name, "#16181dff")
@@ -309,7 +299,7 @@ def _bidding(ctx: Ctx, ex: Extra, now: Reading) -> None:
     h = min(h, 52 + rh * len(rows))  # the panel fits its rows (round 1 has one)
     b.save()
     _fade_in(ctx)
-    _panel(ctx, ex, w, h)
+    extra_panel(ctx, ex, w, h)
     size = 20.0
     ctx.label(th.font_heading, size, 16, 30, "BIDDING \u00b7 " + ctx.name(now.to_act).upper(), ctx.team_colour(team), width=w - 180, ls=0.5)
     cols = (w - 150, w - 56)

@@ -14,9 +14,9 @@ from .context import Ctx, is_preshow
 from .fonts import MIN_TEXT, measure
 from .scene import Num
 from .table import SUIT_WORD, card
-from .view import Element, ElementType
+from .view import Element, ElementType, Extra
 
-__all__ = ["SIZES", "draw_panel", "parse_quality", "ink_on", "up_card_in_centre", "deal_label"]
+__all__ = ["SIZES", "draw_panel", "extra_panel", "parse_quality", "ink_on", "up_card_in_centre", "deal_label"]
 
 
 def deal_label(state: GameState) -> int:
@@ -83,6 +83,18 @@ def draw_panel(ctx: Ctx, el: Element) -> None:
         _banner(ctx, el)
     elif t == "trick-callout":
         _trick_callout(ctx, el)
+
+
+def extra_panel(ctx: Ctx, ex: Extra, w: float, h: float) -> None:
+    """The backdrop of a ``w`` x ``h`` extra (statistics, analysis, ...): the theme's panel
+    with its shadow, the extra's own background and corner radius where its style sets them."""
+    th, b = ctx.theme, ctx.b
+    r = ex.style.radius if ex.style.radius is not None else 10.0
+    b.save()
+    s = ex.scale * ctx.out_scale
+    b.shadow(th.shadow, 14 * s, 0, 4 * s)
+    b.rrect(0, 0, w, h, r, ex.style.background or th.panel, th.panel_edge, 1.0)
+    b.restore()
 
 
 def ink_on(fill: str) -> str:

@@ -42,7 +42,7 @@ from .easing import ease
 from .fonts import FALLBACK, uses_fallback
 from .ops import FORMAT_VERSION, SceneError, check_ops
 
-__all__ = ["Scene", "Builder", "Anim", "Num", "Op", "Track", "sample", "FORMAT_VERSION"]
+__all__ = ["Scene", "Builder", "Fit", "Anim", "Num", "Op", "Track", "sample", "FORMAT_VERSION"]
 
 Op = list[Any]
 Track = list[list[Any]]
@@ -150,6 +150,30 @@ class Scene:
         )
 
 
+@dataclass(frozen=True)
+class Fit:
+    """A view's design size fitted into an output size: scaled to fit whole, centred (the
+    spare width or height split evenly).  The scene builders and the layers drawn over a
+    scene share it, so their element boxes line up."""
+
+    scale: float
+    ox: float
+    oy: float
+
+    @classmethod
+    def of(cls, view_w: float, view_h: float, out_w: float, out_h: float) -> Fit:
+        """The fit of a ``view_w`` x ``view_h`` view into ``out_w`` x ``out_h``."""
+        s = min(out_w / view_w, out_h / view_h)
+        return cls(s, (out_w - view_w * s) / 2, (out_h - view_h * s) / 2)
+
+    def box(self, ident: str, kind: str, x: float, y: float, size: tuple[float, float], scale: float) -> dict[str, Any]:
+        """An element's box in canvas pixels (``Scene.elements``): placed at ``x, y`` in view
+        pixels, ``size`` unscaled, drawn at ``scale``."""
+        s = self.scale
+        return {"id": ident, "type": kind, "x": round(self.ox + x * s, 2), "y": round(self.oy + y * s, 2),
+                "w": round(size[0] * scale * s, 2), "h": round(size[1] * scale * s, 2), "scale": scale}
+
+
 class Builder:
     """Appends ops; small helpers keep element code readable and numbers rounded."""
 
@@ -161,6 +185,31 @@ class Builder:
         self.defs: dict[str, list[Op]] = {}
         self._track_ids: dict[str, int] = {}
         self.duration = 0.0
+
+    def scene(
+        self,
+        width: int,
+        height: int,
+        *,
+        background: str | None,
+        duration: float,
+        elements: list[dict[str, Any]],
+        under: list[Op] | None = None,
+    ) -> Scene:
+        """The :class:`Scene` of what this builder holds (``under``: ops of a scene it draws
+        over, kept first), ``duration`` rounded to 0.1 ms: the one way a builder ends."""
+        return Scene(
+            width=width,
+            height=height,
+            background=background,
+            duration=round(duration, 4),
+            fonts=sorted(self.fonts),
+            tracks=self.tracks,
+            defs=self.defs,
+            ops=self.ops if under is None else under + self.ops,
+            elements=elements,
+            images=sorted(self.images),
+        )
 
     # animated values -------------------------------------------------------------------
     def track(self, keys: list[tuple[float, float] | tuple[float, float, str]]) -> Num:

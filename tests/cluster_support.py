@@ -12,9 +12,9 @@
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import json
 import re
-import signal
 import time
 from collections.abc import AsyncIterator, Iterator
 from pathlib import Path
@@ -24,9 +24,11 @@ import aiohttp
 import pytest
 
 from overlay.bench.rediserver import RedisServer, redis_binary
-from overlay.bench.server import KINDS, start_server
+from overlay.bench.server import KINDS
+from overlay.bench.services import Services as _Services
+from overlay.bench.services import owner_pid
 
-__all__ = ["redis_server", "Services", "Pages", "TOKEN", "AUTH", "FAST", "owner_pid"]
+__all__ = ["redis_server", "Services", "services", "Pages", "TOKEN", "AUTH", "FAST", "owner_pid"]
 
 TOKEN = "cluster-test-token"
 AUTH = {"Authorization": f"Bearer {TOKEN}"}
@@ -46,70 +48,11 @@ def redis_server(tmp_path: Path) -> Iterator[RedisServer]:
         server.stop()
 
 
-async def owner_pid(url: str, cid: str) -> int | None:
-    """The pid of the process holding ``cid``'s lease (process ids are host:pid:random)."""
-    import redis.asyncio
-
-    client = redis.asyncio.Redis.from_url(url)
-    try:
-        holder = await client.get(f"eo:lease:{cid}")
-    finally:
-        await client.aclose()
-    if holder is None:
-        return None
-    return int((holder.decode() if isinstance(holder, bytes) else str(holder)).split(":")[1])
-
-
-class Services:
-    """``serve --redis`` subprocesses sharing one Redis."""
+class Services(_Services):
+    """``serve --redis`` subprocesses sharing one Redis, all with :data:`TOKEN`."""
 
     def __init__(self, redis_url: str, folder: Path) -> None:
-        self.redis_url = redis_url
-        self.folder = folder
-        self.procs: list[Any] = []
-        self.bases: list[str] = []
-
-    async def start(self, n: int) -> Services:
-        started = await asyncio.gather(
-            *(start_server(str(self.folder / f"p{len(self.procs) + i}"), TOKEN, extra=("--redis", self.redis_url)) for i in range(n))
-        )
-        for proc, base in started:
-            self.procs.append(proc)
-            self.bases.append(base)
-        return self
-
-    def base_of(self, pid: int) -> str:
-        return next(b for p, b in zip(self.procs, self.bases) if p.pid == pid)
-
-    async def owner(self, cid: str, *, timeout: float = 5.0) -> str:
-        """The base URL of the process running ``cid`` (waiting while it changes hands)."""
-        deadline = time.monotonic() + timeout
-        while time.monotonic() < deadline:
-            pid = await owner_pid(self.redis_url, cid)
-            alive = {p.pid for p in self.procs if p.returncode is None}
-            if pid is not None and pid in alive:
-                return self.base_of(pid)
-            await asyncio.sleep(0.05)
-        raise AssertionError(f"no live process holds {cid}'s lease")
-
-    async def kill9(self, base: str) -> None:
-        proc = self.procs[self.bases.index(base)]
-        proc.send_signal(signal.SIGKILL)
-        await proc.wait()
-
-    def alive(self) -> list[str]:
-        return [b for p, b in zip(self.procs, self.bases) if p.returncode is None]
-
-    async def stop(self) -> None:
-        for proc in self.procs:
-            if proc.returncode is None:
-                proc.send_signal(signal.SIGTERM)
-        for proc in self.procs:
-            try:
-                await asyncio.wait_for(proc.wait(), 10)
-            except asyncio.TimeoutError:
-                proc.kill()
-                await proc.wait()
+        super().__init__(redis_url, folder, token=TOKEN)
 
 
 _STEPS = re.compile(r'"steps":(\d+)')
@@ -164,8 +107,9 @@ async def post_json(session: aiohttp.ClientSession, url: str, body: Any, method:
         return r.status, await r.json()
 
 
+@contextlib.asynccontextmanager
 async def services(redis_url: str, folder: Path, n: int) -> AsyncIterator[Services]:
-    """``n`` processes for one test, stopped after it."""
+    """``n`` processes for one test, stopped after it (``async with``)."""
     s = await Services(redis_url, folder).start(n)
     try:
         yield s

@@ -1,7 +1,7 @@
 """What the test files share: fixture paths, Chromium, game builders, the test server.
 
 Registered as a pytest plugin by ``tests/conftest.py``, so its fixtures (``settings``,
-``client``, ``clock``, ``server``, ``browser``) reach every test file; the helpers are
+``client``, ``clock``, ``server``, ``browser``, ``live_analysis``) reach every test file; the helpers are
 imported by name.
 
 - **Reference fixtures** were made with other people's code; CI has them beside the clone
@@ -16,10 +16,11 @@ imported by name.
 
 from __future__ import annotations
 
+import asyncio
 import csv
 import json
 import socket
-from collections.abc import AsyncIterator
+from collections.abc import AsyncIterator, Iterator
 from pathlib import Path
 from typing import Any
 
@@ -29,6 +30,7 @@ from aiohttp import WSMsgType, web
 from engine.generate import generate_game
 from overlay.app import create_app
 from overlay.bench.corpus import SHARED_FIXTURES
+from overlay.bench.services import empty_game as empty_game  # re-exported: the tests build games with it
 from overlay.browser import CHROMIUM_ARGS, ChromiumMissing, chromium_path
 from overlay.config import ServerSettings
 
@@ -143,11 +145,6 @@ def game(seed: int = 7, deals: int = 2) -> dict[str, Any]:
     return generate_game(seed, deals=deals)
 
 
-def empty_game(doc: dict[str, Any]) -> dict[str, Any]:
-    """``doc`` before its first deal (the players, no deals, no final score)."""
-    return {**doc, "deals": [], "metadata": {k: v for k, v in doc["metadata"].items() if k != "finalScore"}}
-
-
 def match_doc(seeds: tuple[int, ...] = (1, 2, 3), *, deals: int = 2) -> dict[str, Any]:
     """An EMN match of generated games, its players named after the games' players."""
     games = [generate_game(s, deals=deals) for s in seeds]
@@ -218,6 +215,28 @@ async def scene_msg(ws: Any, timeout: float = 3.0) -> dict[str, Any]:
         data: dict[str, Any] = json.loads(msg.data)
         if data["type"] == "scene":
             return data
+
+
+async def assert_no_analysis(ws: Any, *, quiet: float) -> None:
+    """Read a page socket until it has been quiet for ``quiet`` seconds; no message may be an
+    analysis (an output that must never get one)."""
+    while True:
+        try:
+            msg = json.loads((await ws.receive(timeout=quiet)).data)
+        except asyncio.TimeoutError:
+            break
+        assert msg["type"] != "analysis"
+
+
+@pytest.fixture
+def live_analysis() -> Iterator[None]:
+    """The service's live analysis switched on (a real process pool) for one test."""
+    from overlay import analysis
+
+    analysis.configure(on=True)
+    yield
+    analysis.configure(on=False)
+    analysis.shutdown()
 
 
 def free_port() -> int:

@@ -6,25 +6,15 @@ from __future__ import annotations
 
 import asyncio
 import json
-from collections.abc import Iterator
 from typing import Any
 
-import pytest
 
 from engine.analysis import Analyst
 from engine.load import load_game
 from engine.ruleset import Ruleset
 from overlay import analysis
 from overlay.analysis import AnalysisPool
-from tests.support import AUTH, game, make_channel
-
-
-@pytest.fixture
-def live() -> Iterator[None]:
-    analysis.configure(on=True)
-    yield
-    analysis.configure(on=False)
-    analysis.shutdown()
+from tests.support import AUTH, assert_no_analysis, game, make_channel
 
 
 async def test_pool_keeps_only_the_newest_request() -> None:
@@ -57,7 +47,7 @@ async def _analysis_of(ws: Any, step: int, timeout: float = 60.0) -> tuple[dict[
         seen.append(f"{msg['type']}:{msg.get('step')}")
 
 
-async def test_pages_get_the_scene_first_then_the_analysis(client: Any, live: None) -> None:
+async def test_pages_get_the_scene_first_then_the_analysis(client: Any, live_analysis: None) -> None:
     doc = game(5, 1)
     await make_channel(client, doc=doc)
     program = await client.ws_connect("/ws/overlay/t1?output=preview", headers=AUTH)
@@ -84,7 +74,7 @@ async def test_pages_get_the_scene_first_then_the_analysis(client: Any, live: No
     await clean.close()
 
 
-async def test_clean_output_can_get_no_analysis(client: Any, live: None) -> None:
+async def test_clean_output_can_get_no_analysis(client: Any, live_analysis: None) -> None:
     analysis.configure(on=True, clean="none")
     doc = game(5, 1)
     await make_channel(client, doc=doc)
@@ -94,11 +84,6 @@ async def test_clean_output_can_get_no_analysis(client: Any, live: None) -> None
     await client.post("/api/channels/t1/control/seek?step=8", headers=AUTH)
     await _analysis_of(preview, 8)  # the preview's arrived: the clean one would have too
     await asyncio.sleep(0.2)
-    while True:
-        try:
-            msg = json.loads((await clean.receive(timeout=0.3)).data)
-        except asyncio.TimeoutError:
-            break
-        assert msg["type"] != "analysis"
+    await assert_no_analysis(clean, quiet=0.3)
     await clean.close()
     await preview.close()

@@ -21,12 +21,11 @@ from engine.ruleset import Ruleset
 from engine.state import GameState, StepKind
 from renderer.analysis import GameAnalysis, analysis_extras, build_analysis_layer, compose, default_extras
 from renderer.extras import build_broadcast_scene
-from renderer.fonts import font_files
 from renderer.reading import ANALYSIS_TYPES, AnalysisFrame, Reading
 from renderer.scene import Scene
 from renderer.timing import Timing
 from renderer.view import Extra, ExtraType, Perspective, View, default_view
-from tests.support import PLAYER_ORIGIN, launch_options, serve_player_page
+from tests.parity import assert_parity, figures, player_page, premul
 
 #: a generated game with a euchre (deal 2) and a loner (deal 3) among its four deals
 SEED, DEALS = 12, 4
@@ -222,9 +221,6 @@ def test_live_message_parts_make_the_same_frame() -> None:
 
 # ---- the page player draws the layer over the step scene as skia draws the composed scene ------
 
-PAGE = f"""<!doctype html><html><body style='margin:0;background:transparent'>
-<canvas id=c></canvas><script src="{PLAYER_ORIGIN}/static/player.js"></script></body></html>"""
-
 DRAW = """async ([scene, layer, ts]) => {
     const player = window.player;
     player.setScene(scene, 0);
@@ -244,23 +240,8 @@ DRAW = """async ([scene, layer, ts]) => {
 
 @pytest.fixture(scope="module")
 def page() -> Iterator[Any]:
-    playwright = pytest.importorskip("playwright.sync_api")
-    with playwright.sync_playwright() as p:
-        browser = p.chromium.launch(**launch_options())
-        try:
-            pg = browser.new_page()
-            urls = serve_player_page(pg, PAGE, font_files())
-            pg.goto(f"{PLAYER_ORIGIN}/")
-            pg.evaluate(
-                """async (urls) => {
-                    window.player = new EuchrePlayer(document.getElementById('c'), {fontUrls: urls});
-                    await window.player.ready;
-                }""",
-                urls,
-            )
-            yield pg
-        finally:
-            browser.close()
+    with player_page() as pg:
+        yield pg
 
 
 SIZE = (960, 540)
@@ -278,8 +259,6 @@ SIZE = (960, 540)
     ],
 )
 def test_each_element_draws_alike_in_the_page_and_in_skia(page: Any, kind: ExtraType, step: str, ts: tuple[float, ...]) -> None:
-    from tests.test_render_parity import _assert_parity, _figures, _premul
-
     i = {"lost": _lost_card_step, "before-lost": lambda: _lost_card_step() - 1, "bid": _bidding_step, "end": lambda: len(_steps()) - 1}[step]()
     state = _steps()[i]
     # only this element (and the hands, for the marks), so the comparison is about it
@@ -292,9 +271,9 @@ def test_each_element_draws_alike_in_the_page_and_in_skia(page: Any, kind: Extra
     pngs = page.evaluate(DRAW, [scene.dumps(), layer.dumps(), list(ts)])
     both = compose(scene, layer)
     for t, png in zip(ts, pngs):
-        f = _figures(both, t, _premul(png))
-        _assert_parity(f"{kind.value}@{t}", f)
-    assert np.any(_premul(pngs[-1])[..., 3] > 0)
+        f = figures(both, t, premul(png))
+        assert_parity(f"{kind.value}@{t}", f)
+    assert np.any(premul(pngs[-1])[..., 3] > 0)
 
 
 # ---- video: render and frame draw the same layer --------------------------------------------

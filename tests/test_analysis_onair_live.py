@@ -19,7 +19,7 @@ from engine.load import load_game
 from engine.state import StepKind
 from overlay import analysis
 from overlay.feed import actions_of
-from tests.support import AUTH, TOKEN, Server, make_channel
+from tests.support import AUTH, TOKEN, Server, assert_no_analysis, make_channel
 
 #: layers wait for a worker process to start and fit its model (a few seconds, once)
 FIRST = 60_000
@@ -157,12 +157,7 @@ async def test_analysis_is_off_by_default_and_the_clean_policy_none_sends_nothin
                 assert msg["layer"]["elements"] and msg["graph"]
                 break
         assert "analysis:6" not in seen  # nothing before the switch was turned on
-        while True:
-            try:
-                msg = json.loads((await clean.receive(timeout=0.5)).data)
-            except asyncio.TimeoutError:
-                break
-            assert msg["type"] != "analysis"
+        await assert_no_analysis(clean, quiet=0.5)
     finally:
         await program.close()
         await clean.close()

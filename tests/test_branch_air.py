@@ -6,7 +6,6 @@ from __future__ import annotations
 
 import asyncio
 import json
-from collections.abc import Iterator
 from typing import Any
 
 import pytest
@@ -164,15 +163,7 @@ async def test_bad_line_requests_are_typed_refusals(client: Any, doc: Any, ops: 
         assert (await state(client))["state"] is not None
 
 
-@pytest.fixture
-def live() -> Iterator[None]:
-    analysis.configure(on=True)
-    yield
-    analysis.configure(on=False)
-    analysis.shutdown()
-
-
-async def test_the_live_analysis_follows_the_line(client: Any, live: None) -> None:
+async def test_the_live_analysis_follows_the_line(client: Any, live_analysis: None) -> None:
     """The analysis a page gets during a line is the analysis of the line's state (the real
     process pool; compared with the analysis computed here)."""
     await make_channel(client, doc=DOC)

@@ -24,14 +24,11 @@ subpixel glyph positions and HarfBuzz runs drawn as one positioned blob.
 
 from __future__ import annotations
 
-import base64
-import copy
 import json
 import math
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
 from io import BytesIO
-from pathlib import Path
 from typing import Any
 
 import numpy as np
@@ -44,18 +41,16 @@ from engine.state import StepKind
 from renderer.build import build_scene
 from renderer.cardart import suit_path
 from renderer.easing import EASINGS, ease
-from renderer.fonts import font_files
 from renderer.layers import plan
 from renderer.ops import OPS, PAINTS, table
-from renderer.raster import default_assets, raster, to_premul
+from renderer.raster import default_assets
 from renderer.scene import Builder, Scene, sample
-from tests.support import PLAYER_ORIGIN, launch_options, serve_player_page
+from tests.parity import assert_parity, figures, player_page, premul
+from tests.support import PLAYER_ORIGIN
 
 pytestmark = pytest.mark.browser
 
 ORIGIN = PLAYER_ORIGIN
-PAGE = f"""<!doctype html><html><body style='margin:0;background:transparent'>
-<canvas id=c></canvas><script src="{ORIGIN}/static/player.js"></script></body></html>"""
 
 #: in the page: draw scene `text` at each t; PNG data of each frame
 DRAW = """async ([text, ts]) => {
@@ -75,28 +70,12 @@ DRAW = """async ([text, ts]) => {
 @pytest.fixture(scope="module")
 def page() -> Iterator[Any]:
     """One Chromium page with the player loaded by URL and its fonts served, as in the overlay."""
-    playwright = pytest.importorskip("playwright.sync_api")
-    with playwright.sync_playwright() as p:
-        browser = p.chromium.launch(**launch_options())
-        try:
-            pg = browser.new_page()
-            urls = serve_player_page(pg, PAGE, font_files())
-            # the page loads images from its image base, /media/ by default, as the overlay serves
-            # them; the skia executor has them in its Assets
-            pg.route(f"{ORIGIN}/media/*", _serve_image)
-            for image_id, data in IMAGES.items():
-                default_assets().add_image(image_id, data)
-            pg.goto(f"{ORIGIN}/")
-            pg.evaluate(
-                """async (urls) => {
-                    window.player = new EuchrePlayer(document.getElementById('c'), {fontUrls: urls});
-                    await window.player.ready;
-                }""",
-                urls,
-            )
-            yield pg
-        finally:
-            browser.close()
+    # the page loads images from its image base, /media/ by default, as the overlay serves
+    # them; the skia executor has them in its Assets
+    for image_id, data in IMAGES.items():
+        default_assets().add_image(image_id, data)
+    with player_page(routes=lambda p: p.route(f"{ORIGIN}/media/*", _serve_image)) as pg:
+        yield pg
 
 
 def _serve_image(route: Any) -> Any:
@@ -104,51 +83,6 @@ def _serve_image(route: Any) -> Any:
     if data is None:
         return route.fulfill(status=404, body="no such image")
     return route.fulfill(body=data, content_type="image/png")
-
-
-def _premul(png: str) -> np.ndarray:
-    from PIL import Image
-
-    rgba = np.asarray(Image.open(BytesIO(base64.b64decode(png))).convert("RGBA")).astype(np.float64)
-    a = rgba[..., 3:4] / 255.0
-    return np.concatenate([np.round(rgba[..., :3] * a), rgba[..., 3:4]], axis=2).astype(np.int16)
-
-
-def _without_text(scene: Scene) -> Scene:
-    bare = copy.copy(scene)
-    bare.ops = [op for op in scene.ops if op[0] != "t"]
-    bare.defs = {k: [op for op in v if op[0] != "t"] for k, v in scene.defs.items()}
-    return bare
-
-
-def _figures(scene: Scene, t: float, page_px: np.ndarray) -> dict[str, float]:
-    """The design's parity figures of one frame (page against skia)."""
-    sk = to_premul(raster(scene, t)).astype(np.int16)
-    sk_nt = to_premul(raster(_without_text(scene), t)).astype(np.int16)
-    text = np.abs(sk - sk_nt).max(axis=2) > 0
-    dil = text.copy()
-    for dy in (-1, 0, 1):
-        for dx in (-1, 0, 1):
-            dil |= np.roll(np.roll(text, dy, 0), dx, 1)
-    d = np.abs(page_px - sk).max(axis=2)
-    non, txt = d[~dil], d[dil]
-    h, w = d.shape
-    blocks = d[: h // 8 * 8, : w // 8 * 8].reshape(h // 8, 8, w // 8, 8).mean(axis=(1, 3))
-    return {
-        "drawn": float((sk[..., 3] > 0).mean()),
-        "non_text_within_4": float((non <= 4).mean()) if non.size else 1.0,
-        "text_within_8": float((txt <= 8).mean()) if txt.size else 1.0,
-        "text_within_32": float((txt <= 32).mean()) if txt.size else 1.0,
-        "worst_block": float(blocks.max()) if blocks.size else 0.0,
-    }
-
-
-def _assert_parity(name: str, f: dict[str, float]) -> None:
-    assert f["drawn"] > 0.01, (name, f)  # the case drew something
-    assert f["non_text_within_4"] >= 0.9999, (name, f)
-    assert f["text_within_8"] >= 0.80, (name, f)
-    assert f["text_within_32"] >= 0.98, (name, f)
-    assert f["worst_block"] <= 24, (name, f)
 
 
 # ---- the cases: every op, paint and easing alone, then together ------------------------------
@@ -421,9 +355,9 @@ def test_every_op_and_easing_draws_alike(page: Any, case: Case) -> None:
     scene = case.scene()
     frames = page.evaluate(DRAW, [scene.dumps(), list(case.ts)])
     for t, png in zip(case.ts, frames):
-        f = _figures(scene, t, _premul(png))
+        f = figures(scene, t, premul(png))
         print(case.name, t, f)
-        _assert_parity(f"{case.name} at t={t}", f)
+        assert_parity(f"{case.name} at t={t}", f)
 
 
 def _game_scene() -> Scene:
@@ -435,9 +369,9 @@ def _game_scene() -> Scene:
 def test_player_matches_skia_on_a_game_frame(page: Any) -> None:
     scene, ts = _game_scene(), [0.2, 0.2]  # the second frame comes from the layer cache
     for t, png in zip(ts, page.evaluate(DRAW, [scene.dumps(), ts])):
-        f = _figures(scene, t, _premul(png))
+        f = figures(scene, t, premul(png))
         print(t, f)
-        _assert_parity(f"game frame at t={t}", f)
+        assert_parity(f"game frame at t={t}", f)
 
 
 @pytest.mark.parametrize("what", ["photos-and-logo", "stinger-half-time"])
@@ -463,9 +397,9 @@ def test_player_matches_skia_on_broadcast_images(page: Any, what: str) -> None:
     scene = build_broadcast_scene(state, view, timing=timing, match=match, size=(1280, 720))
     assert scene.images
     for t, png in zip(ts, page.evaluate(DRAW, [scene.dumps(), ts])):
-        f = _figures(scene, t, _premul(png))
+        f = figures(scene, t, premul(png))
         print(what, t, f)
-        _assert_parity(f"{what} at t={t}", f)
+        assert_parity(f"{what} at t={t}", f)
 
 
 @pytest.mark.parametrize("what", ["statistics-extras", "alternative-line"])
@@ -499,9 +433,9 @@ def test_player_matches_skia_on_statistics_and_lines(page: Any, what: str) -> No
         scene = build_broadcast_scene(line.steps[2], line=mark, size=(1280, 720))
         ts = [0.3, 5.0]
     for t, png in zip(ts, page.evaluate(DRAW, [scene.dumps(), ts])):
-        f = _figures(scene, t, _premul(png))
+        f = figures(scene, t, premul(png))
         print(what, t, f)
-        _assert_parity(f"{what} at t={t}", f)
+        assert_parity(f"{what} at t={t}", f)
 
 
 # ---- the player's exported functions equal the Python ones -----------------------------------

@@ -20,8 +20,9 @@ import aiohttp
 import pytest
 
 from overlay.bench.rediserver import RedisServer
+from overlay.bench.services import live_channel
 from overlay.feed import actions_of
-from tests.cluster_support import AUTH, FAST, Pages, Services, post_json, redis_server
+from tests.cluster_support import AUTH, FAST, Pages, Services, post_json, redis_server, services
 from tests.support import empty_game, game, launch_options
 
 __all__ = ["redis_server"]  # the fixture, imported for this module's tests
@@ -66,12 +67,15 @@ class Logger:
 
 
 async def _channel(session: aiohttp.ClientSession, base: str, cid: str, doc: dict[str, Any]) -> None:
-    status, body = await post_json(session, f"{base}/api/channels", {"id": cid, "settings": {**FAST}})
-    assert status == 201, body
-    async with session.put(f"{base}/api/channels/{cid}/game", data=json.dumps(empty_game(doc)), headers=AUTH) as r:
-        assert r.status == 200, await r.text()
-    status, body = await post_json(session, f"{base}/api/channels/{cid}/control/live", {})
-    assert status == 200, body
+    await live_channel(session, base, cid, FAST, doc, headers=AUTH)
+
+
+async def _owner_and_other(session: aiohttp.ClientSession, cluster: Services, cid: str, doc: dict[str, Any]) -> tuple[str, str]:
+    """Channel ``cid`` made live through the first process; the process that runs it and
+    one that does not."""
+    await _channel(session, cluster.bases[0], cid, doc)
+    owner = await cluster.owner(cid)
+    return owner, next(b for b in cluster.bases if b != owner)
 
 
 def _replayed_steps(doc: dict[str, Any], acts: list[dict[str, Any]]) -> int:
@@ -99,142 +103,128 @@ def _longest_gap(seen: list[tuple[int, float]], after: float) -> float:
 async def test_kill9_owner_mid_feed(redis_server: RedisServer, tmp_path: Path) -> None:
     """Three processes; the channel's owner is killed with SIGKILL mid-feed: pages on the
     other two keep getting scenes within 3 s, no acknowledged action is lost or reordered."""
-    cluster = await Services(redis_server.url, tmp_path).start(3)
     doc = game(11, deals=2)
     acts = actions_of(doc)
-    try:
-        async with aiohttp.ClientSession() as s:
-            await _channel(s, cluster.bases[0], "k9", doc)
-            owner = await cluster.owner("k9")
-            others = [b for b in cluster.bases if b != owner]
-            pages = Pages(s)
-            for base in others:
-                await pages.open(base, "k9")
-            await pages.wait_steps(0)
-            await asyncio.sleep(0.5)
-            # each page got one picture at once; the second process's first page did not
-            # make the owner cut the first page's animation with another snapshot
-            assert pages.snapshots == [1, 1]
-            logger = Logger(s, cluster, "k9", acts)
-            half = len(acts) // 2
-            await logger.run(acts[:half], rate=20)
-            steps_at_half = (await logger.send({**acts[half - 1]}))["steps"]  # a duplicate: the step count
-            await pages.wait_steps(steps_at_half)
-            killed_at = time.monotonic()
-            await cluster.kill9(owner)
-            await logger.run(acts[half:], rate=20)
-            new_owner = await cluster.owner("k9")
-            assert new_owner != owner
-            async with s.get(f"{others[0]}/api/channels/k9", headers=AUTH) as r:
-                info = await r.json()
-            steps = info["game"]["steps"]
-            await pages.wait_steps(steps, timeout=5.0)
-            assert info["game"]["seq"] == len(acts) == max(logger.acked)  # nothing acknowledged lost
-            assert logger.acked == sorted(logger.acked)
-            for seen in pages.seen:
-                assert _ordered(seen), [x for x, _ in seen]  # 0 reordered
-                gap = _longest_gap(seen, killed_at)
-                assert gap <= 3.0, f"a page waited {gap:.2f} s for a scene across the failover"
-            # the new owner rebuilt the logger's game: as many steps as a fresh replay of it
-            assert steps == _replayed_steps(doc, acts)
-            async with s.get(f"{new_owner}/api/channels/k9/state?output=preview", headers=AUTH) as r:
-                state = await r.json()
-            assert state["steps"] == steps
-            await pages.close()
-    finally:
-        await cluster.stop()
+    async with services(redis_server.url, tmp_path, 3) as cluster, aiohttp.ClientSession() as s:
+        await _channel(s, cluster.bases[0], "k9", doc)
+        owner = await cluster.owner("k9")
+        others = [b for b in cluster.bases if b != owner]
+        pages = Pages(s)
+        for base in others:
+            await pages.open(base, "k9")
+        await pages.wait_steps(0)
+        await asyncio.sleep(0.5)
+        # each page got one picture at once; the second process's first page did not
+        # make the owner cut the first page's animation with another snapshot
+        assert pages.snapshots == [1, 1]
+        logger = Logger(s, cluster, "k9", acts)
+        half = len(acts) // 2
+        await logger.run(acts[:half], rate=20)
+        steps_at_half = (await logger.send({**acts[half - 1]}))["steps"]  # a duplicate: the step count
+        await pages.wait_steps(steps_at_half)
+        killed_at = time.monotonic()
+        await cluster.kill9(owner)
+        await logger.run(acts[half:], rate=20)
+        new_owner = await cluster.owner("k9")
+        assert new_owner != owner
+        async with s.get(f"{others[0]}/api/channels/k9", headers=AUTH) as r:
+            info = await r.json()
+        steps = info["game"]["steps"]
+        await pages.wait_steps(steps, timeout=5.0)
+        assert info["game"]["seq"] == len(acts) == max(logger.acked)  # nothing acknowledged lost
+        assert logger.acked == sorted(logger.acked)
+        for seen in pages.seen:
+            assert _ordered(seen), [x for x, _ in seen]  # 0 reordered
+            gap = _longest_gap(seen, killed_at)
+            assert gap <= 3.0, f"a page waited {gap:.2f} s for a scene across the failover"
+        # the new owner rebuilt the logger's game: as many steps as a fresh replay of it
+        assert steps == _replayed_steps(doc, acts)
+        async with s.get(f"{new_owner}/api/channels/k9/state?output=preview", headers=AUTH) as r:
+            state = await r.json()
+        assert state["steps"] == steps
+        await pages.close()
 
 
 async def test_redis_killed_and_restarted_mid_feed(redis_server: RedisServer, tmp_path: Path) -> None:
     """Redis is killed (SIGKILL) and restarted on its append-only file mid-feed: the
     processes reconnect, every acknowledged action is still there, the pages go on."""
-    cluster = await Services(redis_server.url, tmp_path).start(2)
     doc = game(12, deals=1)
     acts = actions_of(doc)
-    try:
-        async with aiohttp.ClientSession() as s:
-            await _channel(s, cluster.bases[0], "rr", doc)
-            owner = await cluster.owner("rr")
-            other = next(b for b in cluster.bases if b != owner)
-            pages = Pages(s)
-            await pages.open(other, "rr")
-            logger = Logger(s, cluster, "rr", acts)
-            third = len(acts) // 3
-            await logger.run(acts[:third], rate=20)
-            acked_before = max(logger.acked)
-            redis_server.kill()
-            feeding = asyncio.ensure_future(logger.run(acts[third:], rate=20))
-            await asyncio.sleep(0.6)
-            redis_server.start()
-            await asyncio.wait_for(feeding, 60)
-            assert max(logger.acked) == len(acts) and acked_before == third
-            async with s.get(f"{other}/api/channels/rr", headers=AUTH) as r:
-                info = await r.json()
-            assert info["game"]["seq"] == len(acts), info
-            await pages.wait_steps(info["game"]["steps"], timeout=8.0)
-            assert _ordered(pages.seen[0])
-            # what Redis holds after the restart is the whole log: a new owner rebuilds it all
-            import redis.asyncio
+    async with services(redis_server.url, tmp_path, 2) as cluster, aiohttp.ClientSession() as s:
+        owner, other = await _owner_and_other(s, cluster, "rr", doc)
+        pages = Pages(s)
+        await pages.open(other, "rr")
+        logger = Logger(s, cluster, "rr", acts)
+        third = len(acts) // 3
+        await logger.run(acts[:third], rate=20)
+        acked_before = max(logger.acked)
+        redis_server.kill()
+        feeding = asyncio.ensure_future(logger.run(acts[third:], rate=20))
+        await asyncio.sleep(0.6)
+        redis_server.start()
+        await asyncio.wait_for(feeding, 60)
+        assert max(logger.acked) == len(acts) and acked_before == third
+        async with s.get(f"{other}/api/channels/rr", headers=AUTH) as r:
+            info = await r.json()
+        assert info["game"]["seq"] == len(acts), info
+        await pages.wait_steps(info["game"]["steps"], timeout=8.0)
+        assert _ordered(pages.seen[0])
+        # what Redis holds after the restart is the whole log: a new owner rebuilds it all
+        import redis.asyncio
 
-            client = redis.asyncio.Redis.from_url(redis_server.url)
-            stored = await client.hget("eo:ch:rr:meta", "seq")
-            assert stored is not None and int(stored) == len(acts)
-            assert (await client.config_get("appendonly"))["appendonly"] == "yes"
-            await client.aclose()
-            await pages.close()
-    finally:
-        await cluster.stop()
+        client = redis.asyncio.Redis.from_url(redis_server.url)
+        stored = await client.hget("eo:ch:rr:meta", "seq")
+        assert stored is not None and int(stored) == len(acts)
+        assert (await client.config_get("appendonly"))["appendonly"] == "yes"
+        await client.aclose()
+        await pages.close()
 
 
 async def test_api_across_processes(redis_server: RedisServer, tmp_path: Path) -> None:
     """A seq clash across two processes is a 409; settings revisions, playback control, the
     channel list, creation and deletion behave through any process as on one box."""
-    cluster = await Services(redis_server.url, tmp_path).start(2)
     doc = game(13, deals=1)
     acts = actions_of(doc)
-    a, b = cluster.bases
-    try:
-        async with aiohttp.ClientSession() as s:
-            await _channel(s, a, "api", doc)
-            assert await cluster.owner("api") == a
-            # the same seq, different content, through the two processes at once
-            clash = {"seq": 1, "kind": "new_deal", "dealer": (acts[0]["dealer"] + 1) % 4, "upCard": acts[0]["upCard"]}
-            results = await asyncio.gather(
-                post_json(s, f"{a}/api/channels/api/actions", acts[0]), post_json(s, f"{b}/api/channels/api/actions", clash)
-            )
-            assert sorted(st for st, _ in results) == [200, 409], results
-            refused = next(body for st, body in results if st == 409)
-            assert "already accepted" in refused["error"]
-            accepted = acts[0] if results[0][0] == 200 else clash
-            assert (await post_json(s, f"{b}/api/channels/api/actions", accepted))[1]["duplicate"] is True
-            assert (await post_json(s, f"{b}/api/channels/api/actions", {**acts[2], "seq": 5}))[0] == 409  # a gap
-            # settings through the process that does not run the channel
-            async with s.get(f"{b}/api/channels/api/settings", headers=AUTH) as r:
-                rev = (await r.json())["revision"]
-            st, body = await post_json(s, f"{b}/api/channels/api/settings", {"revision": rev, "title": "Table 9"}, "PATCH")
-            assert st == 200 and body["revision"] == rev + 1
-            st, body = await post_json(s, f"{a}/api/channels/api/settings", {"revision": rev, "title": "stale"}, "PATCH")
-            assert st == 409 and body["current"]["title"] == "Table 9"
-            # playback control through either process drives the one Director
-            st, ph = await post_json(s, f"{b}/api/channels/api/control/pause", {})
-            assert st == 200 and ph["playing"] is False
-            st, ph = await post_json(s, f"{a}/api/channels/api/control/play", {})
-            assert st == 200 and ph["playing"] is True
-            st, body = await post_json(s, f"{b}/api/channels/api/control/seek?deal=7", {})
-            assert st == 400 and "no deal 7" in body["error"]
-            # the list, creation and deletion
-            assert (await post_json(s, f"{b}/api/channels", {"id": "api"}))[0] == 409
-            assert (await post_json(s, f"{b}/api/channels", {"id": "second"}))[0] == 201
-            async with s.get(f"{a}/api/channels", headers=AUTH) as r:
-                listed = [c["id"] for c in (await r.json())["channels"]]
-            assert listed == ["api", "second"]
-            async with s.delete(f"{a}/api/channels/second", headers=AUTH) as r:
-                assert r.status == 200, await r.text()
-            for base in (a, b):
-                async with s.get(f"{base}/api/channels/second", headers=AUTH) as r:
-                    assert r.status == 404
-    finally:
-        await cluster.stop()
+    async with services(redis_server.url, tmp_path, 2) as cluster, aiohttp.ClientSession() as s:
+        a, b = cluster.bases
+        await _channel(s, a, "api", doc)
+        assert await cluster.owner("api") == a
+        # the same seq, different content, through the two processes at once
+        clash = {"seq": 1, "kind": "new_deal", "dealer": (acts[0]["dealer"] + 1) % 4, "upCard": acts[0]["upCard"]}
+        results = await asyncio.gather(
+            post_json(s, f"{a}/api/channels/api/actions", acts[0]), post_json(s, f"{b}/api/channels/api/actions", clash)
+        )
+        assert sorted(st for st, _ in results) == [200, 409], results
+        refused = next(body for st, body in results if st == 409)
+        assert "already accepted" in refused["error"]
+        accepted = acts[0] if results[0][0] == 200 else clash
+        assert (await post_json(s, f"{b}/api/channels/api/actions", accepted))[1]["duplicate"] is True
+        assert (await post_json(s, f"{b}/api/channels/api/actions", {**acts[2], "seq": 5}))[0] == 409  # a gap
+        # settings through the process that does not run the channel
+        async with s.get(f"{b}/api/channels/api/settings", headers=AUTH) as r:
+            rev = (await r.json())["revision"]
+        st, body = await post_json(s, f"{b}/api/channels/api/settings", {"revision": rev, "title": "Table 9"}, "PATCH")
+        assert st == 200 and body["revision"] == rev + 1
+        st, body = await post_json(s, f"{a}/api/channels/api/settings", {"revision": rev, "title": "stale"}, "PATCH")
+        assert st == 409 and body["current"]["title"] == "Table 9"
+        # playback control through either process drives the one Director
+        st, ph = await post_json(s, f"{b}/api/channels/api/control/pause", {})
+        assert st == 200 and ph["playing"] is False
+        st, ph = await post_json(s, f"{a}/api/channels/api/control/play", {})
+        assert st == 200 and ph["playing"] is True
+        st, body = await post_json(s, f"{b}/api/channels/api/control/seek?deal=7", {})
+        assert st == 400 and "no deal 7" in body["error"]
+        # the list, creation and deletion
+        assert (await post_json(s, f"{b}/api/channels", {"id": "api"}))[0] == 409
+        assert (await post_json(s, f"{b}/api/channels", {"id": "second"}))[0] == 201
+        async with s.get(f"{a}/api/channels", headers=AUTH) as r:
+            listed = [c["id"] for c in (await r.json())["channels"]]
+        assert listed == ["api", "second"]
+        async with s.delete(f"{a}/api/channels/second", headers=AUTH) as r:
+            assert r.status == 200, await r.text()
+        for base in (a, b):
+            async with s.get(f"{base}/api/channels/second", headers=AUTH) as r:
+                assert r.status == 404
 
 
 @pytest.mark.browser
@@ -244,61 +234,49 @@ async def test_chromium_page_on_the_other_process(redis_server: RedisServer, tmp
     options = launch_options()  # skips, saying why, without Chromium
     from playwright.async_api import async_playwright
 
-    cluster = await Services(redis_server.url, tmp_path).start(2)
     doc = game(14, deals=1)
     acts = actions_of(doc)
-    try:
-        async with aiohttp.ClientSession() as s:
-            await _channel(s, cluster.bases[0], "web", doc)
-            owner = await cluster.owner("web")
-            other = next(b for b in cluster.bases if b != owner)
-            async with async_playwright() as pw:
-                browser = await pw.chromium.launch(**options)
-                page = await browser.new_page(viewport={"width": 640, "height": 360})
-                await page.goto(f"{other}/overlay/web?output=clean&width=1280&height=720")
-                await page.wait_for_function("window.euchreOverlay && window.euchreOverlay.state.seq > 0", timeout=10000)
-                for act in acts[:4]:
-                    assert (await post_json(s, f"{other}/api/channels/web/actions", act))[0] == 200
-                await page.wait_for_function("window.euchreOverlay.state.step >= 3", timeout=10000)
-                drawn = await page.evaluate("window.euchreOverlay.state")
-                await browser.close()
-            assert drawn["connected"] and drawn["frames"] > 0 and drawn["snapshots"] >= 1
-    finally:
-        await cluster.stop()
+    async with services(redis_server.url, tmp_path, 2) as cluster, aiohttp.ClientSession() as s:
+        owner, other = await _owner_and_other(s, cluster, "web", doc)
+        async with async_playwright() as pw:
+            browser = await pw.chromium.launch(**options)
+            page = await browser.new_page(viewport={"width": 640, "height": 360})
+            await page.goto(f"{other}/overlay/web?output=clean&width=1280&height=720")
+            await page.wait_for_function("window.euchreOverlay && window.euchreOverlay.state.seq > 0", timeout=10000)
+            for act in acts[:4]:
+                assert (await post_json(s, f"{other}/api/channels/web/actions", act))[0] == 200
+            await page.wait_for_function("window.euchreOverlay.state.step >= 3", timeout=10000)
+            drawn = await page.evaluate("window.euchreOverlay.state")
+            await browser.close()
+        assert drawn["connected"] and drawn["frames"] > 0 and drawn["snapshots"] >= 1
 
 
 async def test_analysis_reaches_a_page_on_the_other_process(redis_server: RedisServer, tmp_path: Path) -> None:
     """With analysis on in the channel's settings, a page on the process that does not run
     the channel gets the owner's analysis message (with its layer) after the scene of the
     step, as a page on one box does."""
-    cluster = await Services(redis_server.url, tmp_path).start(2)
     doc = game(15, deals=1)
     acts = actions_of(doc)
-    try:
-        async with aiohttp.ClientSession() as s:
-            await _channel(s, cluster.bases[0], "anl", doc)
-            owner = await cluster.owner("anl")
-            other = next(b for b in cluster.bases if b != owner)
-            async with s.get(f"{other}/api/channels/anl/settings", headers=AUTH) as r:
-                rev = (await r.json())["revision"]
-            st, body = await post_json(s, f"{other}/api/channels/anl/settings", {"revision": rev, "analysis": {"enabled": True}}, "PATCH")
-            assert st == 200, body
-            ws = await s.ws_connect(f"{other}/ws/overlay/anl?output=program", headers=AUTH)
-            for act in acts[:3]:
-                assert (await post_json(s, f"{other}/api/channels/anl/actions", act))[0] == 200
-            got: list[dict[str, Any]] = []
-            deadline = time.monotonic() + 60  # the owner's first analysis starts its worker
-            while time.monotonic() < deadline and not got:
-                try:
-                    msg = await ws.receive(timeout=max(0.1, deadline - time.monotonic()))
-                except asyncio.TimeoutError:
-                    break
-                if msg.type == aiohttp.WSMsgType.TEXT and msg.data.startswith('{"type":"analysis"'):
-                    got.append(json.loads(msg.data))
-            await ws.close()
+    async with services(redis_server.url, tmp_path, 2) as cluster, aiohttp.ClientSession() as s:
+        owner, other = await _owner_and_other(s, cluster, "anl", doc)
+        async with s.get(f"{other}/api/channels/anl/settings", headers=AUTH) as r:
+            rev = (await r.json())["revision"]
+        st, body = await post_json(s, f"{other}/api/channels/anl/settings", {"revision": rev, "analysis": {"enabled": True}}, "PATCH")
+        assert st == 200, body
+        ws = await s.ws_connect(f"{other}/ws/overlay/anl?output=program", headers=AUTH)
+        for act in acts[:3]:
+            assert (await post_json(s, f"{other}/api/channels/anl/actions", act))[0] == 200
+        got: list[dict[str, Any]] = []
+        deadline = time.monotonic() + 60  # the owner's first analysis starts its worker
+        while time.monotonic() < deadline and not got:
+            try:
+                msg = await ws.receive(timeout=max(0.1, deadline - time.monotonic()))
+            except asyncio.TimeoutError:
+                break
+            if msg.type == aiohttp.WSMsgType.TEXT and msg.data.startswith('{"type":"analysis"'):
+                got.append(json.loads(msg.data))
+        await ws.close()
         assert got, "no analysis message reached the page on the non-owner process"
         first = got[0]
         assert first["channel"] == "anl" and first["output"] == "program"
         assert first["analysis"]["winProbability"] is not None and first["layer"]["ops"]
-    finally:
-        await cluster.stop()

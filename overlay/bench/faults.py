@@ -33,6 +33,7 @@ from typing import Any
 from ..feed import actions_of
 from .server import KINDS, ProcStat, never_reading_socket, pct
 from .server import start_server as _start
+from .services import empty_game, live_channel
 
 __all__ = ["HELP", "add_arguments", "run", "start_server", "TOKEN"]
 
@@ -60,10 +61,6 @@ async def start_server(data: str, extra: tuple[str, ...] = ()) -> tuple[Any, str
     return await _start(data, TOKEN, extra=extra)
 
 
-def _empty(doc: dict[str, Any]) -> dict[str, Any]:
-    return {**doc, "deals": [], "metadata": {k: v for k, v in doc["metadata"].items() if k != "finalScore"}}
-
-
 # --------------------------------------------------------------------------- kill -9
 
 
@@ -84,7 +81,7 @@ async def _kill9(args: argparse.Namespace) -> dict[str, Any]:
         async with aiohttp.ClientSession(headers=AUTH) as s:
             async with s.post(f"{base}/api/channels", json={"id": "k"}) as r:
                 assert r.status == 201, await r.text()
-            async with s.put(f"{base}/api/channels/k/game", data=json.dumps(_empty(doc))) as r:
+            async with s.put(f"{base}/api/channels/k/game", data=json.dumps(empty_game(doc))) as r:
                 assert r.status == 200, await r.text()
         for round_ in range(args.kills + 1):
             async with aiohttp.ClientSession(headers=AUTH) as s:
@@ -148,12 +145,7 @@ async def _fanout(args: argparse.Namespace) -> dict[str, Any]:
         async with aiohttp.ClientSession(headers=AUTH, connector=conn) as s:
             ids = [f"f{i}" for i in range(args.channels)]
             for cid in ids:
-                async with s.post(f"{base}/api/channels", json={"id": cid, "settings": settings}) as r:
-                    assert r.status == 201, await r.text()
-                async with s.put(f"{base}/api/channels/{cid}/game", data=json.dumps(_empty(doc))) as r:
-                    assert r.status == 200, await r.text()
-                async with s.post(f"{base}/api/channels/{cid}/control/live") as r:
-                    assert r.status == 200, await r.text()
+                await live_channel(s, base, cid, settings, doc)
             # what each healthy page has seen: steps counts in arrival order, with times
             seen: dict[tuple[str, int], list[tuple[int, float]]] = {}
             pages = []
@@ -291,7 +283,7 @@ async def _fuzz(args: argparse.Namespace) -> dict[str, Any]:
         async with aiohttp.ClientSession() as s:
             async with s.post(f"{base}/api/channels", json={"id": "z"}, headers=AUTH) as r:
                 assert r.status == 201
-            async with s.put(f"{base}/api/channels/z/game", data=json.dumps(_empty(doc)), headers=AUTH) as r:
+            async with s.put(f"{base}/api/channels/z/game", data=json.dumps(empty_game(doc)), headers=AUTH) as r:
                 assert r.status == 200
             async with s.post(f"{base}/api/channels/z/control/pause", headers=AUTH) as r:
                 assert r.status == 200

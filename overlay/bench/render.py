@@ -4,11 +4,10 @@ from __future__ import annotations
 
 import argparse
 import json
-import statistics
-import time
 from typing import Any
 
 from ..cli.frame import parse_size
+from .timing import median_ms
 
 __all__ = ["HELP", "add_arguments", "run"]
 
@@ -39,23 +38,14 @@ def run(args: argparse.Namespace) -> dict[str, Any]:
     state = next(s for s in tl.steps if s.kind is StepKind.CARD and s.trick is not None and len(s.trick.cards) == 3)
     reps = max(5, int(args.repeat))
 
-    def timed(fn: Any) -> float:
-        fn()
-        samples = []
-        for _ in range(reps):
-            t0 = time.perf_counter()
-            fn()
-            samples.append((time.perf_counter() - t0) * 1000.0)
-        return statistics.median(samples)
-
-    build_ms = timed(lambda: build_scene(state, size=size))
+    build_ms = median_ms(lambda: build_scene(state, size=size), reps)
     scene = build_scene(state, size=size)
     t = 0.2
     cached = Assets.load(sprite_cache=True)
     uncached = Assets.load(sprite_cache=False)
-    raster_cached = timed(lambda: raster(scene, t, cached))
-    raster_plain = timed(lambda: raster(scene, t, uncached))
-    readback = timed(lambda: to_rgba(raster(scene, t, cached))) - raster_cached
+    raster_cached = median_ms(lambda: raster(scene, t, cached), reps)
+    raster_plain = median_ms(lambda: raster(scene, t, uncached), reps)
+    readback = median_ms(lambda: to_rgba(raster(scene, t, cached)), reps) - raster_cached
     return {
         "size": f"{size[0]}x{size[1]}",
         "ops": len(scene.ops),

@@ -27,10 +27,8 @@ from __future__ import annotations
 import argparse
 import asyncio
 import itertools
-import json
 import os
 import re
-import signal
 import tempfile
 import time
 from pathlib import Path
@@ -38,7 +36,8 @@ from typing import Any
 
 from ..feed import actions_of
 from .rediserver import RedisServer, redis_binary
-from .server import KINDS, ProcStat, pct, start_server
+from .server import KINDS, ProcStat, pct
+from .services import Services, live_channel
 
 __all__ = ["HELP", "add_arguments", "run"]
 
@@ -59,54 +58,6 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
     p.add_argument("--no-ray", action="store_true", help="skip the Ray render part")
 
 
-def _empty(doc: dict[str, Any]) -> dict[str, Any]:
-    return {**doc, "deals": [], "metadata": {k: v for k, v in doc["metadata"].items() if k != "finalScore"}}
-
-
-class _Cluster:
-    def __init__(self, redis: RedisServer, folder: Path) -> None:
-        self.redis = redis
-        self.folder = folder
-        self.procs: list[Any] = []
-        self.bases: list[str] = []
-
-    async def start(self, n: int) -> None:
-        out = await asyncio.gather(
-            *(start_server(str(self.folder / f"p{i}"), TOKEN, extra=("--redis", self.redis.url)) for i in range(n))
-        )
-        self.procs = [p for p, _ in out]
-        self.bases = [b for _, b in out]
-
-    async def owners(self, ids: list[str]) -> dict[str, str]:
-        """channel -> base URL of the process holding its lease."""
-        import redis.asyncio
-
-        client = redis.asyncio.Redis.from_url(self.redis.url)
-        try:
-            held = await client.mget([f"eo:lease:{c}" for c in ids])
-        finally:
-            await client.aclose()
-        by_pid = {p.pid: b for p, b in zip(self.procs, self.bases) if p.returncode is None}
-        out = {}
-        for cid, h in zip(ids, held):
-            if h is not None:
-                pid = int((h.decode() if isinstance(h, bytes) else str(h)).split(":")[1])
-                if pid in by_pid:
-                    out[cid] = by_pid[pid]
-        return out
-
-    async def stop(self) -> None:
-        for p in self.procs:
-            if p.returncode is None:
-                p.send_signal(signal.SIGTERM)
-        for p in self.procs:
-            try:
-                await asyncio.wait_for(p.wait(), 10)
-            except asyncio.TimeoutError:
-                p.kill()
-                await p.wait()
-
-
 async def _flush(server: RedisServer) -> None:
     """Forget the previous run's channels (else the new processes would take them over)."""
     from redis.asyncio import Redis
@@ -118,16 +69,10 @@ async def _flush(server: RedisServer) -> None:
         await client.aclose()
 
 
-async def _setup(s: Any, cluster: _Cluster, ids: list[str], doc: dict[str, Any]) -> dict[str, str]:
+async def _setup(s: Any, cluster: Services, ids: list[str], doc: dict[str, Any]) -> dict[str, str]:
     """Create the channels through every process in turn; wait until the leases are even."""
     for i, cid in enumerate(ids):
-        base = cluster.bases[i % len(cluster.bases)]
-        async with s.post(f"{base}/api/channels", json={"id": cid, "settings": FAST}) as r:
-            assert r.status == 201, await r.text()
-        async with s.put(f"{base}/api/channels/{cid}/game", data=json.dumps(_empty(doc))) as r:
-            assert r.status == 200, await r.text()
-        async with s.post(f"{base}/api/channels/{cid}/control/live") as r:
-            assert r.status == 200, await r.text()
+        await live_channel(s, cluster.bases[i % len(cluster.bases)], cid, FAST, doc)
     share = -(-len(ids) // len(cluster.bases))
     deadline = time.monotonic() + 15
     while True:
@@ -143,8 +88,7 @@ async def _throughput(redis: RedisServer, n: int, args: argparse.Namespace, acts
 
     await _flush(redis)
     with tempfile.TemporaryDirectory() as folder:
-        cluster = _Cluster(redis, Path(folder))
-        await cluster.start(n)
+        cluster = await Services(redis.url, Path(folder), token=TOKEN).start(n)
         ids = [f"n{n}c{i}" for i in range(args.channels)]
         try:
             async with aiohttp.ClientSession(headers=AUTH, connector=aiohttp.TCPConnector(limit=0)) as s:
@@ -230,8 +174,7 @@ async def _failover(redis: RedisServer, acts: list[dict[str, Any]], doc: dict[st
 
     await _flush(redis)
     with tempfile.TemporaryDirectory() as folder:
-        cluster = _Cluster(redis, Path(folder))
-        await cluster.start(3)
+        cluster = await Services(redis.url, Path(folder), token=TOKEN).start(3)
         try:
             async with aiohttp.ClientSession(headers=AUTH) as s:
                 owners = await _setup(s, cluster, ["fo"], doc)
@@ -252,10 +195,8 @@ async def _failover(redis: RedisServer, acts: list[dict[str, Any]], doc: dict[st
                     async with s.post(f"{others[1]}/api/channels/fo/actions", json=a) as r:
                         assert r.status == 200, await r.text()
                     await asyncio.sleep(0.05)
-                proc = cluster.procs[cluster.bases.index(owner)]
                 killed = time.perf_counter()
-                proc.send_signal(signal.SIGKILL)
-                await proc.wait()
+                await cluster.kill9(owner)
                 first_ack = None
                 steps_after = None
                 for a in acts[20:80]:

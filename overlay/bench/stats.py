@@ -10,6 +10,8 @@ import statistics
 import time
 from typing import Any
 
+from .timing import median_ms
+
 __all__ = ["HELP", "add_arguments", "run"]
 
 HELP = "µs per step for the match statistics (uncached and cached per game), ms for a scene with the statistics extras and to put a line on air"
@@ -75,17 +77,8 @@ def run(args: argparse.Namespace) -> dict[str, Any]:
     match = MatchData(stats="team-0")
     stats = StatsBook(tl).at(state.step)
 
-    def timed(fn: Any, reps: int = 60) -> float:
-        fn()
-        samples = []
-        for _ in range(reps):
-            t0 = time.perf_counter()
-            fn()
-            samples.append((time.perf_counter() - t0) * 1000.0)
-        return statistics.median(samples)
-
-    with_ms = timed(lambda: build_broadcast_scene(state, view, match=match, stats=stats, size=(1920, 1080)))
-    without_ms = timed(lambda: build_broadcast_scene(state, default_view(), match=match, size=(1920, 1080)))
+    with_ms = median_ms(lambda: build_broadcast_scene(state, view, match=match, stats=stats, size=(1920, 1080)), 60)
+    without_ms = median_ms(lambda: build_broadcast_scene(state, default_view(), match=match, size=(1920, 1080)), 60)
     # putting a line on air: the line game of a branch (the main line up to it, then the line)
     doc = generate_game(100, deals=max(2, int(args.deals)))
     deal = doc["deals"][1]
@@ -96,7 +89,7 @@ def run(args: argparse.Namespace) -> dict[str, Any]:
         deal["alternativeLines"] = [{"branchIndex": len(calls) + 3 * len(tricks[0]), "phases": [{"phaseNumber": 1, "type": "TRICK_PLAY", "tricks": tricks[3:][::-1]}]}]
         loaded = load_bytes(json.dumps(doc).encode(), source="bench.egn", strict=False)
         branch = loaded.timeline.branches[0]
-        line_ms = timed(lambda: line_game(loaded, loaded.parts[0], branch))
+        line_ms = median_ms(lambda: line_game(loaded, loaded.parts[0], branch), 60)
     return {
         "games": len(games),
         "steps": steps,

@@ -12,16 +12,14 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
-from aiohttp import WSMsgType, web
-from pydantic import ValidationError
+from aiohttp import web
 
-from ..auth import check_origin, has_token, token_matches
-from ..clients import Page
+from ..auth import check_origin, has_token
 from ..errors import BadRequest, NotFound
-from ..keys import SETTINGS, SOCKETS
-from ..protocol import OutputName, PageDrawn, PageHello, PageResync, parse_page_message
-from ..refusals import pydantic_text
-from .common import channel_of, clock_of, hub_of, page_query
+from ..keys import SETTINGS
+from ..pagesocket import open_page, read_page
+from ..protocol import OutputName
+from .common import channel_of, hub_of, page_query
 
 #: page size when neither the URL nor a channel says (the default output size)
 DEFAULT_SIZE = (1920, 1080)
@@ -114,13 +112,6 @@ async def font_file(request: web.Request) -> web.FileResponse:
     return web.FileResponse(path, headers={"Content-Type": "font/ttf", "Cache-Control": "max-age=86400"})
 
 
-#: what a preview page without the token is told (on its console; it draws nothing)
-PREVIEW_LOCKED = (
-    "the preview output shows live hole cards and needs the API token: open the page as "
-    "/overlay/CHANNEL?output=preview#token=TOKEN (the fragment never reaches a server log)"
-)
-
-
 @routes.get("/ws/overlay/{channel}")
 async def page_socket(request: web.Request) -> web.WebSocketResponse:
     try:
@@ -131,54 +122,21 @@ async def page_socket(request: web.Request) -> web.WebSocketResponse:
     output, width, height = page_query(request, ch)
     check_origin(request, request.app[SETTINGS].allow_origins)
     ch.check_page_size(output, (width, height))
-    ws = web.WebSocketResponse(compress=False, heartbeat=15.0, max_msg_size=64 * 1024)
-    await ws.prepare(request)
-    request.app[SOCKETS].add(ws)
-    page = Page(
-        ws=ws,
-        output=output,
-        remote=request.remote or "?",
-        connected_at=clock_of(request),
-        width=width,
-        height=height,
-        trace=request.query.get("trace") == "1",
-        transport=request.transport,
-    )
+    page = await open_page(request, output, width, height, trace=request.query.get("trace") == "1")
     # the preview output shows live hole cards: a page gets it only with the token (a
     # header, or the hello message's token that the page reads from its URL's fragment)
     locked = output == "preview" and not has_token(request)
 
-    def admit() -> None:
+    async def admit() -> None:
         ch.pages.add(page)
         ch.send_snapshot(page)
         ch.poke()
 
     if not locked:
-        admit()
+        await admit()
     try:
-        async for msg in ws:
-            if msg.type != WSMsgType.TEXT:
-                continue
-            try:
-                m = parse_page_message(msg.data)
-            except ValidationError as exc:
-                page.outbox.offer(json.dumps({"type": "error", "error": pydantic_text(exc)}))
-                continue
-            if isinstance(m, PageHello):
-                page.visible = m.visible
-                if locked and token_matches(request, m.token):
-                    locked = False
-                    admit()
-                elif locked:
-                    page.outbox.offer(json.dumps({"type": "error", "error": PREVIEW_LOCKED}))
-            elif locked:
-                continue  # nothing of the channel for a page without the token
-            elif isinstance(m, PageDrawn):
-                page.note_drawn(m.seq, m.step, clock_of(request))
-            elif isinstance(m, PageResync):
-                page.visible = True
-                ch.send_snapshot(page)
+        await read_page(request, page, locked=locked, admit=admit, resync=lambda: ch.send_snapshot(page))
     finally:
         ch.pages.discard(page)
         await page.outbox.stop()
-    return ws
+    return page.ws

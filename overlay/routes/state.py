@@ -9,14 +9,13 @@ from __future__ import annotations
 
 from aiohttp import web
 
-from ..auth import check_origin, require_token
-from ..clients import StateSub
-from ..keys import SETTINGS, SOCKETS
+from ..auth import require_token
+from ..pagesocket import open_state
 from ..protocol import OutputName
 from .common import channel_of, clock_of, output_of
 
 
-def _output(request: web.Request) -> OutputName:
+def state_output(request: web.Request) -> OutputName:
     """The output asked for; the live one needs the token.
 
     Raises:
@@ -27,7 +26,7 @@ def _output(request: web.Request) -> OutputName:
         require_token(request)
     return output
 
-__all__ = ["routes"]
+__all__ = ["routes", "state_output"]
 
 routes = web.RouteTableDef()
 
@@ -35,26 +34,22 @@ routes = web.RouteTableDef()
 @routes.get("/api/channels/{channel}/state")
 async def get_state(request: web.Request) -> web.Response:
     ch = channel_of(request)
-    text = ch.state_text(_output(request), clock_of(request))
+    text = ch.state_text(state_output(request), clock_of(request))
     return web.Response(text=text, content_type="application/json")
 
 
 @routes.get("/api/channels/{channel}/state/ws")
 async def state_socket(request: web.Request) -> web.WebSocketResponse:
     ch = channel_of(request)
-    output = _output(request)
-    check_origin(request, request.app[SETTINGS].allow_origins)
-    ws = web.WebSocketResponse(compress=False, heartbeat=15.0, max_msg_size=4096)
-    await ws.prepare(request)
-    request.app[SOCKETS].add(ws)
-    sub = StateSub(ws=ws, output=output, transport=request.transport)
+    output = state_output(request)
+    sub = await open_state(request, output)
     ch.subs.add(sub)
     try:
         ch.send_state(sub)
         ch.poke()
-        async for _ in ws:
+        async for _ in sub.ws:
             pass  # nothing to read: the stream is one-way
     finally:
         ch.subs.discard(sub)
         await sub.outbox.stop()
-    return ws
+    return sub.ws
