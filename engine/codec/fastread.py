@@ -28,14 +28,13 @@ from typing import Any
 
 from ..fastcheck import CALLS as _CALLS
 from .common import LONER_LEAD, MAX_ANNOTATION_KEYS, MAX_LINE_PHASES, RULESET_BY_NUMBER
+from .plaindeal import CARD_PAIRS, plain_deal
 
-__all__ = ["read_file_fast", "CARD_PAIRS"]
+__all__ = ["read_file_fast"]
 
 BIDDING = "EUCHRE_BIDDING"
 PLAY = "TRICK_PLAY"
 _SEP = "\n\x02"  # tag of field 1 (wire type 2) and length 2: what precedes every card
-#: Every two-letter card spelling of the schema (ranks 7-A, N, X; suits, x t n g h).
-CARD_PAIRS = frozenset(r + s for r in "78N9TJQKAX" for s in "SsHhCcDdxtngh")
 _BID_ORDER = ("phaseNumber", "isAlone", "aloneDefender", "discard")
 _META_ORDER = ("gameId", "title", "description", "date", "ruleset")
 _META_STRINGS = {0x0A: "gameId", 0x12: "title", 0x1A: "description", 0x32: "date"}
@@ -372,6 +371,17 @@ class _Reader:
 
     def deal(self, pos: int, end: int) -> dict[str, Any]:
         data = self.data
+        plain = plain_deal(data, self.text, pos, end)
+        if plain is not None:
+            # The plain skeleton (see engine.codec.plaindeal), then alternative lines only;
+            # anything else after it takes the walk below from the start.
+            out, at = plain
+            lines = out["alternativeLines"]
+            while at < end and data[at] == 0x22:
+                start, at = _stop(data, at + 1, end)
+                lines.append(self.line(start, at))
+            if at == end and len(lines) <= 50:
+                return out
         phases: list[dict[str, Any]] = []
         lines: list[dict[str, Any]] = []
         number = -1

@@ -116,14 +116,30 @@ def _timed(fn: Callable[[], object]) -> float:
     return max(time.perf_counter() - start, 1e-9)
 
 
+def _each(fn: Callable[[Any], object], inputs: list[Any]) -> Callable[[], object]:
+    """One pass: ``fn`` on every input, each result dropped as soon as it is made.
+
+    The Node driver does the same.  Keeping a pass's results alive instead (a list of them)
+    made CPython's cyclic collector walk the growing heap again and again: measured, 24% of
+    an expanded-decode pass and 15% of a condensed one went to collections that a caller
+    which uses each decoded game and lets it go never pays.
+    """
+
+    def one_pass() -> None:
+        for item in inputs:
+            fn(item)
+
+    return one_pass
+
+
 def _our_cases(docs: list[dict[str, Any]], cond: list[bytes], expd: list[bytes]) -> dict[str, Callable[[], object]]:
     """One pass over the corpus per case (validation included except in ``raw_*``)."""
 
     def encode(fn: Callable[[dict[str, Any]], bytes]) -> Callable[[], object]:
-        return lambda: [fn(d) for d in docs]
+        return _each(fn, docs)
 
     def decode(fn: Callable[[bytes], Any], blobs: list[bytes]) -> Callable[[], object]:
-        return lambda: [fn(b) for b in blobs]
+        return _each(fn, blobs)
 
     def raw_expanded(doc: dict[str, Any]) -> bytes:
         return write_file(doc, lambda i, d: write_deal(unpack_deal(d, i) if isinstance(d, str) else d))
