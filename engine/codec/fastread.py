@@ -375,13 +375,13 @@ class _Reader:
         if plain is not None:
             # The plain skeleton (see engine.codec.plaindeal), then alternative lines only;
             # anything else after it takes the walk below from the start.
-            out, at = plain
-            lines = out["alternativeLines"]
+            found, at = plain
+            more = found["alternativeLines"]
             while at < end and data[at] == 0x22:
                 start, at = _stop(data, at + 1, end)
-                lines.append(self.line(start, at))
-            if at == end and len(lines) <= 50:
-                return out
+                more.append(self.line(start, at))
+            if at == end and len(more) <= 50:
+                return found
         phases: list[dict[str, Any]] = []
         lines: list[dict[str, Any]] = []
         number = -1
