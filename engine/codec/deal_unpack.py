@@ -34,6 +34,8 @@ class _Gov:
 
 
 class _Unpacker:
+    __slots__ = ("r", "version", "certain", "players", "deck", "up")
+
     def __init__(self, r: BitReader, version: int) -> None:
         self.r = r
         self.version = version
@@ -41,86 +43,102 @@ class _Unpacker:
         self.certain = True
 
     def card(self, cards: Sequence[str], n: int) -> str | None:
-        idx = self.r.read(width(n - 1))
+        idx = self.r.read(WIDTHS[n] if n < MAX_POOL else width(n - 1))
         return cards[idx] if idx < n else None
 
-    def run(self, number: int) -> dict[str, Any]:
+    def head(self) -> tuple[int, int]:
+        """Read version, dealer, (players, min-rank code,) up-card; set ``deck``, ``up``,
+        ``players``.  Returns the dealer and the phase count when it was read too (V1 in one
+        read of 14 bits: version 4, dealer 2, up-card 5, phase count 3), else -1."""
         r = self.r
         if self.version == 1:
+            self.players, self.deck = 4, DECKS[0]
+            if r.value >= 0 and r.end >= 14:
+                head = r.value >> (r.end - 14)
+                r.pos = 14
+                up = (head >> 3) & 31
+                self.up = self.deck[up] if up < 24 else None
+                return (head >> 8) & 3, head & 7
             dealer = r.read(6) & 3  # version (4 bits), dealer (2)
-            self.players, code = 4, 0
         elif r.pos + 12 <= r.end:
             head = r.read(12)  # version (4 bits), dealer (3), players - 1 (3), min-rank code (2)
-            dealer, self.players, code = (head >> 5) & 7, ((head >> 2) & 7) + 1, head & 3
+            dealer, self.players, self.deck = (head >> 5) & 7, ((head >> 2) & 7) + 1, DECKS[head & 3]
         else:  # a short stream fails at the field the reference fails at
             r.read(4)
             dealer = r.read(3)
             self.players = r.read(3) + 1
-            code = r.read(2)
-        self.deck = DECKS[code]
-        up = self.card(self.deck, len(self.deck))
-        self.up = up
+            self.deck = DECKS[r.read(2)]
+        self.up = self.card(self.deck, len(self.deck))
+        return dealer, -1
+
+    def run(self, number: int) -> dict[str, Any]:
+        r = self.r
+        read = r.read
+        dealer, count = self.head()
+        up = self.up
         state: dict[str, Any] = {"dealer": dealer}
         if up is not None:
             state["upCard"] = up
         else:
             self.certain = False
-        if self.version == 3 and r.read(1):
-            hands = []
-            for _ in range(self.players):
-                size = r.read(4)
-                hand = [self.card(self.deck, len(self.deck)) for _ in range(size)]
-                if size > 10 or None in hand:
-                    self.certain = False
-                hands.append(hand)
-            state["playerCards"] = hands
+        if count < 0:
+            if self.version == 3 and read(1):
+                hands = []
+                deck = self.deck
+                for _ in range(self.players):
+                    size = read(4)
+                    hand = [self.card(deck, len(deck)) for _ in range(size)]
+                    if size > 10 or None in hand:
+                        self.certain = False
+                    hands.append(hand)
+                state["playerCards"] = hands
+            count = read(3)
         phases: list[dict[str, Any]] = []
         gov = _Gov()
         pool = list(self.deck)
-        count = r.read(3)
         if count > 2:
             self.certain = False
         for i in range(count):
-            phases.append(self.phase(i, 0, pool, gov, first_trick=None))
+            phases.append(self.play(i, pool, gov, None) if read(1) else self.bidding(i, 0, gov))
         deal: dict[str, Any] = {"dealNumber": number, "initialState": state, "phases": phases}
-        if r.read(1):
-            first_calls = next((len(p["calls"]) for p in phases if p["type"] == BIDDING), 0)
-            lines = []
-            nlines = r.read(8)
-            if nlines > 50:
-                self.certain = False
-            for _ in range(nlines):
-                branch = r.read(16)
-                count = r.read(4)
-                if not count:
-                    self.certain = False
-                line_gov = _Gov(gov.alone, gov.defender)
-                line_pool = pool_before(self.deck, phases, branch)
-                alt: list[dict[str, Any]] = []
-                for i in range(count):
-                    first = None
-                    if i == 0:
-                        p = branch - first_calls
-                        c = line_gov.cards_per_trick(self.players)
-                        if p > 0 and c > 0 and p % c:
-                            first = c - p % c
-                    alt.append(self.phase(branch + i, branch, line_pool, line_gov, first_trick=first))
-                lines.append({"branchIndex": branch, "phases": alt})
-            deal["alternativeLines"] = lines
-        if r.read(4) != END_MARKER:
+        if read(1):
+            deal["alternativeLines"] = self.lines(phases, gov)
+        if read(4) != END_MARKER:
             raise _Fail(f"no end marker at bit {r.pos - 4}")
         return deal
 
-    def phase(
-        self, number: int, start: int, pool: list[str], gov: _Gov, *, first_trick: int | None
-    ) -> dict[str, Any]:
-        if self.r.read(1) == 0:
-            return self.bidding(number, start, gov)
-        return self.play(number, pool, gov, first_trick)
+    def lines(self, phases: list[dict[str, Any]], gov: _Gov) -> list[dict[str, Any]]:
+        r = self.r
+        first_calls = next((len(p["calls"]) for p in phases if p["type"] == BIDDING), 0)
+        lines = []
+        nlines = r.read(8)
+        if nlines > 50:
+            self.certain = False
+        for _ in range(nlines):
+            branch = r.read(16)
+            count = r.read(4)
+            if not count:
+                self.certain = False
+            line_gov = _Gov(gov.alone, gov.defender)
+            line_pool = pool_before(self.deck, phases, branch)
+            alt: list[dict[str, Any]] = []
+            for i in range(count):
+                first = None
+                if i == 0:
+                    p = branch - first_calls
+                    c = line_gov.cards_per_trick(self.players)
+                    if p > 0 and c > 0 and p % c:
+                        first = c - p % c
+                if r.read(1):
+                    alt.append(self.play(branch + i, line_pool, line_gov, first))
+                else:
+                    alt.append(self.bidding(branch + i, branch, line_gov))
+            lines.append({"branchIndex": branch, "phases": alt})
+        return lines
 
     def bidding(self, number: int, start: int, gov: _Gov) -> dict[str, Any]:
-        r, players = self.r, self.players
-        calls = _read_calls(r, start, players, self.up)
+        r = self.r
+        calls = _read_calls(r, start, self.players, self.up)
         alone = bool(r.read(1))
         phase: dict[str, Any] = {"phaseNumber": number, "type": BIDDING, "calls": calls, "isAlone": alone}
         defender = False
@@ -131,15 +149,14 @@ class _Unpacker:
             discard = self.card(self.deck, len(self.deck))
             if discard is not None:
                 phase["discard"] = discard
-        notes = self.annotations()
-        if notes is not None:
-            phase["callAnnotations"] = notes
+        if r.read(1):
+            phase["callAnnotations"] = self.annotations()
         gov.alone, gov.defender = alone, defender
         return phase
 
     def play(self, number: int, pool: list[str], gov: _Gov, first_trick: int | None) -> dict[str, Any]:
         r = self.r
-        per_trick = gov.cards_per_trick(self.players)
+        per_trick = self.players - (2 if gov.alone and gov.defender else 1 if gov.alone else 0)
         count = r.read(3)
         tricks = read_tricks(r, pool, count, per_trick, first_trick)
         if tricks is None:
@@ -147,9 +164,8 @@ class _Unpacker:
             if any(None in trick for trick in tricks):
                 self.certain = False
         phase: dict[str, Any] = {"phaseNumber": number, "type": PLAY, "tricks": tricks}
-        notes = self.annotations()
-        if notes is not None:
-            phase["playAnnotations"] = notes
+        if r.read(1):
+            phase["playAnnotations"] = self.annotations()
         return phase
 
     def tricks(self, pool: list[str], count: int, per_trick: int, first_trick: int | None) -> list[list[str | None]]:
@@ -179,10 +195,9 @@ class _Unpacker:
         r.pos = pos
         return tricks
 
-    def annotations(self) -> dict[str, list[str]] | None:
+    def annotations(self) -> dict[str, list[str]]:
+        """A phase's annotations (its flag bit, read by the caller, was set)."""
         r = self.r
-        if not r.read(1):
-            return None
         out: dict[str, list[str]] = {}
         for _ in range(r.read(8)):
             key = r.read(8)
@@ -324,7 +339,6 @@ def unpack_deal_checked(
     Raises:
         CodecError: not base64, or no version reads the stream.
     """
-    where = place or Place(deal=number)
     data = b64url_decode(text)
     header = data[0] >> 4 if data else -1
     version = _HEADERS.get(header)
@@ -339,16 +353,16 @@ def unpack_deal_checked(
         deal, clean = _unpack_v0(BitReader(data), number)
     except (_Fail, ShortStream) as exc:
         lead = f"{why}; " if why else ""
-        raise CodecError(f"{lead}not a legacy V0 stream either ({exc})", where) from None
+        raise CodecError(f"{lead}not a legacy V0 stream either ({exc})", place or Place(deal=number)) from None
     rules = ruleset or {}
     if rules.get("num_players", 4) != 4 or rank_code(rules) != 0 or rules.get("min_rank", 9) != 9:
         lead = f"{why}; its" if why else "its"
         raise CodecError(
             f"{lead} legacy V0 reading cannot describe a game with num_players "
             f"{rules.get('num_players', 4)!r} and min_rank {rules.get('min_rank', 9)!r}",
-            where,
+            place or Place(deal=number),
         )
     if not clean:
         lead = f"{why}; its" if why else "its"
-        raise CodecError(f"{lead} legacy V0 reading leaves undecoded bits (garbage)", where)
+        raise CodecError(f"{lead} legacy V0 reading leaves undecoded bits (garbage)", place or Place(deal=number))
     return deal, False
