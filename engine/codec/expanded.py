@@ -14,8 +14,7 @@ from typing import Any
 
 from ..errors import CodecError, EgnError, Place
 from .common import MAX_LINE_PHASES, cap, read_annotations, read_metadata, relocate, write_annotations, write_metadata
-from .fastread import read_file_fast
-from .plaindeal import CARD_PAIRS
+from .fastread import CARD_PAIRS, read_file_fast
 from .protobuf import SHORT_STRINGS, Writer, as_bool, as_bytes, as_int32, decode_str, read_fields
 
 __all__ = ["write_file", "read_file", "write_deal", "read_deal", "read_expanded"]

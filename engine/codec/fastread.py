@@ -28,13 +28,14 @@ from typing import Any
 
 from ..fastcheck import CALLS as _CALLS
 from .common import LONER_LEAD, MAX_ANNOTATION_KEYS, MAX_LINE_PHASES, RULESET_BY_NUMBER
-from .plaindeal import CARD_PAIRS, plain_deal
 
-__all__ = ["read_file_fast"]
+__all__ = ["read_file_fast", "CARD_PAIRS"]
 
 BIDDING = "EUCHRE_BIDDING"
 PLAY = "TRICK_PLAY"
-_SEP = "\n\x02"  # tag of field 1 (wire type 2) and length 2: what precedes every card
+SEP = "\n\x02"  # tag of field 1 (wire type 2) and length 2: what precedes every card
+#: Every two-letter card spelling of the schema (ranks 7-A, N, X; suits, x t n g h).
+CARD_PAIRS = frozenset(r + s for r in "78N9TJQKAX" for s in "SsHhCcDdxtngh")
 _BID_ORDER = ("phaseNumber", "isAlone", "aloneDefender", "discard")
 _META_ORDER = ("gameId", "title", "description", "date", "ruleset")
 _META_STRINGS = {0x0A: "gameId", 0x12: "title", 0x1A: "description", 0x32: "date"}
@@ -81,7 +82,7 @@ def _fields(data: bytes, pos: int, end: int) -> Iterator[tuple[int, int, int]]:
 def _cards(text: str, start: int, stop: int) -> list[str]:
     """The cards of a ``CardList``/``Trick`` body made only of two-letter card fields."""
     chunk = text[start:stop]
-    cards = chunk.split(_SEP)
+    cards = chunk.split(SEP)
     if cards[0]:
         raise _Off
     del cards[0]
@@ -118,7 +119,6 @@ _BIDDING = re.compile(
     "(?:\x08([\x00-\x7f]))?((?:\x12(?:\x04Pass|\x05Order|\x01[shdcnx]))*)"
     f"(?:\x18([\x00\x01]))?(?:\x20([\x00-\x7f]))?(?:\\*\x02({_CARD}))?"
 )
-_CALL = re.compile("\x12[\x01\x04\x05](Pass|Order|[shdcnx])")
 
 
 def _trick(size: int, group: bool) -> str:
@@ -132,7 +132,10 @@ _PLAY = re.compile(f"(?:\x08([\x00-\x7f]))?((?:{'|'.join(_trick(n, False) for n 
 _UNIFORM = {4 * n: (re.compile(f"(?:{_trick(n, False)})*"), re.compile(_trick(n, True))) for n in range(2, 11)}
 #: Plain initial state: dealer seat 0-9, up-card, hands of five cards.
 _STATE = re.compile(f"\x08([\x00-\x09])\x12\x02({_CARD})((?:{_trick(5, False).replace(chr(0x1A), chr(0x22), 1)})*)")
-_HAND = re.compile(_trick(5, True).replace(chr(0x1A), chr(0x22), 1))
+#: Phase number, then tricks all of four valid cards or all of three.
+_PLAIN_PLAY = re.compile(f"\x08([\x00-\x7f])((?:{_trick(4, False)})+|(?:{_trick(3, False)})+)?")
+_HAND_HEAD = '"\x14' + SEP  # a hand of five cards (field 4, 20 bytes) and its first card's tag
+_CALL_NAMES = {"\x04Pass": "Pass", "\x05Order": "Order", **{f"\x01{s}": s for s in "shdcnx"}}
 #: The cards of one trick of any size, as one string of "\n\x02"-separated cards.
 _TRICK = re.compile(f"\x1a[{''.join(chr(4 * n) for n in range(11))}]((?:\n\x02{_CARD})*)")
 
@@ -200,10 +203,25 @@ class _Reader:
     def bidding(self, pos: int, end: int) -> dict[str, Any]:
         text = self.text
         m = _BIDDING.match(text, pos, end)  # every part is optional: it always matches
-        notes = self.notes(m.end(), end, 0x3A) if m is not None else None
-        if m is None or notes is None:
+        if m is None:
             return self.general_bidding(pos, end)
-        number, _, alone, defender, discard = m.groups()
+        stop = m.end()
+        notes = self.notes(stop, end, 0x3A) if stop != end else {}
+        if notes is None:
+            return self.general_bidding(pos, end)
+        number, calls, alone, defender, discard = m.groups()
+        # The pattern admitted only the calls' exact fields: split on their tags, name by table.
+        names = list(map(_CALL_NAMES.__getitem__, calls.split("\x12")[1:]))
+        if number is not None and len(names) <= 16:
+            # Numbered (the schema needs it): built here in the reference's key order.
+            out: dict[str, Any] = {"calls": names, "cardExchanges": [], "phaseNumber": ord(number)}
+            if alone is not None:
+                out["isAlone"] = alone == "\x01"
+            if defender is not None:
+                out["aloneDefender"] = ord(defender)
+            if discard is not None:
+                out["discard"] = discard
+            return _closed(out, "callAnnotations", notes, BIDDING)
         single: dict[str, Any] = {}
         if number is not None:
             single["phaseNumber"] = ord(number)
@@ -213,7 +231,7 @@ class _Reader:
             single["aloneDefender"] = ord(defender)
         if discard is not None:
             single["discard"] = discard
-        return self.bidding_phase(_CALL.findall(text, m.start(2), m.end(2)), single, notes)
+        return self.bidding_phase(names, single, notes)
 
     def general_bidding(self, pos: int, end: int) -> dict[str, Any]:
         data, text = self.data, self.text
@@ -253,6 +271,23 @@ class _Reader:
 
     def play(self, pos: int, end: int) -> dict[str, Any]:
         text = self.text
+        m = _PLAIN_PLAY.match(text, pos, end)
+        if m is not None:
+            stop = m.end()
+            notes = self.notes(stop, end, 0x22) if stop != end else {}
+            if notes is not None:
+                # Numbered, tricks all of four valid cards or all of three: the pattern left
+                # no separator byte inside a card, so splitting on the trick head, then on
+                # the card tag, cuts exactly the fields.
+                cards = m[2]
+                tricks = [part.split(SEP) for part in cards.split(cards[:4])[1:]] if cards else []
+                if len(tricks) <= 10:
+                    return _closed({"tricks": tricks, "phaseNumber": ord(m[1])}, "playAnnotations", notes, PLAY)
+        return self.tricks_play(pos, end)
+
+    def tricks_play(self, pos: int, end: int) -> dict[str, Any]:
+        """A play body by the general patterns (tricks of any size, phase number optional)."""
+        text = self.text
         m = _PLAY.match(text, pos, end)
         if m is None:
             return self.general_play(pos, end)
@@ -264,7 +299,7 @@ class _Reader:
         if uniform is not None and uniform[0].fullmatch(text, start, stop):
             tricks = list(map(list, uniform[1].findall(text, start, stop)))
         else:
-            tricks = [cards.split(_SEP)[1:] for cards in _TRICK.findall(text, start, stop)]
+            tricks = [cards.split(SEP)[1:] for cards in _TRICK.findall(text, start, stop)]
         return self.play_phase(tricks, -1 if m[1] is None else ord(m[1]), notes)
 
     def general_play(self, pos: int, end: int) -> dict[str, Any]:
@@ -316,7 +351,7 @@ class _Reader:
         m = _STATE.fullmatch(text, pos, end)
         if m is not None:
             # Valid by construction: a seat 0-9, a card, hands of five valid cards.
-            hands = list(map(list, _HAND.findall(text, m.start(3), end)))
+            hands = [part.split(SEP) for part in m[3].split(_HAND_HEAD)[1:]] if m[3] else []
             if len(hands) <= 10:
                 return {"playerCards": hands, "dealer": ord(m[1]), "upCard": m[2]}
         return self.general_state(pos, end)
@@ -353,14 +388,18 @@ class _Reader:
         data = self.data
         phases: list[dict[str, Any]] = []
         branch = -1
-        for key, a, b in _fields(data, pos, end):
+        # Walked inline as in deal(): a line is a branch number and phases.
+        while pos < end:
+            key = data[pos]
             if key == 0x12:
-                phases.append(self.phase(a, b))
+                start, pos = _stop(data, pos + 1, end)
+                phases.append(self.phase(start, pos))
             elif key == 0x08:
-                branch = a
+                branch = _byte(data, pos + 1)
+                pos += 2
             else:
                 raise _Off
-        if len(phases) > MAX_LINE_PHASES:
+        if pos != end or len(phases) > MAX_LINE_PHASES:
             raise _Off
         if branch < 0:
             self.certain = False
@@ -371,17 +410,6 @@ class _Reader:
 
     def deal(self, pos: int, end: int) -> dict[str, Any]:
         data = self.data
-        plain = plain_deal(data, self.text, pos, end)
-        if plain is not None:
-            # The plain skeleton (see engine.codec.plaindeal), then alternative lines only;
-            # anything else after it takes the walk below from the start.
-            found, at = plain
-            more = found["alternativeLines"]
-            while at < end and data[at] == 0x22:
-                start, at = _stop(data, at + 1, end)
-                more.append(self.line(start, at))
-            if at == end and len(more) <= 50:
-                return found
         phases: list[dict[str, Any]] = []
         lines: list[dict[str, Any]] = []
         number = -1
@@ -394,7 +422,14 @@ class _Reader:
                 number = _byte(data, pos + 1)
                 pos += 2
                 continue
-            start, pos = _stop(data, pos + 1, end)
+            size = data[pos + 1]
+            if size < 0x80:  # a one-byte length (most fields): _stop inline
+                start = pos + 2
+                pos = start + size
+                if pos > end:
+                    raise _Off
+            else:
+                start, pos = _stop(data, pos + 1, end)
             if key == 0x1A:
                 phases.append(self.phase(start, pos))
             elif key == 0x12:
