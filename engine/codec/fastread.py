@@ -496,30 +496,41 @@ def _read_ruleset(data: bytes, pos: int, end: int) -> dict[str, Any]:
     return out
 
 
-def _metadata(data: bytes, pos: int, end: int) -> dict[str, Any]:
+def _text(data: bytes, text: str, start: int, stop: int) -> str:
+    """A string field: the Latin-1 text's slice when it is ASCII (one copy), else UTF-8."""
+    value = text[start:stop]
+    return value if value.isascii() else _utf8(data, start, stop)
+
+
+def _metadata(data: bytes, text: str, pos: int, end: int) -> dict[str, Any]:
     """``Metadata`` with plain player names, one-byte scores and a plain ruleset."""
     single: dict[str, Any] = {}
     players: list[Any] = []
     initial: list[int] = []
     final: list[int] = []
-    for key, a, b in _fields(data, pos, end):
+    # Walked inline as in _Reader.deal (a file has one metadata message, but many files).
+    while pos < end:
+        key = data[pos]
+        if key == 0x28 or key == 0x40:
+            (initial if key == 0x28 else final).append(_byte(data, pos + 1))
+            pos += 2
+            continue
+        if key & 7 != 2:
+            raise _Off
+        a, pos = _stop(data, pos + 1, end)
         if key == 0x22:
             # A plain name: the player message is one field 1 with a one-byte length.
-            if data[a] != 0x0A or data[a + 1] >= 0x80 or data[a + 1] + 2 != b - a:
+            if data[a] != 0x0A or data[a + 1] >= 0x80 or data[a + 1] + 2 != pos - a:
                 raise _Off
-            players.append(_utf8(data, a + 2, b))
-        elif key == 0x28:
-            initial.append(a)
-        elif key == 0x40:
-            final.append(a)
+            players.append(_text(data, text, a + 2, pos))
         elif key == 0x3A:
-            single["ruleset"] = _ruleset(data, a, b)
+            single["ruleset"] = _ruleset(data, a, pos)
         else:
             name = _META_STRINGS.get(key)
             if name is None:
                 raise _Off
-            single[name] = _utf8(data, a, b)
-    if len(players) > 10 or len(initial) > 2 or len(final) > 2:
+            single[name] = _text(data, text, a, pos)
+    if pos != end or len(players) > 10 or len(initial) > 2 or len(final) > 2:
         raise _Off
     out: dict[str, Any] = {"players": players, "initialScore": initial}
     if final:
@@ -559,11 +570,11 @@ def read_file_fast(data: bytes, *, condensed: bool) -> tuple[dict[str, Any], boo
                 else:
                     deals.append(reader.deal(start, pos))
             elif key == 0x1A:
-                single["metadata"] = _metadata(data, start, pos)
+                single["metadata"] = _metadata(data, text, start, pos)
             elif key == 0x0A:
-                single["fileType"] = _utf8(data, start, pos)
+                single["fileType"] = _text(data, text, start, pos)
             elif key == 0x12:
-                single["version"] = _utf8(data, start, pos)
+                single["version"] = _text(data, text, start, pos)
             else:
                 return None
     except (_Off, IndexError):
