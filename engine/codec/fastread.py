@@ -212,26 +212,21 @@ class _Reader:
         number, calls, alone, defender, discard = m.groups()
         # The pattern admitted only the calls' exact fields: split on their tags, name by table.
         names = list(map(_CALL_NAMES.__getitem__, calls.split("\x12")[1:]))
-        if number is not None and len(names) <= 16:
-            # Numbered (the schema needs it): built here in the reference's key order.
-            out: dict[str, Any] = {"calls": names, "cardExchanges": [], "phaseNumber": ord(number)}
-            if alone is not None:
-                out["isAlone"] = alone == "\x01"
-            if defender is not None:
-                out["aloneDefender"] = ord(defender)
-            if discard is not None:
-                out["discard"] = discard
-            return _closed(out, "callAnnotations", notes, BIDDING)
-        single: dict[str, Any] = {}
+        if len(names) > 16:
+            raise _Off
+        # Built here in the reference's key order (what bidding_phase does from a dict).
+        out: dict[str, Any] = {"calls": names, "cardExchanges": []}
         if number is not None:
-            single["phaseNumber"] = ord(number)
+            out["phaseNumber"] = ord(number)
+        else:
+            self.certain = False  # the schema needs a phase number
         if alone is not None:
-            single["isAlone"] = alone == "\x01"
+            out["isAlone"] = alone == "\x01"
         if defender is not None:
-            single["aloneDefender"] = ord(defender)
+            out["aloneDefender"] = ord(defender)
         if discard is not None:
-            single["discard"] = discard
-        return self.bidding_phase(names, single, notes)
+            out["discard"] = discard
+        return _closed(out, "callAnnotations", notes, BIDDING)
 
     def general_bidding(self, pos: int, end: int) -> dict[str, Any]:
         data, text = self.data, self.text
