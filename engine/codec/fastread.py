@@ -15,19 +15,19 @@ errors.  Where it returns a document, the document is the one the general reader
 for the same bytes, key order included (``tests/test_codec_fastpath.py`` compares the two
 on the fixtures and on mutated files).
 
-Conventions inside: ``pos``/``end`` are absolute offsets; a one-byte value may be read past
-a submessage's end (or past the buffer: ``IndexError``, caught once at the top), so every
-loop ends by checking that it stopped exactly at ``end``.
+Conventions inside: those of :mod:`engine.codec.fastwire` (absolute offsets, ``Off``,
+``IndexError`` caught once at the top); the metadata is read by :mod:`engine.codec.fastmeta`.
 """
 
 from __future__ import annotations
 
 import re
-from collections.abc import Iterator
 from typing import Any
 
 from ..fastcheck import CALLS as _CALLS
-from .common import LONER_LEAD, MAX_ANNOTATION_KEYS, MAX_LINE_PHASES, RULESET_BY_NUMBER
+from .common import MAX_ANNOTATION_KEYS, MAX_LINE_PHASES
+from .fastmeta import read_metadata_fast
+from .fastwire import Off, ascii_text, byte, fields, span, text_field, utf8
 
 __all__ = ["read_file_fast", "CARD_PAIRS"]
 
@@ -37,46 +37,6 @@ SEP = "\n\x02"  # tag of field 1 (wire type 2) and length 2: what precedes every
 #: Every two-letter card spelling of the schema (ranks 7-A, N, X; suits, x t n g h).
 CARD_PAIRS = frozenset(r + s for r in "78N9TJQKAX" for s in "SsHhCcDdxtngh")
 _BID_ORDER = ("phaseNumber", "isAlone", "aloneDefender", "discard")
-_META_ORDER = ("gameId", "title", "description", "date", "ruleset")
-_META_STRINGS = {0x0A: "gameId", 0x12: "title", 0x1A: "description", 0x32: "date"}
-
-
-class _Off(Exception):
-    """Internal: not the common shape (the general reader takes over)."""
-
-
-def _stop(data: bytes, pos: int, end: int) -> tuple[int, int]:
-    """(start, stop) of the length-delimited value whose length varint is at ``pos``."""
-    size = data[pos]
-    if size < 0x80:
-        stop = pos + 1 + size
-        if stop > end:
-            raise _Off
-        return pos + 1, stop
-    low = data[pos + 1]
-    if low >= 0x80:
-        raise _Off
-    stop = pos + 2 + ((size & 0x7F) | (low << 7))
-    if stop > end:
-        raise _Off
-    return pos + 2, stop
-
-
-def _fields(data: bytes, pos: int, end: int) -> Iterator[tuple[int, int, int]]:
-    """The fields of the message at ``[pos, end)`` as ``(tag, start, stop)`` for
-    length-delimited fields and ``(tag, value, -1)`` for one-byte varints."""
-    while pos < end:
-        key = data[pos]
-        if key & 7 == 2:
-            start, pos = _stop(data, pos + 1, end)
-            yield key, start, pos
-        elif key & 7 == 0:
-            yield key, _byte(data, pos + 1), -1
-            pos += 2
-        else:
-            raise _Off
-    if pos != end:
-        raise _Off
 
 
 def _cards(text: str, start: int, stop: int) -> list[str]:
@@ -84,33 +44,11 @@ def _cards(text: str, start: int, stop: int) -> list[str]:
     chunk = text[start:stop]
     cards = chunk.split(SEP)
     if cards[0]:
-        raise _Off
+        raise Off
     del cards[0]
     if len(chunk) != 4 * len(cards) or len(cards) > 10 or not CARD_PAIRS.issuperset(cards):
-        raise _Off
+        raise Off
     return cards
-
-
-def _byte(data: bytes, pos: int) -> int:
-    """A one-byte varint value (anything longer is not the common shape)."""
-    value = data[pos]
-    if value >= 0x80:
-        raise _Off
-    return value
-
-
-def _utf8(data: bytes, start: int, stop: int) -> str:
-    try:
-        return data[start:stop].decode("utf-8")
-    except UnicodeDecodeError:
-        raise _Off from None
-
-
-def _ascii(text: str, start: int, stop: int) -> str:
-    value = text[start:stop]
-    if not value.isascii():
-        raise _Off
-    return value
 
 
 _CARD = "[78N9TJQKAX][SsHhCcDdxtngh]"
@@ -163,31 +101,31 @@ class _Reader:
         """One ``map<int32, AnnotationList>`` entry: key field, then (optionally) the list."""
         data = self.data
         if data[pos] != 0x08:
-            raise _Off
-        key = _byte(data, pos + 1)
+            raise Off
+        key = byte(data, pos + 1)
         pos += 2
         texts: list[str] = []
         if pos < end:
             if data[pos] != 0x12:
-                raise _Off
-            pos, stop = _stop(data, pos + 1, end)
+                raise Off
+            pos, stop = span(data, pos + 1, end)
             if stop != end:
-                raise _Off
+                raise Off
             while pos < end:
                 if data[pos] != 0x0A:
-                    raise _Off
-                start, pos = _stop(data, pos + 1, end)
-                text = _utf8(data, start, pos)
+                    raise Off
+                start, pos = span(data, pos + 1, end)
+                text = utf8(data, start, pos)
                 if len(text) > 1024:
                     self.certain = False
                 texts.append(text)
             if len(texts) > 50:
-                raise _Off
+                raise Off
         elif pos > end:
-            raise _Off
+            raise Off
         into[str(key)] = texts
         if len(into) > MAX_ANNOTATION_KEYS:
-            raise _Off
+            raise Off
 
     def notes(self, pos: int, end: int, tag: int) -> dict[str, list[str]] | None:
         """Annotation entries (field ``tag``) up to ``end``; ``None`` on any other field."""
@@ -196,7 +134,7 @@ class _Reader:
         while pos < end:
             if data[pos] != tag:
                 return None
-            start, pos = _stop(data, pos + 1, end)
+            start, pos = span(data, pos + 1, end)
             self.annotation(start, pos, notes)
         return notes
 
@@ -213,7 +151,7 @@ class _Reader:
         # The pattern admitted only the calls' exact fields: split on their tags, name by table.
         names = list(map(_CALL_NAMES.__getitem__, calls.split("\x12")[1:]))
         if len(names) > 16:
-            raise _Off
+            raise Off
         # Built here in the reference's key order (what bidding_phase does from a dict).
         out: dict[str, Any] = {"calls": names, "cardExchanges": []}
         if number is not None:
@@ -233,9 +171,9 @@ class _Reader:
         calls: list[str] = []
         single: dict[str, Any] = {}
         notes: dict[str, list[str]] = {}
-        for key, a, b in _fields(data, pos, end):
+        for key, a, b in fields(data, pos, end):
             if key == 0x12:
-                calls.append(_ascii(text, a, b))
+                calls.append(ascii_text(text, a, b))
             elif key == 0x08:
                 single["phaseNumber"] = a
             elif key == 0x18:
@@ -243,11 +181,11 @@ class _Reader:
             elif key == 0x20:
                 single["aloneDefender"] = a
             elif key == 0x2A:
-                single["discard"] = _ascii(text, a, b)
+                single["discard"] = ascii_text(text, a, b)
             elif key == 0x3A:
                 self.annotation(a, b, notes)
             else:
-                raise _Off
+                raise Off
         if not (_CALLS.issuperset(calls) and single.get("discard", "9s") in CARD_PAIRS):
             self.certain = False
         return self.bidding_phase(calls, single, notes)
@@ -255,7 +193,7 @@ class _Reader:
     def bidding_phase(self, calls: list[str], single: dict[str, Any], notes: dict[str, list[str]]) -> dict[str, Any]:
         """The bidding phase's JSON, keys in the reference's order (the schema needs a number)."""
         if len(calls) > 16:
-            raise _Off
+            raise Off
         if "phaseNumber" not in single:
             self.certain = False
         out: dict[str, Any] = {"calls": calls, "cardExchanges": []}
@@ -302,7 +240,7 @@ class _Reader:
         tricks: list[list[str]] = []
         number = -1
         notes: dict[str, list[str]] = {}
-        for key, a, b in _fields(data, pos, end):
+        for key, a, b in fields(data, pos, end):
             if key == 0x1A:
                 tricks.append(_cards(text, a, b))
             elif key == 0x08:
@@ -310,13 +248,13 @@ class _Reader:
             elif key == 0x22:
                 self.annotation(a, b, notes)
             else:
-                raise _Off
+                raise Off
         return self.play_phase(tricks, number, notes)
 
     def play_phase(self, tricks: list[list[str]], number: int, notes: dict[str, list[str]]) -> dict[str, Any]:
         """The play phase's JSON (``number`` -1: no phase number, which the schema needs)."""
         if len(tricks) > 10:
-            raise _Off
+            raise Off
         out: dict[str, Any] = {"tricks": tricks}
         if number >= 0:
             out["phaseNumber"] = number
@@ -332,14 +270,14 @@ class _Reader:
         if size < 0x80 and size + pos + 2 == end:
             start, stop = pos + 2, end
         else:
-            start, stop = _stop(data, pos + 1, end)
+            start, stop = span(data, pos + 1, end)
             if stop != end:
-                raise _Off
+                raise Off
         if key == 0x12:
             return self.play(start, stop)
         if key == 0x0A:
             return self.bidding(start, stop)
-        raise _Off
+        raise Off
 
     def state(self, pos: int, end: int) -> dict[str, Any]:
         text = self.text
@@ -356,17 +294,17 @@ class _Reader:
         hands: list[list[str]] = []
         dealer = up = None
         # Shaped like general_play's walk (any message's walk is): the fields differ.
-        for key, a, b in _fields(data, pos, end):
+        for key, a, b in fields(data, pos, end):
             if key == 0x22:
                 hands.append(_cards(text, a, b))
             elif key == 0x08:
                 dealer = a
             elif key == 0x12:
-                up = _ascii(text, a, b)
+                up = ascii_text(text, a, b)
             else:
-                raise _Off
+                raise Off
         if len(hands) > 10:
-            raise _Off
+            raise Off
         out: dict[str, Any] = {"playerCards": hands}
         if dealer is not None and dealer <= 9 and up in CARD_PAIRS:
             out["dealer"] = dealer
@@ -387,15 +325,15 @@ class _Reader:
         while pos < end:
             key = data[pos]
             if key == 0x12:
-                start, pos = _stop(data, pos + 1, end)
+                start, pos = span(data, pos + 1, end)
                 phases.append(self.phase(start, pos))
             elif key == 0x08:
-                branch = _byte(data, pos + 1)
+                branch = byte(data, pos + 1)
                 pos += 2
             else:
-                raise _Off
+                raise Off
         if pos != end or len(phases) > MAX_LINE_PHASES:
-            raise _Off
+            raise Off
         if branch < 0:
             self.certain = False
             return {"phases": phases}
@@ -409,22 +347,22 @@ class _Reader:
         lines: list[dict[str, Any]] = []
         number = -1
         state: dict[str, Any] | None = None
-        # The fields walked inline rather than by _fields: a file is mostly deals, and the
+        # The fields walked inline rather than by fields: a file is mostly deals, and the
         # generator costs a tenth of the whole read here.
         while pos < end:
             key = data[pos]
             if key == 0x08:
-                number = _byte(data, pos + 1)
+                number = byte(data, pos + 1)
                 pos += 2
                 continue
             size = data[pos + 1]
-            if size < 0x80:  # a one-byte length (most fields): _stop inline
+            if size < 0x80:  # a one-byte length (most fields): stop inline
                 start = pos + 2
                 pos = start + size
                 if pos > end:
-                    raise _Off
+                    raise Off
             else:
-                start, pos = _stop(data, pos + 1, end)
+                start, pos = span(data, pos + 1, end)
             if key == 0x1A:
                 phases.append(self.phase(start, pos))
             elif key == 0x12:
@@ -432,9 +370,9 @@ class _Reader:
             elif key == 0x22:
                 lines.append(self.line(start, pos))
             else:
-                raise _Off
+                raise Off
         if pos != end or len(phases) > 2 or len(lines) > 50:
-            raise _Off
+            raise Off
         out: dict[str, Any] = {"phases": phases, "alternativeLines": lines}
         if number >= 0:
             out["dealNumber"] = number
@@ -445,95 +383,6 @@ class _Reader:
         else:
             self.certain = False
         return out
-
-
-#: Decoded rulesets by their bytes: a handful of rulesets cover most files.
-_RULESETS: dict[bytes, dict[str, Any]] = {}
-
-
-def _ruleset(data: bytes, pos: int, end: int) -> dict[str, Any]:
-    """A ``Ruleset`` of varint fields with one-byte values (every ruleset the reference writes).
-
-    Fields 16 and up (``num_players``, ``num_deals``) have two-byte tags.
-    """
-    raw = data[pos:end]
-    seen = _RULESETS.get(raw)
-    if seen is not None:
-        return dict(seen)  # the caller owns (and may change) the result
-    out = _read_ruleset(data, pos, end)
-    if len(_RULESETS) < 1024:
-        _RULESETS[raw] = dict(out)
-    return out
-
-
-def _read_ruleset(data: bytes, pos: int, end: int) -> dict[str, Any]:
-    out: dict[str, Any] = {}
-    while pos < end:
-        key = data[pos]
-        if key >= 0x80:
-            pos += 1
-            key = (key & 0x7F) | (_byte(data, pos) << 7)
-        value = _byte(data, pos + 1)
-        if key & 7 or key < 8:
-            raise _Off
-        known = RULESET_BY_NUMBER.get(key >> 3)
-        if known is not None:
-            name, kind = known
-            if kind == "bool":
-                out[name] = value != 0
-            elif kind == "int32":
-                out[name] = value
-            else:
-                out[name] = LONER_LEAD[value] if value < len(LONER_LEAD) else value
-        pos += 2
-    if pos != end:
-        raise _Off
-    return out
-
-
-def _text(data: bytes, text: str, start: int, stop: int) -> str:
-    """A string field: the Latin-1 text's slice when it is ASCII (one copy), else UTF-8."""
-    value = text[start:stop]
-    return value if value.isascii() else _utf8(data, start, stop)
-
-
-def _metadata(data: bytes, text: str, pos: int, end: int) -> dict[str, Any]:
-    """``Metadata`` with plain player names, one-byte scores and a plain ruleset."""
-    single: dict[str, Any] = {}
-    players: list[Any] = []
-    initial: list[int] = []
-    final: list[int] = []
-    # Walked inline as in _Reader.deal (a file has one metadata message, but many files).
-    while pos < end:
-        key = data[pos]
-        if key == 0x28 or key == 0x40:
-            (initial if key == 0x28 else final).append(_byte(data, pos + 1))
-            pos += 2
-            continue
-        if key & 7 != 2:
-            raise _Off
-        a, pos = _stop(data, pos + 1, end)
-        if key == 0x22:
-            # A plain name: the player message is one field 1 with a one-byte length.
-            if data[a] != 0x0A or data[a + 1] >= 0x80 or data[a + 1] + 2 != pos - a:
-                raise _Off
-            players.append(_text(data, text, a + 2, pos))
-        elif key == 0x3A:
-            single["ruleset"] = _ruleset(data, a, pos)
-        else:
-            name = _META_STRINGS.get(key)
-            if name is None:
-                raise _Off
-            single[name] = _text(data, text, a, pos)
-    if pos != end or len(players) > 10 or len(initial) > 2 or len(final) > 2:
-        raise _Off
-    out: dict[str, Any] = {"players": players, "initialScore": initial}
-    if final:
-        out["finalScore"] = final
-    for name in _META_ORDER:
-        if name in single:
-            out[name] = single[name]
-    return out
 
 
 def read_file_fast(data: bytes, *, condensed: bool) -> tuple[dict[str, Any], bool] | None:
@@ -558,21 +407,21 @@ def read_file_fast(data: bytes, *, condensed: bool) -> tuple[dict[str, Any], boo
     try:
         while pos < end:
             key = data[pos]
-            start, pos = _stop(data, pos + 1, end)
+            start, pos = span(data, pos + 1, end)
             if key == 0x22:
                 if condensed:
-                    deals.append(_ascii(text, start, pos))
+                    deals.append(ascii_text(text, start, pos))
                 else:
                     deals.append(reader.deal(start, pos))
             elif key == 0x1A:
-                single["metadata"] = _metadata(data, text, start, pos)
+                single["metadata"] = read_metadata_fast(data, text, start, pos)
             elif key == 0x0A:
-                single["fileType"] = _text(data, text, start, pos)
+                single["fileType"] = text_field(data, text, start, pos)
             elif key == 0x12:
-                single["version"] = _text(data, text, start, pos)
+                single["version"] = text_field(data, text, start, pos)
             else:
                 return None
-    except (_Off, IndexError):
+    except (Off, IndexError):
         return None
     if len(deals) > 100:
         return None
