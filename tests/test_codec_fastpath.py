@@ -189,12 +189,12 @@ def _outcome(fn: Any, *args: Any) -> str:
 
 def _general_only(monkeypatch: pytest.MonkeyPatch) -> None:
     """Turn every codec fast path off (the general readers/writers do all the work)."""
-    from engine.codec import bitstream, condensed, deal_bits, expanded, protobuf
+    from engine.codec import bitstream, condensed, deal_unpack, expanded, protobuf
 
     monkeypatch.setattr(expanded, "read_file_fast", lambda data, condensed: None)
     monkeypatch.setattr(condensed, "read_file_fast", lambda data, condensed: None)
     monkeypatch.setattr(expanded, "_CARD_FIELDS", {})
-    monkeypatch.setattr(deal_bits, "read_tricks", lambda *args: None)
+    monkeypatch.setattr(deal_unpack, "read_tricks", lambda *args: None)
     monkeypatch.setattr(bitstream, "SMALL_STREAM", -1)
     monkeypatch.setattr(protobuf, "_SHORT_LEN", -1)
     monkeypatch.setattr(protobuf, "SHORT_STRINGS", {})

@@ -16,6 +16,7 @@ from typing import Any
 from ..errors import CodecError, EgnError, Place, SizeLimitError
 from ..sniff import detect_form as detect  # the one content sniffer, shared with engine.load
 from ..sniff import is_binary
+from ..validate import accepts_document, validate_document  # imported once: _validate runs per file
 from .baseline import canonical, sha256_hex, strip
 from .common import MAX_BINARY, annotation_keys_numeric, relocate
 from .condensed import decode_condensed_body, encode_condensed_body
@@ -54,8 +55,6 @@ MAGIC_EMN = 0x02
 
 
 def _validate(doc: Any, source: str, *, deals_checked: bool = False) -> None:
-    from ..validate import accepts_document, validate_document
-
     # A document the fast check accepts passes both checks below (see engine.fastcheck);
     # anything else takes the full path, which alone decides and words the error.
     # ``deals_checked``: the decoder vouches for the deals (engine.codec.fastread, deal_bits).

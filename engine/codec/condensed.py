@@ -75,7 +75,7 @@ def decode_condensed_body(data: bytes, base: int) -> tuple[dict[str, Any], bool]
 
         doc = read_file(data, base, keep)
     rules = _ruleset(doc)
-    deals = [unpack_deal_checked(text, index, ruleset=rules, place=Place(deal=index)) for index, text in raw]
+    deals = [unpack_deal_checked(text, index, ruleset=rules) for index, text in raw]  # errors name the deal
     doc["deals"] = [deal for deal, _ in deals]
     return doc, all(certain for _, certain in deals)
 

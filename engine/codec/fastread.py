@@ -15,102 +15,40 @@ errors.  Where it returns a document, the document is the one the general reader
 for the same bytes, key order included (``tests/test_codec_fastpath.py`` compares the two
 on the fixtures and on mutated files).
 
-Conventions inside: ``pos``/``end`` are absolute offsets; a one-byte value may be read past
-a submessage's end (or past the buffer: ``IndexError``, caught once at the top), so every
-loop ends by checking that it stopped exactly at ``end``.
+Conventions inside: those of :mod:`engine.codec.fastwire` (absolute offsets, ``Off``,
+``IndexError`` caught once at the top); the metadata is read by :mod:`engine.codec.fastmeta`.
 """
 
 from __future__ import annotations
 
 import re
-from collections.abc import Iterator
 from typing import Any
 
 from ..fastcheck import CALLS as _CALLS
-from .common import LONER_LEAD, MAX_ANNOTATION_KEYS, MAX_LINE_PHASES, RULESET_BY_NUMBER
+from .common import MAX_ANNOTATION_KEYS, MAX_LINE_PHASES
+from .fastmeta import read_metadata_fast
+from .fastwire import Off, ascii_text, byte, fields, span, text_field, utf8
 
 __all__ = ["read_file_fast", "CARD_PAIRS"]
 
 BIDDING = "EUCHRE_BIDDING"
 PLAY = "TRICK_PLAY"
-_SEP = "\n\x02"  # tag of field 1 (wire type 2) and length 2: what precedes every card
+SEP = "\n\x02"  # tag of field 1 (wire type 2) and length 2: what precedes every card
 #: Every two-letter card spelling of the schema (ranks 7-A, N, X; suits, x t n g h).
 CARD_PAIRS = frozenset(r + s for r in "78N9TJQKAX" for s in "SsHhCcDdxtngh")
 _BID_ORDER = ("phaseNumber", "isAlone", "aloneDefender", "discard")
-_META_ORDER = ("gameId", "title", "description", "date", "ruleset")
-_META_STRINGS = {0x0A: "gameId", 0x12: "title", 0x1A: "description", 0x32: "date"}
-
-
-class _Off(Exception):
-    """Internal: not the common shape (the general reader takes over)."""
-
-
-def _stop(data: bytes, pos: int, end: int) -> tuple[int, int]:
-    """(start, stop) of the length-delimited value whose length varint is at ``pos``."""
-    size = data[pos]
-    if size < 0x80:
-        stop = pos + 1 + size
-        if stop > end:
-            raise _Off
-        return pos + 1, stop
-    low = data[pos + 1]
-    if low >= 0x80:
-        raise _Off
-    stop = pos + 2 + ((size & 0x7F) | (low << 7))
-    if stop > end:
-        raise _Off
-    return pos + 2, stop
-
-
-def _fields(data: bytes, pos: int, end: int) -> Iterator[tuple[int, int, int]]:
-    """The fields of the message at ``[pos, end)`` as ``(tag, start, stop)`` for
-    length-delimited fields and ``(tag, value, -1)`` for one-byte varints."""
-    while pos < end:
-        key = data[pos]
-        if key & 7 == 2:
-            start, pos = _stop(data, pos + 1, end)
-            yield key, start, pos
-        elif key & 7 == 0:
-            yield key, _byte(data, pos + 1), -1
-            pos += 2
-        else:
-            raise _Off
-    if pos != end:
-        raise _Off
 
 
 def _cards(text: str, start: int, stop: int) -> list[str]:
     """The cards of a ``CardList``/``Trick`` body made only of two-letter card fields."""
     chunk = text[start:stop]
-    cards = chunk.split(_SEP)
+    cards = chunk.split(SEP)
     if cards[0]:
-        raise _Off
+        raise Off
     del cards[0]
     if len(chunk) != 4 * len(cards) or len(cards) > 10 or not CARD_PAIRS.issuperset(cards):
-        raise _Off
+        raise Off
     return cards
-
-
-def _byte(data: bytes, pos: int) -> int:
-    """A one-byte varint value (anything longer is not the common shape)."""
-    value = data[pos]
-    if value >= 0x80:
-        raise _Off
-    return value
-
-
-def _utf8(data: bytes, start: int, stop: int) -> str:
-    try:
-        return data[start:stop].decode("utf-8")
-    except UnicodeDecodeError:
-        raise _Off from None
-
-
-def _ascii(text: str, start: int, stop: int) -> str:
-    value = text[start:stop]
-    if not value.isascii():
-        raise _Off
-    return value
 
 
 _CARD = "[78N9TJQKAX][SsHhCcDdxtngh]"
@@ -119,7 +57,6 @@ _BIDDING = re.compile(
     "(?:\x08([\x00-\x7f]))?((?:\x12(?:\x04Pass|\x05Order|\x01[shdcnx]))*)"
     f"(?:\x18([\x00\x01]))?(?:\x20([\x00-\x7f]))?(?:\\*\x02({_CARD}))?"
 )
-_CALL = re.compile("\x12[\x01\x04\x05](Pass|Order|[shdcnx])")
 
 
 def _trick(size: int, group: bool) -> str:
@@ -133,7 +70,10 @@ _PLAY = re.compile(f"(?:\x08([\x00-\x7f]))?((?:{'|'.join(_trick(n, False) for n 
 _UNIFORM = {4 * n: (re.compile(f"(?:{_trick(n, False)})*"), re.compile(_trick(n, True))) for n in range(2, 11)}
 #: Plain initial state: dealer seat 0-9, up-card, hands of five cards.
 _STATE = re.compile(f"\x08([\x00-\x09])\x12\x02({_CARD})((?:{_trick(5, False).replace(chr(0x1A), chr(0x22), 1)})*)")
-_HAND = re.compile(_trick(5, True).replace(chr(0x1A), chr(0x22), 1))
+#: Phase number, then tricks all of four valid cards or all of three.
+_PLAIN_PLAY = re.compile(f"\x08([\x00-\x7f])((?:{_trick(4, False)})+|(?:{_trick(3, False)})+)?")
+_HAND_HEAD = '"\x14' + SEP  # a hand of five cards (field 4, 20 bytes) and its first card's tag
+_CALL_NAMES = {"\x04Pass": "Pass", "\x05Order": "Order", **{f"\x01{s}": s for s in "shdcnx"}}
 #: The cards of one trick of any size, as one string of "\n\x02"-separated cards.
 _TRICK = re.compile(f"\x1a[{''.join(chr(4 * n) for n in range(11))}]((?:\n\x02{_CARD})*)")
 
@@ -161,31 +101,31 @@ class _Reader:
         """One ``map<int32, AnnotationList>`` entry: key field, then (optionally) the list."""
         data = self.data
         if data[pos] != 0x08:
-            raise _Off
-        key = _byte(data, pos + 1)
+            raise Off
+        key = byte(data, pos + 1)
         pos += 2
         texts: list[str] = []
         if pos < end:
             if data[pos] != 0x12:
-                raise _Off
-            pos, stop = _stop(data, pos + 1, end)
+                raise Off
+            pos, stop = span(data, pos + 1, end)
             if stop != end:
-                raise _Off
+                raise Off
             while pos < end:
                 if data[pos] != 0x0A:
-                    raise _Off
-                start, pos = _stop(data, pos + 1, end)
-                text = _utf8(data, start, pos)
+                    raise Off
+                start, pos = span(data, pos + 1, end)
+                text = utf8(data, start, pos)
                 if len(text) > 1024:
                     self.certain = False
                 texts.append(text)
             if len(texts) > 50:
-                raise _Off
+                raise Off
         elif pos > end:
-            raise _Off
+            raise Off
         into[str(key)] = texts
         if len(into) > MAX_ANNOTATION_KEYS:
-            raise _Off
+            raise Off
 
     def notes(self, pos: int, end: int, tag: int) -> dict[str, list[str]] | None:
         """Annotation entries (field ``tag``) up to ``end``; ``None`` on any other field."""
@@ -194,36 +134,46 @@ class _Reader:
         while pos < end:
             if data[pos] != tag:
                 return None
-            start, pos = _stop(data, pos + 1, end)
+            start, pos = span(data, pos + 1, end)
             self.annotation(start, pos, notes)
         return notes
 
     def bidding(self, pos: int, end: int) -> dict[str, Any]:
         text = self.text
         m = _BIDDING.match(text, pos, end)  # every part is optional: it always matches
-        notes = self.notes(m.end(), end, 0x3A) if m is not None else None
-        if m is None or notes is None:
+        if m is None:
             return self.general_bidding(pos, end)
-        number, _, alone, defender, discard = m.groups()
-        single: dict[str, Any] = {}
+        stop = m.end()
+        notes = self.notes(stop, end, 0x3A) if stop != end else {}
+        if notes is None:
+            return self.general_bidding(pos, end)
+        number, calls, alone, defender, discard = m.groups()
+        # The pattern admitted only the calls' exact fields: split on their tags, name by table.
+        names = list(map(_CALL_NAMES.__getitem__, calls.split("\x12")[1:]))
+        if len(names) > 16:
+            raise Off
+        # Built here in the reference's key order (what bidding_phase does from a dict).
+        out: dict[str, Any] = {"calls": names, "cardExchanges": []}
         if number is not None:
-            single["phaseNumber"] = ord(number)
+            out["phaseNumber"] = ord(number)
+        else:
+            self.certain = False  # the schema needs a phase number
         if alone is not None:
-            single["isAlone"] = alone == "\x01"
+            out["isAlone"] = alone == "\x01"
         if defender is not None:
-            single["aloneDefender"] = ord(defender)
+            out["aloneDefender"] = ord(defender)
         if discard is not None:
-            single["discard"] = discard
-        return self.bidding_phase(_CALL.findall(text, m.start(2), m.end(2)), single, notes)
+            out["discard"] = discard
+        return _closed(out, "callAnnotations", notes, BIDDING)
 
     def general_bidding(self, pos: int, end: int) -> dict[str, Any]:
         data, text = self.data, self.text
         calls: list[str] = []
         single: dict[str, Any] = {}
         notes: dict[str, list[str]] = {}
-        for key, a, b in _fields(data, pos, end):
+        for key, a, b in fields(data, pos, end):
             if key == 0x12:
-                calls.append(_ascii(text, a, b))
+                calls.append(ascii_text(text, a, b))
             elif key == 0x08:
                 single["phaseNumber"] = a
             elif key == 0x18:
@@ -231,11 +181,11 @@ class _Reader:
             elif key == 0x20:
                 single["aloneDefender"] = a
             elif key == 0x2A:
-                single["discard"] = _ascii(text, a, b)
+                single["discard"] = ascii_text(text, a, b)
             elif key == 0x3A:
                 self.annotation(a, b, notes)
             else:
-                raise _Off
+                raise Off
         if not (_CALLS.issuperset(calls) and single.get("discard", "9s") in CARD_PAIRS):
             self.certain = False
         return self.bidding_phase(calls, single, notes)
@@ -243,7 +193,7 @@ class _Reader:
     def bidding_phase(self, calls: list[str], single: dict[str, Any], notes: dict[str, list[str]]) -> dict[str, Any]:
         """The bidding phase's JSON, keys in the reference's order (the schema needs a number)."""
         if len(calls) > 16:
-            raise _Off
+            raise Off
         if "phaseNumber" not in single:
             self.certain = False
         out: dict[str, Any] = {"calls": calls, "cardExchanges": []}
@@ -253,6 +203,23 @@ class _Reader:
         return _closed(out, "callAnnotations", notes, BIDDING)
 
     def play(self, pos: int, end: int) -> dict[str, Any]:
+        text = self.text
+        m = _PLAIN_PLAY.match(text, pos, end)
+        if m is not None:
+            stop = m.end()
+            notes = self.notes(stop, end, 0x22) if stop != end else {}
+            if notes is not None:
+                # Numbered, tricks all of four valid cards or all of three: the pattern left
+                # no separator byte inside a card, so splitting on the trick head, then on
+                # the card tag, cuts exactly the fields.
+                cards = m[2]
+                tricks = [part.split(SEP) for part in cards.split(cards[:4])[1:]] if cards else []
+                if len(tricks) <= 10:
+                    return _closed({"tricks": tricks, "phaseNumber": ord(m[1])}, "playAnnotations", notes, PLAY)
+        return self.tricks_play(pos, end)
+
+    def tricks_play(self, pos: int, end: int) -> dict[str, Any]:
+        """A play body by the general patterns (tricks of any size, phase number optional)."""
         text = self.text
         m = _PLAY.match(text, pos, end)
         if m is None:
@@ -265,7 +232,7 @@ class _Reader:
         if uniform is not None and uniform[0].fullmatch(text, start, stop):
             tricks = list(map(list, uniform[1].findall(text, start, stop)))
         else:
-            tricks = [cards.split(_SEP)[1:] for cards in _TRICK.findall(text, start, stop)]
+            tricks = [cards.split(SEP)[1:] for cards in _TRICK.findall(text, start, stop)]
         return self.play_phase(tricks, -1 if m[1] is None else ord(m[1]), notes)
 
     def general_play(self, pos: int, end: int) -> dict[str, Any]:
@@ -273,7 +240,7 @@ class _Reader:
         tricks: list[list[str]] = []
         number = -1
         notes: dict[str, list[str]] = {}
-        for key, a, b in _fields(data, pos, end):
+        for key, a, b in fields(data, pos, end):
             if key == 0x1A:
                 tricks.append(_cards(text, a, b))
             elif key == 0x08:
@@ -281,13 +248,13 @@ class _Reader:
             elif key == 0x22:
                 self.annotation(a, b, notes)
             else:
-                raise _Off
+                raise Off
         return self.play_phase(tricks, number, notes)
 
     def play_phase(self, tricks: list[list[str]], number: int, notes: dict[str, list[str]]) -> dict[str, Any]:
         """The play phase's JSON (``number`` -1: no phase number, which the schema needs)."""
         if len(tricks) > 10:
-            raise _Off
+            raise Off
         out: dict[str, Any] = {"tricks": tricks}
         if number >= 0:
             out["phaseNumber"] = number
@@ -303,21 +270,21 @@ class _Reader:
         if size < 0x80 and size + pos + 2 == end:
             start, stop = pos + 2, end
         else:
-            start, stop = _stop(data, pos + 1, end)
+            start, stop = span(data, pos + 1, end)
             if stop != end:
-                raise _Off
+                raise Off
         if key == 0x12:
             return self.play(start, stop)
         if key == 0x0A:
             return self.bidding(start, stop)
-        raise _Off
+        raise Off
 
     def state(self, pos: int, end: int) -> dict[str, Any]:
         text = self.text
         m = _STATE.fullmatch(text, pos, end)
         if m is not None:
             # Valid by construction: a seat 0-9, a card, hands of five valid cards.
-            hands = list(map(list, _HAND.findall(text, m.start(3), end)))
+            hands = [part.split(SEP) for part in m[3].split(_HAND_HEAD)[1:]] if m[3] else []
             if len(hands) <= 10:
                 return {"playerCards": hands, "dealer": ord(m[1]), "upCard": m[2]}
         return self.general_state(pos, end)
@@ -327,17 +294,17 @@ class _Reader:
         hands: list[list[str]] = []
         dealer = up = None
         # Shaped like general_play's walk (any message's walk is): the fields differ.
-        for key, a, b in _fields(data, pos, end):
+        for key, a, b in fields(data, pos, end):
             if key == 0x22:
                 hands.append(_cards(text, a, b))
             elif key == 0x08:
                 dealer = a
             elif key == 0x12:
-                up = _ascii(text, a, b)
+                up = ascii_text(text, a, b)
             else:
-                raise _Off
+                raise Off
         if len(hands) > 10:
-            raise _Off
+            raise Off
         out: dict[str, Any] = {"playerCards": hands}
         if dealer is not None and dealer <= 9 and up in CARD_PAIRS:
             out["dealer"] = dealer
@@ -354,15 +321,19 @@ class _Reader:
         data = self.data
         phases: list[dict[str, Any]] = []
         branch = -1
-        for key, a, b in _fields(data, pos, end):
+        # Walked inline as in deal(): a line is a branch number and phases.
+        while pos < end:
+            key = data[pos]
             if key == 0x12:
-                phases.append(self.phase(a, b))
+                start, pos = span(data, pos + 1, end)
+                phases.append(self.phase(start, pos))
             elif key == 0x08:
-                branch = a
+                branch = byte(data, pos + 1)
+                pos += 2
             else:
-                raise _Off
-        if len(phases) > MAX_LINE_PHASES:
-            raise _Off
+                raise Off
+        if pos != end or len(phases) > MAX_LINE_PHASES:
+            raise Off
         if branch < 0:
             self.certain = False
             return {"phases": phases}
@@ -376,15 +347,22 @@ class _Reader:
         lines: list[dict[str, Any]] = []
         number = -1
         state: dict[str, Any] | None = None
-        # The fields walked inline rather than by _fields: a file is mostly deals, and the
+        # The fields walked inline rather than by fields: a file is mostly deals, and the
         # generator costs a tenth of the whole read here.
         while pos < end:
             key = data[pos]
             if key == 0x08:
-                number = _byte(data, pos + 1)
+                number = byte(data, pos + 1)
                 pos += 2
                 continue
-            start, pos = _stop(data, pos + 1, end)
+            size = data[pos + 1]
+            if size < 0x80:  # a one-byte length (most fields): stop inline
+                start = pos + 2
+                pos = start + size
+                if pos > end:
+                    raise Off
+            else:
+                start, pos = span(data, pos + 1, end)
             if key == 0x1A:
                 phases.append(self.phase(start, pos))
             elif key == 0x12:
@@ -392,9 +370,9 @@ class _Reader:
             elif key == 0x22:
                 lines.append(self.line(start, pos))
             else:
-                raise _Off
+                raise Off
         if pos != end or len(phases) > 2 or len(lines) > 50:
-            raise _Off
+            raise Off
         out: dict[str, Any] = {"phases": phases, "alternativeLines": lines}
         if number >= 0:
             out["dealNumber"] = number
@@ -405,84 +383,6 @@ class _Reader:
         else:
             self.certain = False
         return out
-
-
-#: Decoded rulesets by their bytes: a handful of rulesets cover most files.
-_RULESETS: dict[bytes, dict[str, Any]] = {}
-
-
-def _ruleset(data: bytes, pos: int, end: int) -> dict[str, Any]:
-    """A ``Ruleset`` of varint fields with one-byte values (every ruleset the reference writes).
-
-    Fields 16 and up (``num_players``, ``num_deals``) have two-byte tags.
-    """
-    raw = data[pos:end]
-    seen = _RULESETS.get(raw)
-    if seen is not None:
-        return dict(seen)  # the caller owns (and may change) the result
-    out = _read_ruleset(data, pos, end)
-    if len(_RULESETS) < 1024:
-        _RULESETS[raw] = dict(out)
-    return out
-
-
-def _read_ruleset(data: bytes, pos: int, end: int) -> dict[str, Any]:
-    out: dict[str, Any] = {}
-    while pos < end:
-        key = data[pos]
-        if key >= 0x80:
-            pos += 1
-            key = (key & 0x7F) | (_byte(data, pos) << 7)
-        value = _byte(data, pos + 1)
-        if key & 7 or key < 8:
-            raise _Off
-        known = RULESET_BY_NUMBER.get(key >> 3)
-        if known is not None:
-            name, kind = known
-            if kind == "bool":
-                out[name] = value != 0
-            elif kind == "int32":
-                out[name] = value
-            else:
-                out[name] = LONER_LEAD[value] if value < len(LONER_LEAD) else value
-        pos += 2
-    if pos != end:
-        raise _Off
-    return out
-
-
-def _metadata(data: bytes, pos: int, end: int) -> dict[str, Any]:
-    """``Metadata`` with plain player names, one-byte scores and a plain ruleset."""
-    single: dict[str, Any] = {}
-    players: list[Any] = []
-    initial: list[int] = []
-    final: list[int] = []
-    for key, a, b in _fields(data, pos, end):
-        if key == 0x22:
-            # A plain name: the player message is one field 1 with a one-byte length.
-            if data[a] != 0x0A or data[a + 1] >= 0x80 or data[a + 1] + 2 != b - a:
-                raise _Off
-            players.append(_utf8(data, a + 2, b))
-        elif key == 0x28:
-            initial.append(a)
-        elif key == 0x40:
-            final.append(a)
-        elif key == 0x3A:
-            single["ruleset"] = _ruleset(data, a, b)
-        else:
-            name = _META_STRINGS.get(key)
-            if name is None:
-                raise _Off
-            single[name] = _utf8(data, a, b)
-    if len(players) > 10 or len(initial) > 2 or len(final) > 2:
-        raise _Off
-    out: dict[str, Any] = {"players": players, "initialScore": initial}
-    if final:
-        out["finalScore"] = final
-    for name in _META_ORDER:
-        if name in single:
-            out[name] = single[name]
-    return out
 
 
 def read_file_fast(data: bytes, *, condensed: bool) -> tuple[dict[str, Any], bool] | None:
@@ -507,21 +407,21 @@ def read_file_fast(data: bytes, *, condensed: bool) -> tuple[dict[str, Any], boo
     try:
         while pos < end:
             key = data[pos]
-            start, pos = _stop(data, pos + 1, end)
+            start, pos = span(data, pos + 1, end)
             if key == 0x22:
                 if condensed:
-                    deals.append(_ascii(text, start, pos))
+                    deals.append(ascii_text(text, start, pos))
                 else:
                     deals.append(reader.deal(start, pos))
             elif key == 0x1A:
-                single["metadata"] = _metadata(data, start, pos)
+                single["metadata"] = read_metadata_fast(data, text, start, pos)
             elif key == 0x0A:
-                single["fileType"] = _utf8(data, start, pos)
+                single["fileType"] = text_field(data, text, start, pos)
             elif key == 0x12:
-                single["version"] = _utf8(data, start, pos)
+                single["version"] = text_field(data, text, start, pos)
             else:
                 return None
-    except (_Off, IndexError):
+    except (Off, IndexError):
         return None
     if len(deals) > 100:
         return None

@@ -11,7 +11,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from dataclasses import dataclass
-from operator import and_, lt
+from operator import and_
 from typing import Any
 
 from .bitstream import BitReader, width
@@ -78,6 +78,24 @@ def trick_slices(n: int, count: int, per_trick: int, first_trick: int | None) ->
     return found
 
 
+#: The same key -> (bits of all the indices, their shifts, their masks, each trick's slice).
+_PLANS: dict[tuple[int, int, int, int | None], tuple[int, tuple[int, ...], tuple[int, ...], tuple[slice, ...]]] = {}
+
+
+def _plan(
+    n: int, count: int, per_trick: int, first_trick: int | None
+) -> tuple[int, tuple[int, ...], tuple[int, ...], tuple[slice, ...]]:
+    key = (n, count, per_trick, first_trick)
+    found = _PLANS.get(key)
+    if found is None:
+        tricks = trick_slices(n, count, per_trick, first_trick)
+        fields = index_fields(n, tricks[-1].stop if tricks else 0)
+        found = (fields.total, fields.shifts, fields.masks, tricks)
+        if len(_PLANS) < 4096:
+            _PLANS[key] = found
+    return found
+
+
 def read_tricks(
     r: BitReader, pool: list[str], count: int, per_trick: int, first_trick: int | None
 ) -> list[list[str | None]] | None:
@@ -88,17 +106,19 @@ def read_tricks(
     takes all the bits, the indices are cut out of it, and the cards are popped in order
     (each step a C-level ``map``).  ``None`` when the stream is long (no single integer),
     too short, or holds an index past the pool (which the card-by-card reader turns into
-    ``None`` cards).
+    ``None`` cards); the pool is then as it was.
     """
-    tricks = trick_slices(len(pool), count, per_trick, first_trick)
-    fields = index_fields(len(pool), tricks[-1].stop if tricks else 0)
+    total, shifts, masks, tricks = _plan(len(pool), count, per_trick, first_trick)
     value, end = r.value, r.end
-    stop = r.pos + fields.total
+    stop = r.pos + total
     if value < 0 or stop > end:
         return None
-    indices = list(map(and_, map((value >> (end - stop)).__rshift__, fields.shifts), fields.masks))
-    if not all(map(lt, indices, fields.limits)):
+    rest = pool[:]
+    try:
+        # An index past the pool ends the pops with IndexError (the masks keep them >= 0).
+        cards: list[str | None] = list(map(rest.pop, map(and_, map((value >> (end - stop)).__rshift__, shifts), masks)))
+    except IndexError:
         return None
+    pool[:] = rest
     r.pos = stop
-    cards: list[str | None] = list(map(pool.pop, indices))
     return list(map(cards.__getitem__, tricks))

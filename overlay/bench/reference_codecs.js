@@ -16,6 +16,7 @@
 //             already parsed document (no JSON.parse).
 //   *_decode: convertBinDataToEgnFile(bytes, condensed), i.e. protobuf decode, toObject,
 //             key mapping, deal unpacking, JSON schema validation; no JSON.stringify.
+// Each result is dropped at once, as the Python side drops its own (see _each there).
 "use strict";
 
 const path = require("path");
