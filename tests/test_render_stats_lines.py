@@ -173,3 +173,25 @@ def test_video_frames_draw_the_statistics_as_the_page_does(long: Timeline) -> No
     want = build_broadcast_scene(long.steps[step], view, size=(1280, 720), stats=stats_book(long).at(step))
     assert src.scene(step).dumps() == want.dumps()
     assert "MATCH STATISTICS" in joined(want)
+
+
+def test_the_frame_command_draws_the_statistics_extras(tmp_path: Any) -> None:
+    """``euchre-overlay frame --view`` with statistics extras draws them as a page does (it
+    used to build the bare table scene and leave every extra out)."""
+    from PIL import Image
+
+    from overlay.cli import main
+
+    path = tmp_path / "long.egn"
+    path.write_text(json.dumps(game(21, deals=8)), encoding="utf-8")
+    timeline = load_game(path.read_bytes(), source="long.egn").timeline
+    view = view_with(ExtraType.MATCH_STATS, ExtraType.DEAL_HISTORY)
+    (tmp_path / "view.json").write_text(view.model_dump_json(), encoding="utf-8")
+    step = len(timeline.steps) - 1
+    assert main(["frame", str(path), "--step", str(step), "--view", str(tmp_path / "view.json"), "--size", "960x540", "-o", str(tmp_path / "f.png")]) == 0
+    got = np.asarray(Image.open(tmp_path / "f.png").convert("RGBA")).astype(int)
+    scene = build_broadcast_scene(timeline.steps[step], view, title=timeline.title, size=(960, 540), stats=stats_book(timeline).at(step))
+    want = to_rgba(raster(scene, scene.duration)).astype(int)
+    bare = build_broadcast_scene(timeline.steps[step], default_view(), title=timeline.title, size=(960, 540))
+    assert np.abs(got - want).max() <= 8
+    assert np.abs(got - to_rgba(raster(bare, bare.duration)).astype(int)).max() > 64  # the extras are there

@@ -61,8 +61,9 @@ def load_view(path: str) -> Any:
 
 def run_frame(args: argparse.Namespace) -> int:
     from engine.load import load_game
-    from renderer.build import build_scene
+    from renderer.extras import build_broadcast_scene
     from renderer.raster import raster, save_png
+    from renderer.statboard import needs_stats, stats_book
 
     game = load_game(Path(args.game).read_bytes(), source=Path(args.game).name)
     steps = game.timeline.steps
@@ -72,7 +73,9 @@ def run_frame(args: argparse.Namespace) -> int:
     if not 0 <= n < len(steps):
         raise OSError(f"--step {args.step}: the game has steps 0..{len(steps) - 1}")
     view = load_view(args.view) if args.view else None
-    scene = build_scene(steps[n], view, title=game.timeline.title, size=parse_size(args.size))
+    # as a page and `render` draw it: the view's extras too, statistics included
+    stats = stats_book(game.timeline).at(n) if view is not None and needs_stats(view.extras) else None
+    scene = build_broadcast_scene(steps[n], view, title=game.timeline.title, size=parse_size(args.size), stats=stats)
     if args.analysis is not None:
         from renderer.analysis import GameAnalysis, build_analysis_layer, compose
         from renderer.view import default_view
