@@ -272,3 +272,34 @@ def test_channel_settings_give_timing_and_view(game_file: Path, tmp_path: Path) 
     deal2 = [s.step for s in job.steps if s.deal == 1]
     assert (job.schedule.first, job.schedule.last) == (deal2[0], deal2[-1])
     assert job.schedule.t0 == job.schedule.starts[deal2[0]]
+
+
+def test_a_folder_and_a_match_file_render_game_after_game(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    """``render FOLDER`` (or a match file) without ``--ray``: a video per game, named as
+    ``render --ray`` names them, each the frames of that game rendered alone; a broken file
+    is reported by name and the others are still written (exit 2)."""
+    from overlay.cli import main
+    from tests.support import game, match_doc
+
+    folder = tmp_path / "in"
+    folder.mkdir()
+    (folder / "a.egn").write_text(json.dumps(game(11, deals=1)), encoding="utf-8")
+    match = match_doc((13, 14), deals=1)
+    (folder / "m.emn").write_text(json.dumps(match), encoding="utf-8")
+    (folder / "broken.egn").write_text("{not json", encoding="utf-8")
+    opts = ["--size", "320x180", "--fps", "2"]
+    assert main(["render", str(folder), "-o", str(tmp_path / "out"), *opts]) == 2
+    err = capsys.readouterr().err
+    assert "broken.egn: not written: broken.egn: line 1" in err and "3 written, 1 failed" in err
+    assert sorted(p.name for p in (tmp_path / "out").iterdir()) == ["a.mov", "m-game1.mov", "m-game2.mov"]
+    alone = {"a": folder / "a.egn"}
+    for n, entry in enumerate(match["games"], start=1):
+        alone[f"m-game{n}"] = tmp_path / f"m-game{n}.egn"
+        alone[f"m-game{n}"].write_text(json.dumps(entry["gameData"]), encoding="utf-8")
+    for name, src in alone.items():
+        assert main(["render", str(src), "-o", str(tmp_path / f"{name}.one.mov"), *opts]) == 0
+        a, b = decode(tmp_path / "out" / f"{name}.mov", "qtrle"), decode(tmp_path / f"{name}.one.mov", "qtrle")
+        assert len(a) == len(b) > 0 and all(np.array_equal(x, y) for x, y in zip(a, b)), name
+    # a match file alone: a folder of its games
+    assert main(["render", str(folder / "m.emn"), "-o", str(tmp_path / "match"), *opts]) == 0
+    assert sorted(p.name for p in (tmp_path / "match").iterdir()) == ["m-game1.mov", "m-game2.mov"]

@@ -270,11 +270,17 @@ def run_frames(
 def run_render(args: argparse.Namespace) -> int:
     from renderer.export import CODECS, VideoWriter
 
+    from ..batch import collect_games
+
     if args.ray is not None:
         return run_ray(args)
-    job = load_job(args)
     codec = CODECS[args.codec]
     out = Path(args.output)
+    path = Path(args.game)
+    if path.is_dir() or path.suffix.lower() == ".emn":
+        games, refused = collect_games(path, out, suffix=codec.suffix)
+        return run_batch(args, games, refused)
+    job = load_job(args)
     if codec.suffix and out.suffix.lower() != codec.suffix and not (codec.name == "prores" and out.suffix.lower() == ".mov"):
         print(f"euchre-overlay: note: {codec.name} is usually written to a {codec.suffix} file", file=sys.stderr)
     try:
@@ -283,6 +289,11 @@ def run_render(args: argparse.Namespace) -> int:
         raise OSError(str(exc)) from None
     if job.video_url:
         print(f"euchre-overlay: synced to the match video {job.video_url}", file=sys.stderr)
+    return _write_job(job, writer, desc=f"render {codec.name}", on_interrupt=args.on_interrupt)
+
+
+def _write_job(job: Job, writer: Any, *, desc: str, on_interrupt: str) -> int:
+    """Every frame of ``job`` into ``writer`` (progress bar, Ctrl+C as :func:`run_frames`)."""
     src = job.frames()
     total = job.schedule.frames(job.fps)
 
@@ -290,7 +301,38 @@ def run_render(args: argparse.Namespace) -> int:
         for n in range(total):
             yield src.image(job.schedule.time_of(n, job.fps))
 
-    return run_frames(writer, frames(), total=total, desc=f"render {codec.name}", on_interrupt=args.on_interrupt)
+    return run_frames(writer, frames(), total=total, desc=desc, on_interrupt=on_interrupt)
+
+
+def run_batch(args: argparse.Namespace, games: list[Any], refused: list[tuple[str, str]]) -> int:
+    """``render`` of a folder or a match file in this process: game after game, each into
+    the file :func:`overlay.batch.collect_games` names (the outputs of ``render --ray``); a
+    game that cannot be drawn is reported by name and the others are still written (exit 2
+    when one was not)."""
+    from renderer.export import CODECS, VideoWriter
+
+    from ..batch import load
+
+    if args.sync:
+        raise OSError("--sync places one game's steps: it cannot apply to several games")
+    codec = CODECS[args.codec]
+    failed: dict[str, str] = dict(refused)
+    written = 0
+    for game in games:
+        try:
+            job = load_job(args, loaded=load(game))
+            writer = VideoWriter(game.output, codec, fps=job.fps, size=job.size, background=args.background)
+        except (OSError, ValueError) as exc:  # EgnError is a ValueError: named by the game
+            failed[game.name] = str(exc)
+            continue
+        code = _write_job(job, writer, desc=f"{game.name}: render {codec.name}", on_interrupt=args.on_interrupt)
+        if code:
+            return code  # Ctrl+C: the games before are written, this one as --on-interrupt says
+        written += 1
+    for name, reason in failed.items():
+        print(f"euchre-overlay: render: {name}: not written: {reason}", file=sys.stderr)
+    print(f"euchre-overlay: render: {written} written, {len(failed)} failed", file=sys.stderr)
+    return 2 if failed else 0
 
 
 def run_ray(args: argparse.Namespace) -> int:
