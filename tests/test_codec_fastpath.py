@@ -236,23 +236,35 @@ def test_fast_paths_match_general_code(monkeypatch: pytest.MonkeyPatch) -> None:
     assert sum(o.startswith("{") for o in fast) > 300  # plenty of inputs decode
 
 
-def test_deals_the_decoders_vouch_for_pass_the_fast_check() -> None:
-    """Both decoders' "deals certainly valid" flag lets validation skip the deals: on the
-    fixtures and on mutated binaries, a flagged document must pass the full fast check."""
+def test_parts_the_decoders_vouch_for_pass_the_fast_check() -> None:
+    """Both decoders' "deals certainly valid" and "metadata certainly valid" flags let
+    validation skip those parts: on the fixtures and on mutated binaries, a document must
+    pass the full fast check whenever it passes the check that trusts a flag."""
     from engine.codec.condensed import decode_condensed_body
     from engine.codec.expanded import read_expanded
 
     inputs = _mutated_binaries(11, 3000, 2)
-    vouched = {0: 0, 1: 0}
+    vouched = {(form, part): 0 for form in (0, 1) for part in ("deals", "metadata")}
     for data in inputs:
-        if len(data) < 2 or data[0] not in vouched:
+        if len(data) < 2 or data[0] not in (0, 1):
             continue
         reader = read_expanded if data[0] == 0 else decode_condensed_body
         try:
-            doc, flagged = reader(data[1:], 1)
+            doc, deals_flag, meta_flag = reader(data[1:], 1)
         except EgnError:
             continue
-        if flagged and accepts_document(doc, deals_checked=True):
-            vouched[data[0]] += 1
+        if deals_flag and accepts_document(doc, deals_checked=True):
+            vouched[data[0], "deals"] += 1
+            assert accepts_document(doc), data[:80]
+        if meta_flag and _accepts_trusting_metadata(doc):
+            vouched[data[0], "metadata"] += 1
             assert accepts_document(doc), data[:80]
     assert min(vouched.values()) > 100, vouched
+
+
+def _accepts_trusting_metadata(doc: Any) -> bool:
+    """The fast check as the codecs call it when a decoder vouches for the metadata."""
+    from engine.fastcheck import accepts
+    from engine.model import DEAL_STRING_RE, REFERENCE_VERSION_RE, date_ok
+
+    return accepts(doc, REFERENCE_VERSION_RE, date_ok, DEAL_STRING_RE, metadata_checked=True)

@@ -29,7 +29,11 @@ from .common import MAX_ANNOTATION_KEYS, MAX_LINE_PHASES
 from .fastmeta import read_metadata_fast
 from .fastwire import Off, ascii_text, byte, fields, span, text_field, utf8
 
-__all__ = ["read_file_fast", "CARD_PAIRS"]
+__all__ = ["read_file_fast", "CARD_PAIRS", "Decoded"]
+
+#: A decoded ``EgnFile``: (the document, whether its deals certainly pass the schema,
+#: whether its metadata does).  Validation may skip what is vouched for.
+Decoded = tuple[dict[str, Any], bool, bool]
 
 BIDDING = "EUCHRE_BIDDING"
 PLAY = "TRICK_PLAY"
@@ -385,9 +389,10 @@ class _Reader:
         return out
 
 
-def read_file_fast(data: bytes, *, condensed: bool) -> tuple[dict[str, Any], bool] | None:
-    """The ``EgnFile`` message in ``data`` (magic byte removed) and whether its deals are
-    certainly valid; ``None`` when it is not the common shape (use the general reader).
+def read_file_fast(data: bytes, *, condensed: bool) -> Decoded | None:
+    """The ``EgnFile`` message in ``data`` (magic byte removed), whether its deals are
+    certainly valid and whether its metadata is; ``None`` when it is not the common shape
+    (use the general reader).
 
     With ``condensed=True`` field 4 holds deal strings, returned as strings (the caller
     unpacks them, so the flag is ``False``); otherwise ``Deal`` messages, returned decoded.
@@ -396,7 +401,8 @@ def read_file_fast(data: bytes, *, condensed: bool) -> tuple[dict[str, Any], boo
     from patterns that admit only valid cards, calls and small numbers, and every required
     field was on the wire.  The caller may then skip checking the deals (never the
     metadata or the header); ``tests/test_codec_fastpath.py`` checks that the fast
-    acceptance check accepts every deal so flagged.
+    acceptance check accepts every deal so flagged.  The metadata flag is
+    :func:`~engine.codec.fastmeta.read_metadata_fast`'s (``False`` without metadata).
     """
     reader = _Reader(data)
     text = reader.text
@@ -404,6 +410,7 @@ def read_file_fast(data: bytes, *, condensed: bool) -> tuple[dict[str, Any], boo
     pos = 0
     deals: list[Any] = []
     single: dict[str, Any] = {}
+    meta_certain = False
     try:
         while pos < end:
             key = data[pos]
@@ -414,7 +421,7 @@ def read_file_fast(data: bytes, *, condensed: bool) -> tuple[dict[str, Any], boo
                 else:
                     deals.append(reader.deal(start, pos))
             elif key == 0x1A:
-                single["metadata"] = read_metadata_fast(data, text, start, pos)
+                single["metadata"], meta_certain = read_metadata_fast(data, text, start, pos)
             elif key == 0x0A:
                 single["fileType"] = text_field(data, text, start, pos)
             elif key == 0x12:
@@ -429,4 +436,4 @@ def read_file_fast(data: bytes, *, condensed: bool) -> tuple[dict[str, Any], boo
     for name in ("fileType", "version", "metadata"):
         if name in single:
             out[name] = single[name]
-    return out, reader.certain and not condensed
+    return out, reader.certain and not condensed, meta_certain
