@@ -72,10 +72,13 @@ def _trick(size: int, group: bool) -> str:
 _PLAY = re.compile(f"(?:\x08([\x00-\x7f]))?((?:{'|'.join(_trick(n, False) for n in range(11))})*)")
 #: By the length byte of a trick of 2-10 cards: (a run of such tricks, the tuple of one's cards).
 _UNIFORM = {4 * n: (re.compile(f"(?:{_trick(n, False)})*"), re.compile(_trick(n, True))) for n in range(2, 11)}
-#: Plain initial state: dealer seat 0-9, up-card, hands of five cards.
-_STATE = re.compile(f"\x08([\x00-\x09])\x12\x02({_CARD})((?:{_trick(5, False).replace(chr(0x1A), chr(0x22), 1)})*)")
-#: Phase number, then tricks all of four valid cards or all of three.
-_PLAIN_PLAY = re.compile(f"\x08([\x00-\x7f])((?:{_trick(4, False)})+|(?:{_trick(3, False)})+)?")
+#: Plain initial state: dealer seat 0-9, up-card, hands all of five cards or all empty.
+_STATE = re.compile(
+    f"\x08([\x00-\x09])\x12\x02({_CARD})((?:{_trick(5, False).replace(chr(0x1A), chr(0x22), 1)})+|(?:\x22\x00)+)?"
+)
+_EMPTY_HAND = '"\x00'
+#: Phase number, then tricks all of the same size, 1 to 10 valid cards (four first: the usual).
+_PLAIN_PLAY = re.compile(f"\x08([\x00-\x7f])({'|'.join(f'(?:{_trick(n, False)})+' for n in (4, 3, 1, 2, 5, 6, 7, 8, 9, 10))})?")
 _HAND_HEAD = '"\x14' + SEP  # a hand of five cards (field 4, 20 bytes) and its first card's tag
 _CALL_NAMES = {"\x04Pass": "Pass", "\x05Order": "Order", **{f"\x01{s}": s for s in "shdcnx"}}
 #: The cards of one trick of any size, as one string of "\n\x02"-separated cards.
@@ -156,6 +159,18 @@ class _Reader:
         names = list(map(_CALL_NAMES.__getitem__, calls.split("\x12")[1:]))
         if len(names) > 16:
             raise Off
+        if number is not None and alone is not None and defender is None and not notes:
+            # The usual bidding phase: built in one go, keys in the reference's order.
+            if discard is None:
+                return {"calls": names, "cardExchanges": [], "phaseNumber": ord(number), "isAlone": alone == "\x01", "type": BIDDING}
+            return {
+                "calls": names,
+                "cardExchanges": [],
+                "phaseNumber": ord(number),
+                "isAlone": alone == "\x01",
+                "discard": discard,
+                "type": BIDDING,
+            }
         # Built here in the reference's key order (what bidding_phase does from a dict).
         out: dict[str, Any] = {"calls": names, "cardExchanges": []}
         if number is not None:
@@ -211,15 +226,17 @@ class _Reader:
         m = _PLAIN_PLAY.match(text, pos, end)
         if m is not None:
             stop = m.end()
-            notes = self.notes(stop, end, 0x22) if stop != end else {}
-            if notes is not None:
-                # Numbered, tricks all of four valid cards or all of three: the pattern left
-                # no separator byte inside a card, so splitting on the trick head, then on
+            notes = self.notes(stop, end, 0x22) if stop != end else None
+            if stop == end or notes is not None:
+                # Numbered, tricks all of one size: the pattern left no separator byte inside
+                # a card and one trick head throughout, so splitting on that head, then on
                 # the card tag, cuts exactly the fields.
                 cards = m[2]
                 tricks = [part.split(SEP) for part in cards.split(cards[:4])[1:]] if cards else []
                 if len(tricks) <= 10:
-                    return _closed({"tricks": tricks, "phaseNumber": ord(m[1])}, "playAnnotations", notes, PLAY)
+                    if not notes:  # the usual play phase: built in one go, keys in the reference's order
+                        return {"tricks": tricks, "phaseNumber": ord(m[1]), "type": PLAY}
+                    return {"tricks": tricks, "phaseNumber": ord(m[1]), "playAnnotations": notes, "type": PLAY}
         return self.tricks_play(pos, end)
 
     def tricks_play(self, pos: int, end: int) -> dict[str, Any]:
@@ -287,8 +304,15 @@ class _Reader:
         text = self.text
         m = _STATE.fullmatch(text, pos, end)
         if m is not None:
-            # Valid by construction: a seat 0-9, a card, hands of five valid cards.
-            hands = [part.split(SEP) for part in m[3].split(_HAND_HEAD)[1:]] if m[3] else []
+            # Valid by construction: a seat 0-9, a card, hands of five valid cards (or empty).
+            run = m[3]
+            hands: list[list[str]]
+            if not run:
+                hands = []
+            elif run.startswith(_EMPTY_HAND):
+                hands = [[] for _ in range(len(run) // 2)]
+            else:
+                hands = [part.split(SEP) for part in run.split(_HAND_HEAD)[1:]]
             if len(hands) <= 10:
                 return {"playerCards": hands, "dealer": ord(m[1]), "upCard": m[2]}
         return self.general_state(pos, end)
@@ -368,6 +392,16 @@ class _Reader:
             else:
                 start, pos = span(data, pos + 1, end)
             if key == 0x1A:
+                # The phase's one submessage, with a one-byte length filling it, read inline
+                # (what phase() does, less a call per phase); anything else goes to phase().
+                kind, size = data[start], data[start + 1]
+                if size < 0x80 and size + start + 2 == pos:
+                    if kind == 0x12:
+                        phases.append(self.play(start + 2, pos))
+                        continue
+                    if kind == 0x0A:
+                        phases.append(self.bidding(start + 2, pos))
+                        continue
                 phases.append(self.phase(start, pos))
             elif key == 0x12:
                 state = self.state(start, pos)
@@ -377,6 +411,8 @@ class _Reader:
                 raise Off
         if pos != end or len(phases) > 2 or len(lines) > 50:
             raise Off
+        if number >= 0 and state is not None:
+            return {"phases": phases, "alternativeLines": lines, "dealNumber": number, "initialState": state}
         out: dict[str, Any] = {"phases": phases, "alternativeLines": lines}
         if number >= 0:
             out["dealNumber"] = number
