@@ -268,3 +268,26 @@ def _accepts_trusting_metadata(doc: Any) -> bool:
     from engine.model import DEAL_STRING_RE, REFERENCE_VERSION_RE, date_ok
 
     return accepts(doc, REFERENCE_VERSION_RE, date_ok, DEAL_STRING_RE, metadata_checked=True)
+
+
+def test_player_objects_take_the_one_pass_reader() -> None:
+    """Fixture games whose players are objects with ids are read in one pass, to the
+    general reader's document, and their metadata is vouched for."""
+    from engine import codec
+    from engine.codec.expanded import read_deal, read_file
+    from engine.codec.fastread import read_file_fast
+
+    games = [doc for doc in _games() if any(isinstance(p, dict) for p in doc.get("metadata", {}).get("players", ()))]
+    read = 0
+    for doc in games:
+        try:
+            body = codec.encode_expanded(doc)[1:]
+        except EgnError:
+            continue
+        fast = read_file_fast(body, condensed=False)
+        assert fast is not None, doc["metadata"].get("title")
+        general = read_file(body, 1, lambda _i, payload, offset: read_deal(payload, offset))
+        assert json.dumps(fast[0]) == json.dumps(general)
+        assert fast[2] == accepts_document(general)
+        read += 1
+    assert read >= 4

@@ -1,6 +1,6 @@
-"""The one-pass reader's ``Metadata``: plain player names, one-byte scores and a plain
-ruleset (see :mod:`engine.codec.fastread`; :class:`~engine.codec.fastwire.Off` for
-anything else).
+"""The one-pass reader's ``Metadata``: plain players (names, or objects as the writers
+write them), one-byte scores and a plain ruleset (see :mod:`engine.codec.fastread`;
+:class:`~engine.codec.fastwire.Off` for anything else).
 
 It also says whether the value it read certainly passes the schema, so that validation
 of the decoded document can skip it (:func:`engine.fastcheck.accepts`,
@@ -73,8 +73,38 @@ def _read_ruleset(data: bytes, pos: int, end: int) -> dict[str, Any]:
     return out
 
 
+def _player_object(data: bytes, text: str, pos: int, end: int) -> tuple[dict[str, Any], bool]:
+    """A ``PlayerWithId`` as the writers write it (the name, then ids each of an id and a
+    source, in that order), and whether it certainly passes the schema."""
+    if data[pos] != 0x0A:
+        raise Off
+    a, pos = span(data, pos + 1, end)
+    name = text_field(data, text, a, pos)
+    ok = len(name) <= NAME_LIMIT
+    ids: list[dict[str, str]] = []
+    while pos < end:
+        if data[pos] != 0x12:
+            raise Off
+        a, pos = span(data, pos + 1, end)
+        if data[a] != 0x0A:
+            raise Off
+        a, b = span(data, a + 1, pos)
+        ident = text_field(data, text, a, b)
+        if data[b] != 0x12:
+            raise Off
+        a, b = span(data, b + 1, pos)
+        if b != pos:
+            raise Off
+        source = text_field(data, text, a, b)
+        ok = ok and len(ident) <= NAME_LIMIT and len(source) <= NAME_LIMIT
+        ids.append({"id": ident, "source": source})
+    if pos != end or len(ids) > 10:
+        raise Off
+    return {"name": name, "playerIds": ids}, ok
+
+
 def read_metadata_fast(data: bytes, text: str, pos: int, end: int) -> tuple[dict[str, Any], bool]:
-    """``Metadata`` with plain player names, one-byte scores and a plain ruleset, and
+    """``Metadata`` with plain players, one-byte scores and a plain ruleset, and
     whether it certainly passes the schema (see the module's docstring)."""
     single: dict[str, Any] = {}
     players: list[Any] = []
@@ -99,13 +129,22 @@ def read_metadata_fast(data: bytes, text: str, pos: int, end: int) -> tuple[dict
         else:
             a, pos = span(data, pos + 1, end)
         if key == 0x22:
-            # A plain name: the player message is one field 1 with a one-byte length.
-            if data[a] != 0x0A or data[a + 1] >= 0x80 or data[a + 1] + 2 != pos - a:
+            # The player message is one field filling it: 1, a plain name (with a one-byte
+            # length), or 2, a player object.
+            inner, size = data[a], data[a + 1]
+            if size >= 0x80 or size + 2 != pos - a:
                 raise Off
-            name = text_field(data, text, a + 2, pos)
-            if len(name) > NAME_LIMIT:
-                certain = False
-            players.append(name)
+            if inner == 0x0A:
+                name = text_field(data, text, a + 2, pos)
+                if len(name) > NAME_LIMIT:
+                    certain = False
+                players.append(name)
+            elif inner == 0x12:
+                player, ok = _player_object(data, text, a + 2, pos)
+                certain = certain and ok
+                players.append(player)
+            else:
+                raise Off
         elif key == 0x3A:
             single["ruleset"], ok = _ruleset(data, a, pos)
             certain = certain and ok
