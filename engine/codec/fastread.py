@@ -56,10 +56,11 @@ def _cards(text: str, start: int, stop: int) -> list[str]:
 
 
 _CARD = "[78N9TJQKAX][SsHhCcDdxtngh]"
-#: Plain bidding: phaseNumber, calls, isAlone, aloneDefender, discard, in the writers' order.
+#: Plain bidding: phaseNumber, calls, isAlone, aloneDefender (0-127, or -1 as the writers'
+#: ten bytes), discard, in the writers' order.
 _BIDDING = re.compile(
     "(?:\x08([\x00-\x7f]))?((?:\x12(?:\x04Pass|\x05Order|\x01[shdcnx]))*)"
-    f"(?:\x18([\x00\x01]))?(?:\x20([\x00-\x7f]))?(?:\\*\x02({_CARD}))?"
+    f"(?:\x18([\x00\x01]))?(?:\x20([\x00-\x7f]|\xff{{9}}\x01))?(?:\\*\x02({_CARD}))?"
 )
 
 
@@ -180,7 +181,7 @@ class _Reader:
         if alone is not None:
             out["isAlone"] = alone == "\x01"
         if defender is not None:
-            out["aloneDefender"] = ord(defender)
+            out["aloneDefender"] = ord(defender) if len(defender) == 1 else -1
         if discard is not None:
             out["discard"] = discard
         return _closed(out, "callAnnotations", notes, BIDDING)
@@ -354,6 +355,15 @@ class _Reader:
             key = data[pos]
             if key == 0x12:
                 start, pos = span(data, pos + 1, end)
+                # The phase header read inline as in deal() (lines hold a fifth of the phases).
+                kind, size = data[start], data[start + 1]
+                if size < 0x80 and size + start + 2 == pos:
+                    if kind == 0x12:
+                        phases.append(self.play(start + 2, pos))
+                        continue
+                    if kind == 0x0A:
+                        phases.append(self.bidding(start + 2, pos))
+                        continue
                 phases.append(self.phase(start, pos))
             elif key == 0x08:
                 branch = byte(data, pos + 1)
