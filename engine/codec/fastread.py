@@ -86,6 +86,10 @@ _CALL_NAMES = {"\x04Pass": "Pass", "\x05Order": "Order", **{f"\x01{s}": s for s 
 _TRICK = re.compile(f"\x1a[{''.join(chr(4 * n) for n in range(11))}]((?:\n\x02{_CARD})*)")
 
 
+#: The annotation keys 0-127 as the JSON's strings (made once, not per note).
+_KEY_TEXTS = tuple(map(str, range(0x80)))
+
+
 def _closed(out: dict[str, Any], key: str, notes: dict[str, list[str]], kind: str) -> dict[str, Any]:
     """``out`` with its annotations (when there are any) and its type: the reference's last keys."""
     if notes:
@@ -119,11 +123,21 @@ class _Reader:
             pos, stop = span(data, pos + 1, end)
             if stop != end:
                 raise Off
+            whole = self.text
             while pos < end:
                 if data[pos] != 0x0A:
                     raise Off
-                start, pos = span(data, pos + 1, end)
-                text = utf8(data, start, pos)
+                size = data[pos + 1]
+                if size < 0x80:  # a one-byte length (most notes): read inline, as in deal()
+                    start = pos + 2
+                    pos = start + size
+                    if pos > end:
+                        raise Off
+                else:
+                    start, pos = span(data, pos + 1, end)
+                text = whole[start:pos]  # the Latin-1 slice is the text when it is ASCII
+                if not text.isascii():
+                    text = utf8(data, start, pos)
                 if len(text) > 1024:
                     self.certain = False
                 texts.append(text)
@@ -131,7 +145,7 @@ class _Reader:
                 raise Off
         elif pos > end:
             raise Off
-        into[str(key)] = texts
+        into[_KEY_TEXTS[key]] = texts
         if len(into) > MAX_ANNOTATION_KEYS:
             raise Off
 
