@@ -280,10 +280,14 @@ def _has_alone_defender_minus_one(doc: Any) -> bool:
     )
 
 
-@pytest.mark.parametrize("shape", [_has_player_object, _has_alone_defender_minus_one])
+def _has_card_exchange(doc: Any) -> bool:
+    return any(phase.get("cardExchanges") for deal in doc.get("deals", ()) if isinstance(deal, dict) for phase in deal["phases"])
+
+
+@pytest.mark.parametrize("shape", [_has_player_object, _has_alone_defender_minus_one, _has_card_exchange])
 def test_rarer_shapes_take_the_one_pass_reader(shape: Any) -> None:
-    """Fixture games with players as objects, or an ``aloneDefender`` of -1 (ten bytes on
-    the wire), are read in one pass, to the general reader's document, and the reader's
+    """Fixture games with players as objects, an ``aloneDefender`` of -1 (ten bytes on the
+    wire) or card exchanges are read in one pass, to the general reader's document, and the reader's
     flags agree with the fast check."""
     from engine import codec
     from engine.codec.expanded import read_deal, read_file

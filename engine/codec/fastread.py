@@ -203,11 +203,14 @@ class _Reader:
     def general_bidding(self, pos: int, end: int) -> dict[str, Any]:
         data, text = self.data, self.text
         calls: list[str] = []
+        exchanges: list[dict[str, Any]] = []
         single: dict[str, Any] = {}
         notes: dict[str, list[str]] = {}
         for key, a, b in fields(data, pos, end):
             if key == 0x12:
                 calls.append(ascii_text(text, a, b))
+            elif key == 0x32:
+                exchanges.append(self.exchange(a, b))
             elif key == 0x08:
                 single["phaseNumber"] = a
             elif key == 0x18:
@@ -222,15 +225,43 @@ class _Reader:
                 raise Off
         if not (_CALLS.issuperset(calls) and single.get("discard", "9s") in CARD_PAIRS):
             self.certain = False
-        return self.bidding_phase(calls, single, notes)
+        return self.bidding_phase(calls, exchanges, single, notes)
 
-    def bidding_phase(self, calls: list[str], single: dict[str, Any], notes: dict[str, list[str]]) -> dict[str, Any]:
+    def exchange(self, pos: int, end: int) -> dict[str, Any]:
+        """A ``CardExchange``: sender, receiver (one-byte numbers), cards (ASCII strings)."""
+        text = self.text
+        cards: list[str] = []
+        single: dict[str, int] = {}
+        for key, a, b in fields(self.data, pos, end):
+            if key == 0x1A:
+                cards.append(ascii_text(text, a, b))
+            elif key == 0x08:
+                single["sender"] = a
+            elif key == 0x10:
+                single["receiver"] = a
+            else:
+                raise Off
+        if len(cards) > 10:
+            raise Off
+        # The schema: a seat 0-9 for the receiver (required) and the sender, valid cards.
+        if single.get("receiver", 10) > 9 or single.get("sender", 0) > 9 or not CARD_PAIRS.issuperset(cards):
+            self.certain = False
+        out: dict[str, Any] = {"cards": cards}
+        if "sender" in single:
+            out["sender"] = single["sender"]
+        if "receiver" in single:
+            out["receiver"] = single["receiver"]
+        return out
+
+    def bidding_phase(
+        self, calls: list[str], exchanges: list[dict[str, Any]], single: dict[str, Any], notes: dict[str, list[str]]
+    ) -> dict[str, Any]:
         """The bidding phase's JSON, keys in the reference's order (the schema needs a number)."""
-        if len(calls) > 16:
+        if len(calls) > 16 or len(exchanges) > 4:
             raise Off
         if "phaseNumber" not in single:
             self.certain = False
-        out: dict[str, Any] = {"calls": calls, "cardExchanges": []}
+        out: dict[str, Any] = {"calls": calls, "cardExchanges": exchanges}
         for name in _BID_ORDER:
             if name in single:
                 out[name] = single[name]
