@@ -22,7 +22,7 @@ import annotated_types
 
 from .ruleset import LonerLead, Ruleset
 
-__all__ = ["accepts", "CARD_TEXTS", "CALLS"]
+__all__ = ["accepts", "ruleset_ok", "CARD_TEXTS", "CALLS", "TEXT_LIMITS", "NAME_LIMIT"]
 
 _RANKS = "78N9TJQKAX"
 _SUIT_LETTERS = "SsHhCcDdxtngh"
@@ -51,6 +51,10 @@ _EXCHANGE_KEYS = frozenset(("sender", "receiver", "cards"))
 _META_KEYS = frozenset(
     ("gameId", "title", "description", "players", "initialScore", "finalScore", "date", "ruleset")
 )
+#: The longest ``Metadata`` strings the schema allows, by key (characters, as pydantic counts).
+TEXT_LIMITS = {"gameId": 64, "title": 128, "description": 1024, "date": 64}
+#: The longest player name (and player id) the schema allows.
+NAME_LIMIT = 64
 _PLAYER_KEYS = frozenset(("name", "playerIds", "id"))
 _ID_KEYS = frozenset(("id", "source"))
 
@@ -218,13 +222,13 @@ def _deal(deal: Any) -> bool:
 
 def _player(player: Any) -> bool:
     if type(player) is str:
-        return _text(player, 64)
+        return _text(player, NAME_LIMIT)
     if type(player) is not dict or not player.keys() <= _PLAYER_KEYS:
         return False
-    if not _text(player.get("name"), 64):
+    if not _text(player.get("name"), NAME_LIMIT):
         return False
     ident = player.get("id")
-    if ident is not None and not _text(ident, 64):
+    if ident is not None and not _text(ident, NAME_LIMIT):
         return False
     ids = player.get("playerIds")
     if ids is None:
@@ -234,7 +238,7 @@ def _player(player: Any) -> bool:
     for item in ids:
         if type(item) is not dict or item.keys() != _ID_KEYS:
             return False
-        if not _text(item["id"], 64) or not _text(item["source"], 64):
+        if not _text(item["id"], NAME_LIMIT) or not _text(item["source"], NAME_LIMIT):
             return False
     return True
 
@@ -245,7 +249,9 @@ def _scores(value: Any) -> bool:
     return all(_int(v) for v in value)
 
 
-def _ruleset(rules: Any) -> bool:
+def ruleset_ok(rules: Any) -> bool:
+    """True only if ``rules`` (a ``metadata.ruleset`` value, ``None`` for none) certainly
+    passes the schema; :mod:`engine.codec.fastmeta` asks once per distinct ruleset."""
     if rules is None:
         return True
     if type(rules) is not dict:
@@ -270,7 +276,8 @@ def _ruleset(rules: Any) -> bool:
 def _metadata(meta: Any, date_ok: Any) -> bool:
     if type(meta) is not dict or not meta.keys() <= _META_KEYS:
         return False
-    for key, limit in (("gameId", 64), ("title", 128), ("description", 1024)):
+    for key in ("gameId", "title", "description"):
+        limit = TEXT_LIMITS[key]
         value = meta.get(key)
         if value is not None and not _text(value, limit):
             return False
@@ -286,29 +293,43 @@ def _metadata(meta: Any, date_ok: Any) -> bool:
     if final is not None and not _scores(final):
         return False
     date = meta.get("date")
-    if date is not None and not (_text(date, 64) and date_ok(date)):
+    if date is not None and not (_text(date, TEXT_LIMITS["date"]) and date_ok(date)):
         return False
-    return _ruleset(meta.get("ruleset"))
+    return ruleset_ok(meta.get("ruleset"))
 
 
 def accepts(
-    doc: Any, version_re: re.Pattern[str], date_ok: Any, deal_string_re: re.Pattern[str], *, deals_checked: bool = False
+    doc: Any,
+    version_re: re.Pattern[str],
+    date_ok: Any,
+    deal_string_re: re.Pattern[str],
+    *,
+    deals_checked: bool = False,
+    metadata_checked: bool = False,
 ) -> bool:
     """True only if ``doc`` certainly passes validation with ``version_re`` (see module doc).
 
     ``date_ok(text)`` says whether a ``metadata.date`` string is accepted, and
     ``deal_string_re`` is the pattern a pre-packed deal string must match; both are passed
     in by :mod:`engine.validate`, which owns them.  ``False`` means "not sure", never "invalid".
-    With ``deals_checked`` the deals are taken as valid (the caller built them so).
+    With ``deals_checked`` the deals are taken as valid (the caller built them so), and with
+    ``metadata_checked`` the ``metadata`` value likewise (a decoder that read it only from
+    values the schema allows, date included: :mod:`engine.codec.fastmeta`).  The header
+    (file type, version, no other key) is checked all the same.
     """
     try:
-        return _document(doc, version_re, date_ok, deal_string_re, deals_checked)
+        return _document(doc, version_re, date_ok, deal_string_re, deals_checked, metadata_checked)
     except TypeError:  # an unhashable element in a list of cards or calls
         return False
 
 
 def _document(
-    doc: Any, version_re: re.Pattern[str], date_ok: Any, deal_string_re: re.Pattern[str], deals_checked: bool
+    doc: Any,
+    version_re: re.Pattern[str],
+    date_ok: Any,
+    deal_string_re: re.Pattern[str],
+    deals_checked: bool,
+    metadata_checked: bool,
 ) -> bool:
     if type(doc) is not dict or len(doc) != 4:
         return False
@@ -321,7 +342,7 @@ def _document(
     deals = doc.get("deals")
     if type(deals) is not list or len(deals) > 100:
         return False
-    if not _metadata(doc.get("metadata"), date_ok):
+    if not (metadata_checked and "metadata" in doc) and not _metadata(doc.get("metadata"), date_ok):
         return False
     if deals_checked:
         return True

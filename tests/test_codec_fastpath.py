@@ -236,23 +236,73 @@ def test_fast_paths_match_general_code(monkeypatch: pytest.MonkeyPatch) -> None:
     assert sum(o.startswith("{") for o in fast) > 300  # plenty of inputs decode
 
 
-def test_deals_the_decoders_vouch_for_pass_the_fast_check() -> None:
-    """Both decoders' "deals certainly valid" flag lets validation skip the deals: on the
-    fixtures and on mutated binaries, a flagged document must pass the full fast check."""
+def test_parts_the_decoders_vouch_for_pass_the_fast_check() -> None:
+    """Both decoders' "deals certainly valid" and "metadata certainly valid" flags let
+    validation skip those parts: on the fixtures and on mutated binaries, a document must
+    pass the full fast check whenever it passes the check that trusts a flag."""
     from engine.codec.condensed import decode_condensed_body
     from engine.codec.expanded import read_expanded
 
     inputs = _mutated_binaries(11, 3000, 2)
-    vouched = {0: 0, 1: 0}
+    vouched = {(form, part): 0 for form in (0, 1) for part in ("deals", "metadata")}
     for data in inputs:
-        if len(data) < 2 or data[0] not in vouched:
+        if len(data) < 2 or data[0] not in (0, 1):
             continue
         reader = read_expanded if data[0] == 0 else decode_condensed_body
         try:
-            doc, flagged = reader(data[1:], 1)
+            doc, deals_flag, meta_flag = reader(data[1:], 1)
         except EgnError:
             continue
-        if flagged and accepts_document(doc, deals_checked=True):
-            vouched[data[0]] += 1
+        if deals_flag and accepts_document(doc, deals_checked=True):
+            vouched[data[0], "deals"] += 1
+            assert accepts_document(doc), data[:80]
+        if meta_flag and _accepts_trusting_metadata(doc):
+            vouched[data[0], "metadata"] += 1
             assert accepts_document(doc), data[:80]
     assert min(vouched.values()) > 100, vouched
+
+
+def _accepts_trusting_metadata(doc: Any) -> bool:
+    """The fast check as the codecs call it when a decoder vouches for the metadata."""
+    from engine.fastcheck import accepts
+    from engine.model import DEAL_STRING_RE, REFERENCE_VERSION_RE, date_ok
+
+    return accepts(doc, REFERENCE_VERSION_RE, date_ok, DEAL_STRING_RE, metadata_checked=True)
+
+
+def _has_player_object(doc: Any) -> bool:
+    return any(isinstance(p, dict) for p in doc.get("metadata", {}).get("players", ()))
+
+
+def _has_alone_defender_minus_one(doc: Any) -> bool:
+    return any(
+        phase.get("aloneDefender") == -1 for deal in doc.get("deals", ()) if isinstance(deal, dict) for phase in deal["phases"]
+    )
+
+
+def _has_card_exchange(doc: Any) -> bool:
+    return any(phase.get("cardExchanges") for deal in doc.get("deals", ()) if isinstance(deal, dict) for phase in deal["phases"])
+
+
+@pytest.mark.parametrize("shape", [_has_player_object, _has_alone_defender_minus_one, _has_card_exchange])
+def test_rarer_shapes_take_the_one_pass_reader(shape: Any) -> None:
+    """Fixture games with players as objects, an ``aloneDefender`` of -1 (ten bytes on the
+    wire) or card exchanges are read in one pass, to the general reader's document, and the reader's
+    flags agree with the fast check."""
+    from engine import codec
+    from engine.codec.expanded import read_deal, read_file
+    from engine.codec.fastread import read_file_fast
+
+    read = 0
+    for doc in filter(shape, _games()):
+        try:
+            body = codec.encode_expanded(doc)[1:]
+        except EgnError:
+            continue
+        fast = read_file_fast(body, condensed=False)
+        assert fast is not None, doc["metadata"].get("title")
+        general = read_file(body, 1, lambda _i, payload, offset: read_deal(payload, offset))
+        assert json.dumps(fast[0]) == json.dumps(general)
+        assert fast[1] and fast[2] and accepts_document(general)
+        read += 1
+    assert read >= 2

@@ -16,7 +16,9 @@ from typing import Any
 from ..errors import CodecError, EgnError, Place, SizeLimitError
 from ..sniff import detect_form as detect  # the one content sniffer, shared with engine.load
 from ..sniff import is_binary
-from ..validate import accepts_document, validate_document  # imported once: _validate runs per file
+from ..fastcheck import accepts
+from ..model import DEAL_STRING_RE, REFERENCE_VERSION_RE, date_ok
+from ..validate import validate_document
 from .baseline import canonical, sha256_hex, strip
 from .common import MAX_BINARY, annotation_keys_numeric, relocate
 from .condensed import decode_condensed_body, encode_condensed_body
@@ -54,11 +56,16 @@ MAGIC_CONDENSED = 0x01
 MAGIC_EMN = 0x02
 
 
-def _validate(doc: Any, source: str, *, deals_checked: bool = False) -> None:
+def _validate(doc: Any, source: str, *, deals_checked: bool = False, metadata_checked: bool = False) -> None:
     # A document the fast check accepts passes both checks below (see engine.fastcheck);
     # anything else takes the full path, which alone decides and words the error.
-    # ``deals_checked``: the decoder vouches for the deals (engine.codec.fastread, deal_bits).
-    if accepts_document(doc, reference=True, deals_checked=deals_checked):
+    # ``deals_checked``/``metadata_checked``: the decoder vouches for those parts
+    # (engine.codec.fastread, fastmeta, deal_bits).  The fast check is called as
+    # engine.validate.accepts_document calls it (reference version pattern), plus the
+    # metadata flag that only a decoder can give.
+    if accepts(
+        doc, REFERENCE_VERSION_RE, date_ok, DEAL_STRING_RE, deals_checked=deals_checked, metadata_checked=metadata_checked
+    ):
         return
     annotation_keys_numeric(doc, source=source)
     validate_document(doc, source=source, reference=True)
@@ -96,9 +103,9 @@ def decode_condensed(data: bytes, *, source: str = "<input>", validate: bool = T
         raise CodecError("empty input", Place(source=source))
     body, base = _body(data)
     try:
-        doc, deals_checked = decode_condensed_body(body, base)
+        doc, deals_checked, metadata_checked = decode_condensed_body(body, base)
         if validate:
-            _validate(doc, source, deals_checked=deals_checked)
+            _validate(doc, source, deals_checked=deals_checked, metadata_checked=metadata_checked)
     except EgnError as exc:
         raise _placed(exc, source) from None
     return doc
@@ -117,9 +124,9 @@ def decode_expanded(data: bytes, *, source: str = "<input>", validate: bool = Tr
         raise CodecError("empty input", Place(source=source))
     body, base = _body(data)
     try:
-        doc, deals_checked = read_expanded(body, base)
+        doc, deals_checked, metadata_checked = read_expanded(body, base)
         if validate:
-            _validate(doc, source, deals_checked=deals_checked)
+            _validate(doc, source, deals_checked=deals_checked, metadata_checked=metadata_checked)
     except EgnError as exc:
         raise _placed(exc, source) from None
     return doc

@@ -12,7 +12,7 @@ from typing import Any
 from ..errors import CodecError, Place
 from .deal_bits import pack_deal, unpack_deal_checked
 from .expanded import read_file, write_file
-from .fastread import read_file_fast
+from .fastread import Decoded, read_file_fast
 from .protobuf import Field, decode_str
 
 __all__ = ["encode_condensed_body", "decode_condensed_body", "condensed_deals"]
@@ -52,9 +52,10 @@ def encode_condensed_body(doc: Mapping[str, Any], *, source: str | None = None) 
     return write_file(doc, lambda i, _d: texts[i])
 
 
-def decode_condensed_body(data: bytes, base: int) -> tuple[dict[str, Any], bool]:
+def decode_condensed_body(data: bytes, base: int) -> Decoded:
     """Decode a condensed ``EgnFile`` message (``base`` = offset of ``data`` in the file),
-    and whether every deal certainly passes the schema (see :func:`unpack_deal_checked`).
+    whether every deal certainly passes the schema (see :func:`unpack_deal_checked`) and
+    whether the metadata does (see :func:`~engine.codec.fastread.read_file_fast`).
 
     Deals are unpacked after the metadata is known, because the legacy-stream plausibility
     check needs the ruleset; ``dealNumber`` is each deal's index.
@@ -64,9 +65,10 @@ def decode_condensed_body(data: bytes, base: int) -> tuple[dict[str, Any], bool]
     """
     fast = read_file_fast(data, condensed=True)
     if fast is not None:
-        doc = fast[0]
+        doc, _, meta_certain = fast
         raw = list(enumerate(doc["deals"]))
     else:
+        meta_certain = False
         raw = []
 
         def keep(index: int, payload: bytes, offset: int) -> int:
@@ -77,5 +79,5 @@ def decode_condensed_body(data: bytes, base: int) -> tuple[dict[str, Any], bool]
     rules = _ruleset(doc)
     deals = [unpack_deal_checked(text, index, ruleset=rules) for index, text in raw]  # errors name the deal
     doc["deals"] = [deal for deal, _ in deals]
-    return doc, all(certain for _, certain in deals)
+    return doc, all(certain for _, certain in deals), meta_certain
 

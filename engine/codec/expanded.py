@@ -14,7 +14,7 @@ from typing import Any
 
 from ..errors import CodecError, EgnError, Place
 from .common import MAX_LINE_PHASES, cap, read_annotations, read_metadata, relocate, write_annotations, write_metadata
-from .fastread import CARD_PAIRS, read_file_fast
+from .fastread import CARD_PAIRS, Decoded, read_file_fast
 from .protobuf import SHORT_STRINGS, Writer, as_bool, as_bytes, as_int32, decode_str, read_fields
 
 __all__ = ["write_file", "read_file", "write_deal", "read_deal", "read_expanded"]
@@ -362,12 +362,12 @@ def read_file(data: bytes, base: int, deal: DealReader) -> dict[str, Any]:
     return {"deals": deals, **_ordered(single, ("fileType", "version", "metadata"))}
 
 
-def read_expanded(data: bytes, base: int) -> tuple[dict[str, Any], bool]:
+def read_expanded(data: bytes, base: int) -> Decoded:
     """Decode an expanded ``EgnFile`` message (without magic byte; ``base`` = its offset).
 
     The one-pass reader of :mod:`engine.codec.fastread` takes the common shape; anything
-    else (and every error) is the general reader's.  The flag says whether every deal is
-    certainly schema-valid (see :func:`~engine.codec.fastread.read_file_fast`).
+    else (and every error) is the general reader's.  The flags say whether every deal and
+    the metadata are certainly schema-valid (see :func:`~engine.codec.fastread.read_file_fast`).
 
     Raises:
         CodecError, SchemaError: see :func:`read_file`.
@@ -375,4 +375,4 @@ def read_expanded(data: bytes, base: int) -> tuple[dict[str, Any], bool]:
     fast = read_file_fast(data, condensed=False)
     if fast is not None:
         return fast
-    return read_file(data, base, lambda _i, payload, offset: read_deal(payload, offset)), False
+    return read_file(data, base, lambda _i, payload, offset: read_deal(payload, offset)), False, False

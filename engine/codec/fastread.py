@@ -29,7 +29,11 @@ from .common import MAX_ANNOTATION_KEYS, MAX_LINE_PHASES
 from .fastmeta import read_metadata_fast
 from .fastwire import Off, ascii_text, byte, fields, span, text_field, utf8
 
-__all__ = ["read_file_fast", "CARD_PAIRS"]
+__all__ = ["read_file_fast", "CARD_PAIRS", "Decoded"]
+
+#: A decoded ``EgnFile``: (the document, whether its deals certainly pass the schema,
+#: whether its metadata does).  Validation may skip what is vouched for.
+Decoded = tuple[dict[str, Any], bool, bool]
 
 BIDDING = "EUCHRE_BIDDING"
 PLAY = "TRICK_PLAY"
@@ -52,10 +56,11 @@ def _cards(text: str, start: int, stop: int) -> list[str]:
 
 
 _CARD = "[78N9TJQKAX][SsHhCcDdxtngh]"
-#: Plain bidding: phaseNumber, calls, isAlone, aloneDefender, discard, in the writers' order.
+#: Plain bidding: phaseNumber, calls, isAlone, aloneDefender (0-127, or -1 as the writers'
+#: ten bytes), discard, in the writers' order.
 _BIDDING = re.compile(
     "(?:\x08([\x00-\x7f]))?((?:\x12(?:\x04Pass|\x05Order|\x01[shdcnx]))*)"
-    f"(?:\x18([\x00\x01]))?(?:\x20([\x00-\x7f]))?(?:\\*\x02({_CARD}))?"
+    f"(?:\x18([\x00\x01]))?(?:\x20([\x00-\x7f]|\xff{{9}}\x01))?(?:\\*\x02({_CARD}))?"
 )
 
 
@@ -68,14 +73,21 @@ def _trick(size: int, group: bool) -> str:
 _PLAY = re.compile(f"(?:\x08([\x00-\x7f]))?((?:{'|'.join(_trick(n, False) for n in range(11))})*)")
 #: By the length byte of a trick of 2-10 cards: (a run of such tricks, the tuple of one's cards).
 _UNIFORM = {4 * n: (re.compile(f"(?:{_trick(n, False)})*"), re.compile(_trick(n, True))) for n in range(2, 11)}
-#: Plain initial state: dealer seat 0-9, up-card, hands of five cards.
-_STATE = re.compile(f"\x08([\x00-\x09])\x12\x02({_CARD})((?:{_trick(5, False).replace(chr(0x1A), chr(0x22), 1)})*)")
-#: Phase number, then tricks all of four valid cards or all of three.
-_PLAIN_PLAY = re.compile(f"\x08([\x00-\x7f])((?:{_trick(4, False)})+|(?:{_trick(3, False)})+)?")
+#: Plain initial state: dealer seat 0-9, up-card, hands all of five cards or all empty.
+_STATE = re.compile(
+    f"\x08([\x00-\x09])\x12\x02({_CARD})((?:{_trick(5, False).replace(chr(0x1A), chr(0x22), 1)})+|(?:\x22\x00)+)?"
+)
+_EMPTY_HAND = '"\x00'
+#: Phase number, then tricks all of the same size, 1 to 10 valid cards (four first: the usual).
+_PLAIN_PLAY = re.compile(f"\x08([\x00-\x7f])({'|'.join(f'(?:{_trick(n, False)})+' for n in (4, 3, 1, 2, 5, 6, 7, 8, 9, 10))})?")
 _HAND_HEAD = '"\x14' + SEP  # a hand of five cards (field 4, 20 bytes) and its first card's tag
 _CALL_NAMES = {"\x04Pass": "Pass", "\x05Order": "Order", **{f"\x01{s}": s for s in "shdcnx"}}
 #: The cards of one trick of any size, as one string of "\n\x02"-separated cards.
 _TRICK = re.compile(f"\x1a[{''.join(chr(4 * n) for n in range(11))}]((?:\n\x02{_CARD})*)")
+
+
+#: The annotation keys 0-127 as the JSON's strings (made once, not per note).
+_KEY_TEXTS = tuple(map(str, range(0x80)))
 
 
 def _closed(out: dict[str, Any], key: str, notes: dict[str, list[str]], kind: str) -> dict[str, Any]:
@@ -111,11 +123,21 @@ class _Reader:
             pos, stop = span(data, pos + 1, end)
             if stop != end:
                 raise Off
+            whole = self.text
             while pos < end:
                 if data[pos] != 0x0A:
                     raise Off
-                start, pos = span(data, pos + 1, end)
-                text = utf8(data, start, pos)
+                size = data[pos + 1]
+                if size < 0x80:  # a one-byte length (most notes): read inline, as in deal()
+                    start = pos + 2
+                    pos = start + size
+                    if pos > end:
+                        raise Off
+                else:
+                    start, pos = span(data, pos + 1, end)
+                text = whole[start:pos]  # the Latin-1 slice is the text when it is ASCII
+                if not text.isascii():
+                    text = utf8(data, start, pos)
                 if len(text) > 1024:
                     self.certain = False
                 texts.append(text)
@@ -123,7 +145,7 @@ class _Reader:
                 raise Off
         elif pos > end:
             raise Off
-        into[str(key)] = texts
+        into[_KEY_TEXTS[key]] = texts
         if len(into) > MAX_ANNOTATION_KEYS:
             raise Off
 
@@ -152,6 +174,18 @@ class _Reader:
         names = list(map(_CALL_NAMES.__getitem__, calls.split("\x12")[1:]))
         if len(names) > 16:
             raise Off
+        if number is not None and alone is not None and defender is None and not notes:
+            # The usual bidding phase: built in one go, keys in the reference's order.
+            if discard is None:
+                return {"calls": names, "cardExchanges": [], "phaseNumber": ord(number), "isAlone": alone == "\x01", "type": BIDDING}
+            return {
+                "calls": names,
+                "cardExchanges": [],
+                "phaseNumber": ord(number),
+                "isAlone": alone == "\x01",
+                "discard": discard,
+                "type": BIDDING,
+            }
         # Built here in the reference's key order (what bidding_phase does from a dict).
         out: dict[str, Any] = {"calls": names, "cardExchanges": []}
         if number is not None:
@@ -161,7 +195,7 @@ class _Reader:
         if alone is not None:
             out["isAlone"] = alone == "\x01"
         if defender is not None:
-            out["aloneDefender"] = ord(defender)
+            out["aloneDefender"] = ord(defender) if len(defender) == 1 else -1
         if discard is not None:
             out["discard"] = discard
         return _closed(out, "callAnnotations", notes, BIDDING)
@@ -169,11 +203,14 @@ class _Reader:
     def general_bidding(self, pos: int, end: int) -> dict[str, Any]:
         data, text = self.data, self.text
         calls: list[str] = []
+        exchanges: list[dict[str, Any]] = []
         single: dict[str, Any] = {}
         notes: dict[str, list[str]] = {}
         for key, a, b in fields(data, pos, end):
             if key == 0x12:
                 calls.append(ascii_text(text, a, b))
+            elif key == 0x32:
+                exchanges.append(self.exchange(a, b))
             elif key == 0x08:
                 single["phaseNumber"] = a
             elif key == 0x18:
@@ -188,15 +225,43 @@ class _Reader:
                 raise Off
         if not (_CALLS.issuperset(calls) and single.get("discard", "9s") in CARD_PAIRS):
             self.certain = False
-        return self.bidding_phase(calls, single, notes)
+        return self.bidding_phase(calls, exchanges, single, notes)
 
-    def bidding_phase(self, calls: list[str], single: dict[str, Any], notes: dict[str, list[str]]) -> dict[str, Any]:
+    def exchange(self, pos: int, end: int) -> dict[str, Any]:
+        """A ``CardExchange``: sender, receiver (one-byte numbers), cards (ASCII strings)."""
+        text = self.text
+        cards: list[str] = []
+        single: dict[str, int] = {}
+        for key, a, b in fields(self.data, pos, end):
+            if key == 0x1A:
+                cards.append(ascii_text(text, a, b))
+            elif key == 0x08:
+                single["sender"] = a
+            elif key == 0x10:
+                single["receiver"] = a
+            else:
+                raise Off
+        if len(cards) > 10:
+            raise Off
+        # The schema: a seat 0-9 for the receiver (required) and the sender, valid cards.
+        if single.get("receiver", 10) > 9 or single.get("sender", 0) > 9 or not CARD_PAIRS.issuperset(cards):
+            self.certain = False
+        out: dict[str, Any] = {"cards": cards}
+        if "sender" in single:
+            out["sender"] = single["sender"]
+        if "receiver" in single:
+            out["receiver"] = single["receiver"]
+        return out
+
+    def bidding_phase(
+        self, calls: list[str], exchanges: list[dict[str, Any]], single: dict[str, Any], notes: dict[str, list[str]]
+    ) -> dict[str, Any]:
         """The bidding phase's JSON, keys in the reference's order (the schema needs a number)."""
-        if len(calls) > 16:
+        if len(calls) > 16 or len(exchanges) > 4:
             raise Off
         if "phaseNumber" not in single:
             self.certain = False
-        out: dict[str, Any] = {"calls": calls, "cardExchanges": []}
+        out: dict[str, Any] = {"calls": calls, "cardExchanges": exchanges}
         for name in _BID_ORDER:
             if name in single:
                 out[name] = single[name]
@@ -207,15 +272,17 @@ class _Reader:
         m = _PLAIN_PLAY.match(text, pos, end)
         if m is not None:
             stop = m.end()
-            notes = self.notes(stop, end, 0x22) if stop != end else {}
-            if notes is not None:
-                # Numbered, tricks all of four valid cards or all of three: the pattern left
-                # no separator byte inside a card, so splitting on the trick head, then on
+            notes = self.notes(stop, end, 0x22) if stop != end else None
+            if stop == end or notes is not None:
+                # Numbered, tricks all of one size: the pattern left no separator byte inside
+                # a card and one trick head throughout, so splitting on that head, then on
                 # the card tag, cuts exactly the fields.
                 cards = m[2]
                 tricks = [part.split(SEP) for part in cards.split(cards[:4])[1:]] if cards else []
                 if len(tricks) <= 10:
-                    return _closed({"tricks": tricks, "phaseNumber": ord(m[1])}, "playAnnotations", notes, PLAY)
+                    if not notes:  # the usual play phase: built in one go, keys in the reference's order
+                        return {"tricks": tricks, "phaseNumber": ord(m[1]), "type": PLAY}
+                    return {"tricks": tricks, "phaseNumber": ord(m[1]), "playAnnotations": notes, "type": PLAY}
         return self.tricks_play(pos, end)
 
     def tricks_play(self, pos: int, end: int) -> dict[str, Any]:
@@ -283,8 +350,15 @@ class _Reader:
         text = self.text
         m = _STATE.fullmatch(text, pos, end)
         if m is not None:
-            # Valid by construction: a seat 0-9, a card, hands of five valid cards.
-            hands = [part.split(SEP) for part in m[3].split(_HAND_HEAD)[1:]] if m[3] else []
+            # Valid by construction: a seat 0-9, a card, hands of five valid cards (or empty).
+            run = m[3]
+            hands: list[list[str]]
+            if not run:
+                hands = []
+            elif run.startswith(_EMPTY_HAND):
+                hands = [[] for _ in range(len(run) // 2)]
+            else:
+                hands = [part.split(SEP) for part in run.split(_HAND_HEAD)[1:]]
             if len(hands) <= 10:
                 return {"playerCards": hands, "dealer": ord(m[1]), "upCard": m[2]}
         return self.general_state(pos, end)
@@ -326,6 +400,15 @@ class _Reader:
             key = data[pos]
             if key == 0x12:
                 start, pos = span(data, pos + 1, end)
+                # The phase header read inline as in deal() (lines hold a fifth of the phases).
+                kind, size = data[start], data[start + 1]
+                if size < 0x80 and size + start + 2 == pos:
+                    if kind == 0x12:
+                        phases.append(self.play(start + 2, pos))
+                        continue
+                    if kind == 0x0A:
+                        phases.append(self.bidding(start + 2, pos))
+                        continue
                 phases.append(self.phase(start, pos))
             elif key == 0x08:
                 branch = byte(data, pos + 1)
@@ -364,6 +447,16 @@ class _Reader:
             else:
                 start, pos = span(data, pos + 1, end)
             if key == 0x1A:
+                # The phase's one submessage, with a one-byte length filling it, read inline
+                # (what phase() does, less a call per phase); anything else goes to phase().
+                kind, size = data[start], data[start + 1]
+                if size < 0x80 and size + start + 2 == pos:
+                    if kind == 0x12:
+                        phases.append(self.play(start + 2, pos))
+                        continue
+                    if kind == 0x0A:
+                        phases.append(self.bidding(start + 2, pos))
+                        continue
                 phases.append(self.phase(start, pos))
             elif key == 0x12:
                 state = self.state(start, pos)
@@ -373,6 +466,8 @@ class _Reader:
                 raise Off
         if pos != end or len(phases) > 2 or len(lines) > 50:
             raise Off
+        if number >= 0 and state is not None:
+            return {"phases": phases, "alternativeLines": lines, "dealNumber": number, "initialState": state}
         out: dict[str, Any] = {"phases": phases, "alternativeLines": lines}
         if number >= 0:
             out["dealNumber"] = number
@@ -385,9 +480,10 @@ class _Reader:
         return out
 
 
-def read_file_fast(data: bytes, *, condensed: bool) -> tuple[dict[str, Any], bool] | None:
-    """The ``EgnFile`` message in ``data`` (magic byte removed) and whether its deals are
-    certainly valid; ``None`` when it is not the common shape (use the general reader).
+def read_file_fast(data: bytes, *, condensed: bool) -> Decoded | None:
+    """The ``EgnFile`` message in ``data`` (magic byte removed), whether its deals are
+    certainly valid and whether its metadata is; ``None`` when it is not the common shape
+    (use the general reader).
 
     With ``condensed=True`` field 4 holds deal strings, returned as strings (the caller
     unpacks them, so the flag is ``False``); otherwise ``Deal`` messages, returned decoded.
@@ -396,7 +492,8 @@ def read_file_fast(data: bytes, *, condensed: bool) -> tuple[dict[str, Any], boo
     from patterns that admit only valid cards, calls and small numbers, and every required
     field was on the wire.  The caller may then skip checking the deals (never the
     metadata or the header); ``tests/test_codec_fastpath.py`` checks that the fast
-    acceptance check accepts every deal so flagged.
+    acceptance check accepts every deal so flagged.  The metadata flag is
+    :func:`~engine.codec.fastmeta.read_metadata_fast`'s (``False`` without metadata).
     """
     reader = _Reader(data)
     text = reader.text
@@ -404,6 +501,7 @@ def read_file_fast(data: bytes, *, condensed: bool) -> tuple[dict[str, Any], boo
     pos = 0
     deals: list[Any] = []
     single: dict[str, Any] = {}
+    meta_certain = False
     try:
         while pos < end:
             key = data[pos]
@@ -414,7 +512,7 @@ def read_file_fast(data: bytes, *, condensed: bool) -> tuple[dict[str, Any], boo
                 else:
                     deals.append(reader.deal(start, pos))
             elif key == 0x1A:
-                single["metadata"] = read_metadata_fast(data, text, start, pos)
+                single["metadata"], meta_certain = read_metadata_fast(data, text, start, pos)
             elif key == 0x0A:
                 single["fileType"] = text_field(data, text, start, pos)
             elif key == 0x12:
@@ -429,4 +527,4 @@ def read_file_fast(data: bytes, *, condensed: bool) -> tuple[dict[str, Any], boo
     for name in ("fileType", "version", "metadata"):
         if name in single:
             out[name] = single[name]
-    return out, reader.certain and not condensed
+    return out, reader.certain and not condensed, meta_certain
