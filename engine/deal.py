@@ -228,6 +228,11 @@ class _DealReplay(DealState):
         # needs no check but the renege (the common case, judged inline)
         discard_key = self.discard.identity if self.discard is not None else None
         up_key = self.up.identity
+        # bound once: read per card or per trick.  ``count`` mirrors ``self.count`` in the
+        # summary-only pass and is written back before anything else reads it
+        add_step = self.action_steps.append
+        team_of, per_seat, per_team = self.table.team, self.per_seat, self.per_team
+        count = self.count
         for t, trick in enumerate(tricks):
             if t >= HAND_SIZE:
                 self.problem(f"trick {t}: a deal has only {HAND_SIZE} tricks", phase=phase_index, phase_type="TRICK_PLAY", trick=t)
@@ -266,11 +271,13 @@ class _DealReplay(DealState):
                 if keep:
                     to_act = order[c + 1] if c + 1 < per_trick else None
                     self.emit_card(seat, card, flat, t, lead, seats, cards, c, led, ann.get(str(flat), ()) if ann else (), to_act)
+                    count = self.count
                 elif self.pending:
-                    self._count_step()
+                    self.count = count
+                    count = self._count_step() + 1
                 else:
-                    self.count += 1  # what emit does for a step without problems when no state is built
-                self.action_steps.append(self.count - 1)
+                    count += 1  # what emit does for a step without problems when no state is built
+                add_step(count - 1)
                 flat += 1
             if len(cards) == per_trick:
                 w = layout.winners[t]
@@ -279,26 +286,29 @@ class _DealReplay(DealState):
                     w = 0
                 winner = seats[w]
                 done = build(TrickState, {"number": t, "leader": lead, "seats": seats, "cards": cards, "led": led, "winner": winner, "complete": True})
-                self.per_seat[winner] += 1
-                self.per_team[self.table.team(winner)] += 1
+                per_seat[winner] += 1
+                per_team[team_of(winner)] += 1
                 self.tricks.append(done)
                 self.trick = done
                 if keep:
-                    self._per_seat_t = tuple(self.per_seat)
-                    self._per_team_t = state_pair(self.per_team)
+                    self._per_seat_t = tuple(per_seat)
+                    self._per_team_t = state_pair(per_team)
                     self._tricks_t = tuple(self.tricks)
                     action = build(Action, {"kind": _TRICK_TAKEN, "seat": winner, "card": None, "call": None, "index": None})
                     self.emit(_TRICK_TAKEN, action, to_act=winner if t + 1 < HAND_SIZE else None)
+                    count = self.count
                 elif self.pending:
-                    self._count_step()
+                    self.count = count
+                    count = self._count_step() + 1
                 else:
-                    self.count += 1
+                    count += 1
                 self.trick = None if t + 1 < len(tricks) else done
                 self.shown.append(done)
             elif cards:
                 short = build(TrickState, {"number": t, "leader": lead, "seats": seats, "cards": cards, "led": led, "winner": None, "complete": False})
                 self.shown.append(short)
                 self.trick = short  # the trick on the table, as its last card's step shows it
+        self.count = count
 
     def _check_known(self, card: Card, seat: int, t: int, c: int, phase_index: int) -> None:
         """A known card played twice, the discard or the up-card played (then remembered as played)."""
