@@ -22,6 +22,7 @@ database import need.
 from __future__ import annotations
 
 from dataclasses import dataclass
+from operator import add
 from typing import Any
 
 from .cards import Card, Suit, card_name, effective_suit, parse_card, resolve
@@ -356,7 +357,7 @@ class _DealReplay(DealState):
         )
         self.points = result.points
         self.tokens = result.tokens
-        self.score = tuple(a + b for a, b in zip(self.score, result.points))
+        self.score = tuple(map(add, self.score, result.points))
         if self.build:
             self._score_t, self._tokens_t = state_pair(self.score), state_pair(self.tokens)
         self.trick = None
