@@ -22,7 +22,7 @@ database import need.
 from __future__ import annotations
 
 from dataclasses import dataclass
-from operator import add
+from operator import add, attrgetter
 from typing import Any
 
 from .cards import Card, Suit, card_name, effective_suit, parse_card, resolve
@@ -42,6 +42,7 @@ _CARD_STEP = StepKind.CARD
 _CALL, _DISCARD, _TRICK_TAKEN = StepKind.CALL, StepKind.DISCARD, StepKind.TRICK_TAKEN
 _DEAL_START, _DEAL_SCORED = StepKind.DEAL_START, StepKind.DEAL_SCORED
 _TURNED_DOWN, _TAKEN = UpCardState.TURNED_DOWN, UpCardState.TAKEN
+_IDENTITY = attrgetter("identity")
 
 
 @dataclass(frozen=True)
@@ -182,7 +183,7 @@ class _DealReplay(DealState):
         self.ensure_hands(play, picked_up=True, first_discard=written)
         self.discard = written if written is not None else self._inferred_discard()
         hand = self.hands[self.dealer]
-        if not any(c.same(self.up) for c in hand):
+        if self.up.identity not in map(_IDENTITY, hand):  # no card of the hand is the same as the up-card
             hand.append(self.up)
             self.ids[self.dealer].append(resolve(self.up, self.trump).identity)
             self.suits[self.dealer].append(effective_suit(self.up, self.trump))
@@ -202,13 +203,15 @@ class _DealReplay(DealState):
         if layout is None or not layout.complete:
             return None
         held = list(self.hands[self.dealer])
-        if not any(c.same(self.up) for c in held):
+        keys = list(map(_IDENTITY, held))  # ``Card.same`` is equal identities: compared in C
+        if self.up.identity not in keys:
             held.append(self.up)
+            keys.append(self.up.identity)
         for card in layout.played_by.get(self.dealer, []):
-            for i, c in enumerate(held):
-                if c.same(card):
-                    del held[i]
-                    break
+            key = card.identity
+            if key in keys:
+                i = keys.index(key)
+                del held[i], keys[i]
         return held[0] if len(held) == 1 and held[0].known else None
 
     # -- play ------------------------------------------------------------------

@@ -261,7 +261,8 @@ class DealState:
                 continue
             cards = list(played_by.get(seat, []))
             if seat == self.dealer and picked_up:
-                cards = [c for c in cards if not c.same(self.up)]
+                up_key = self.up.identity
+                cards = [c for c in cards if c.identity != up_key]  # not ``c.same(self.up)``, without the call
                 if first_discard is not None and not first_discard.same(self.up):
                     cards.append(first_discard)
             cards = cards[:HAND_SIZE] + [UNKNOWN] * max(0, HAND_SIZE - len(cards))

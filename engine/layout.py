@@ -126,7 +126,7 @@ def lay_out(tricks: Sequence[Sequence[str]], table: Table, trump: Suit | None, s
         leader = seats[w if w is not None else 0] if n == per_trick else None
         for seat, card in zip(seats, cards):
             by_seat[seat].append(card)
-    complete = len(tricks) >= HAND_SIZE and all(len(t) == per_trick for t in tricks[:HAND_SIZE])
+    complete = len(tricks) >= HAND_SIZE and set(map(len, tricks[:HAND_SIZE])) == {per_trick}
     played_by = {seat: cards for seat, cards in enumerate(by_seat) if cards}
     return Layout(tuple(leaders), tuple(orders), tuple(played_seats), tuple(played_cards), tuple(played_suits), tuple(winners), played_by, complete)
 
