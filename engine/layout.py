@@ -12,7 +12,7 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from operator import itemgetter
-from typing import cast
+from typing import Any
 
 from .cards import Card, Suit, effective_suit, parse_card, resolve, trick_power
 from .rules import Table
@@ -115,8 +115,9 @@ def lay_out(tricks: Sequence[Sequence[str]], table: Table, trump: Suit | None, s
         part = trick if n <= per_trick else trick[:per_trick]
         # the memo read in C (map), a card it has not seen yet resolved after; no
         # comprehension: on Python 3.11 each one is a function call
-        found = list(map(memo_get, part))
-        rows = [row or resolved(c, trump) for row, c in zip(found, part)] if None in found else cast("list[Resolved]", found)
+        rows: list[Any] = list(map(memo_get, part))  # Resolved, or None where the memo has not seen the card
+        if None in rows:
+            rows = [row or resolved(c, trump) for row, c in zip(rows, part)]
         cards = tuple(map(_CARD, rows))
         played_cards.append(cards)
         played_suits.append(tuple(map(_SUIT, rows)))
