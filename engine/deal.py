@@ -22,6 +22,7 @@ database import need.
 from __future__ import annotations
 
 from dataclasses import dataclass
+from operator import add, attrgetter
 from typing import Any
 
 from .cards import Card, Suit, card_name, effective_suit, parse_card, resolve
@@ -41,6 +42,7 @@ _CARD_STEP = StepKind.CARD
 _CALL, _DISCARD, _TRICK_TAKEN = StepKind.CALL, StepKind.DISCARD, StepKind.TRICK_TAKEN
 _DEAL_START, _DEAL_SCORED = StepKind.DEAL_START, StepKind.DEAL_SCORED
 _TURNED_DOWN, _TAKEN = UpCardState.TURNED_DOWN, UpCardState.TAKEN
+_IDENTITY = attrgetter("identity")
 
 
 @dataclass(frozen=True)
@@ -181,7 +183,7 @@ class _DealReplay(DealState):
         self.ensure_hands(play, picked_up=True, first_discard=written)
         self.discard = written if written is not None else self._inferred_discard()
         hand = self.hands[self.dealer]
-        if not any(c.same(self.up) for c in hand):
+        if self.up.identity not in map(_IDENTITY, hand):  # no card of the hand is the same as the up-card
             hand.append(self.up)
             self.ids[self.dealer].append(resolve(self.up, self.trump).identity)
             self.suits[self.dealer].append(effective_suit(self.up, self.trump))
@@ -201,13 +203,15 @@ class _DealReplay(DealState):
         if layout is None or not layout.complete:
             return None
         held = list(self.hands[self.dealer])
-        if not any(c.same(self.up) for c in held):
+        keys = list(map(_IDENTITY, held))  # ``Card.same`` is equal identities: compared in C
+        if self.up.identity not in keys:
             held.append(self.up)
+            keys.append(self.up.identity)
         for card in layout.played_by.get(self.dealer, []):
-            for i, c in enumerate(held):
-                if c.same(card):
-                    del held[i]
-                    break
+            key = card.identity
+            if key in keys:
+                i = keys.index(key)
+                del held[i], keys[i]
         return held[0] if len(held) == 1 and held[0].known else None
 
     # -- play ------------------------------------------------------------------
@@ -228,6 +232,11 @@ class _DealReplay(DealState):
         # needs no check but the renege (the common case, judged inline)
         discard_key = self.discard.identity if self.discard is not None else None
         up_key = self.up.identity
+        # bound once: read per card or per trick.  ``count`` mirrors ``self.count`` in the
+        # summary-only pass and is written back before anything else reads it
+        add_step = self.action_steps.append
+        team_of, per_seat, per_team = self.table.team, self.per_seat, self.per_team
+        count = self.count
         for t, trick in enumerate(tricks):
             if t >= HAND_SIZE:
                 self.problem(f"trick {t}: a deal has only {HAND_SIZE} tricks", phase=phase_index, phase_type="TRICK_PLAY", trick=t)
@@ -266,11 +275,13 @@ class _DealReplay(DealState):
                 if keep:
                     to_act = order[c + 1] if c + 1 < per_trick else None
                     self.emit_card(seat, card, flat, t, lead, seats, cards, c, led, ann.get(str(flat), ()) if ann else (), to_act)
+                    count = self.count
                 elif self.pending:
-                    self._count_step()
+                    self.count = count
+                    count = self._count_step() + 1
                 else:
-                    self.count += 1  # what emit does for a step without problems when no state is built
-                self.action_steps.append(self.count - 1)
+                    count += 1  # what emit does for a step without problems when no state is built
+                add_step(count - 1)
                 flat += 1
             if len(cards) == per_trick:
                 w = layout.winners[t]
@@ -279,26 +290,29 @@ class _DealReplay(DealState):
                     w = 0
                 winner = seats[w]
                 done = build(TrickState, {"number": t, "leader": lead, "seats": seats, "cards": cards, "led": led, "winner": winner, "complete": True})
-                self.per_seat[winner] += 1
-                self.per_team[self.table.team(winner)] += 1
+                per_seat[winner] += 1
+                per_team[team_of(winner)] += 1
                 self.tricks.append(done)
                 self.trick = done
                 if keep:
-                    self._per_seat_t = tuple(self.per_seat)
-                    self._per_team_t = state_pair(self.per_team)
+                    self._per_seat_t = tuple(per_seat)
+                    self._per_team_t = state_pair(per_team)
                     self._tricks_t = tuple(self.tricks)
                     action = build(Action, {"kind": _TRICK_TAKEN, "seat": winner, "card": None, "call": None, "index": None})
                     self.emit(_TRICK_TAKEN, action, to_act=winner if t + 1 < HAND_SIZE else None)
+                    count = self.count
                 elif self.pending:
-                    self._count_step()
+                    self.count = count
+                    count = self._count_step() + 1
                 else:
-                    self.count += 1
+                    count += 1
                 self.trick = None if t + 1 < len(tricks) else done
                 self.shown.append(done)
             elif cards:
                 short = build(TrickState, {"number": t, "leader": lead, "seats": seats, "cards": cards, "led": led, "winner": None, "complete": False})
                 self.shown.append(short)
                 self.trick = short  # the trick on the table, as its last card's step shows it
+        self.count = count
 
     def _check_known(self, card: Card, seat: int, t: int, c: int, phase_index: int) -> None:
         """A known card played twice, the discard or the up-card played (then remembered as played)."""
@@ -346,7 +360,7 @@ class _DealReplay(DealState):
         )
         self.points = result.points
         self.tokens = result.tokens
-        self.score = tuple(a + b for a, b in zip(self.score, result.points))
+        self.score = tuple(map(add, self.score, result.points))
         if self.build:
             self._score_t, self._tokens_t = state_pair(self.score), state_pair(self.tokens)
         self.trick = None

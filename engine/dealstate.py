@@ -101,16 +101,18 @@ class DealState:
         self.ready = False  # hands back-calculated (see engine.deal's docstring)
         self.ids: list[list[tuple[object, ...]]] = []  # per seat: identity of each card held (set with the hands)
         self.suits: list[list[Suit | None]] = []  # per seat: effective suit of each card held
-        # tuples for the states, rebuilt only when their source changes
-        self._hand_rows: list[tuple[Card, ...]] = [tuple(h) for h in self.hands]
+        # tuples for the states, rebuilt only when their source changes; the summary-only
+        # pass never reads them, so it leaves them empty
+        self._hand_rows: list[tuple[Card, ...]] = [tuple(h) for h in self.hands] if build else []
         self._hands_t: tuple[tuple[Card, ...], ...] | None = None
         self._calls_t: tuple[Call, ...] = ()
         self._tricks_t: tuple[TrickState, ...] = ()
-        self._per_seat_t: tuple[int, ...] = tuple(self.per_seat)
+        self._per_seat_t: tuple[int, ...] = tuple(self.per_seat) if build else ()
         self._per_team_t: tuple[int, int] = (0, 0)
         self._fixed: dict[str, Any] | None = None  # see _fields
-        self._score_t = state_pair(score)  # what states show; updated with ``score`` and ``tokens`` when the deal is scored
-        self._tokens_t = state_pair(tokens)
+        # what states show; updated with ``score`` and ``tokens`` when the deal is scored
+        self._score_t = state_pair(score) if build else (0, 0)
+        self._tokens_t = state_pair(tokens) if build else (0, 0)
 
     # -- problems and steps ----------------------------------------------------
 
@@ -126,9 +128,13 @@ class DealState:
 
     def emit(self, kind: StepKind, action: Action | None, *, annotations: Sequence[str] = (), to_act: int | None = None) -> None:
         """One step that is not a card's (a card step is :meth:`emit_card`)."""
-        at = self._count_step()
-        if not self.build:
+        if not self.build:  # the summary-only pass: number the step, show its problems
+            if self.pending:
+                self._count_step()
+            else:
+                self.count += 1
             return
+        at = self._count_step()
         row = self._fixed = self._fields()  # the next card steps start from this row
         row["step"] = self.first_step + at
         row["kind"] = kind
@@ -255,7 +261,8 @@ class DealState:
                 continue
             cards = list(played_by.get(seat, []))
             if seat == self.dealer and picked_up:
-                cards = [c for c in cards if not c.same(self.up)]
+                up_key = self.up.identity
+                cards = [c for c in cards if c.identity != up_key]  # not ``c.same(self.up)``, without the call
                 if first_discard is not None and not first_discard.same(self.up):
                     cards.append(first_discard)
             cards = cards[:HAND_SIZE] + [UNKNOWN] * max(0, HAND_SIZE - len(cards))

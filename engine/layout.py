@@ -11,6 +11,8 @@ from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
+from operator import itemgetter
+from typing import Any
 
 from .cards import Card, Suit, effective_suit, parse_card, resolve, trick_power
 from .rules import Table
@@ -28,6 +30,7 @@ Resolved = tuple[Card, Suit | None, int, int]
 _CARDS: dict[str, Card] = {}
 _RESOLVED: dict[Suit | None, dict[str, Resolved]] = {trump: {} for trump in (None, *Suit)}
 _ORDERS: dict[tuple[int, frozenset[int]], tuple[tuple[int, ...], ...]] = {}
+_CARD, _SUIT = itemgetter(0), itemgetter(1)  # of a :data:`Resolved`
 
 
 def card_of(text: str) -> Card:
@@ -102,22 +105,29 @@ def lay_out(tricks: Sequence[Sequence[str]], table: Table, trump: Suit | None, s
     by_seat: list[list[Card]] = [[] for _ in range(table.players)]
     memo = _RESOLVED[trump]
     orders_from = _orders(table, sit_out)
+    memo_get = memo.get
     for trick in tricks:
         lead = leader if leader is not None else first_leader
         leaders.append(lead)
         seats = orders_from[lead]
         orders.append(seats)
-        rows = [memo.get(c) or resolved(c, trump) for c in trick[:per_trick]]  # the memo read inline: one call less per card
-        cards = tuple([row[0] for row in rows])
+        n = len(trick)
+        part = trick if n <= per_trick else trick[:per_trick]
+        # the memo read in C (map), a card it has not seen yet resolved after; no
+        # comprehension: on Python 3.11 each one is a function call
+        rows: list[Any] = list(map(memo_get, part))  # Resolved, or None where the memo has not seen the card
+        if None in rows:
+            rows = [row or resolved(c, trump) for row, c in zip(rows, part)]
+        cards = tuple(map(_CARD, rows))
         played_cards.append(cards)
-        played_suits.append(tuple([row[1] for row in rows]))
-        played_seats.append(seats[: len(cards)])
-        w = _winner(rows) if len(trick) >= per_trick else None
+        played_suits.append(tuple(map(_SUIT, rows)))
+        played_seats.append(seats if n >= len(seats) else seats[:n])
+        w = _winner(rows) if n >= per_trick else None
         winners.append(w)
-        leader = seats[w if w is not None else 0] if len(trick) == per_trick else None
+        leader = seats[w if w is not None else 0] if n == per_trick else None
         for seat, card in zip(seats, cards):
             by_seat[seat].append(card)
-    complete = len(tricks) >= HAND_SIZE and all(len(t) == per_trick for t in tricks[:HAND_SIZE])
+    complete = len(tricks) >= HAND_SIZE and set(map(len, tricks[:HAND_SIZE])) == {per_trick}
     played_by = {seat: cards for seat, cards in enumerate(by_seat) if cards}
     return Layout(tuple(leaders), tuple(orders), tuple(played_seats), tuple(played_cards), tuple(played_suits), tuple(winners), played_by, complete)
 

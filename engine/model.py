@@ -129,6 +129,11 @@ def player_name(player: Player) -> str:
     return player if isinstance(player, str) else player.name
 
 
+#: Each ruleset field's type, read once: the validator below runs on every load, and
+#: each read of ``Ruleset.model_fields`` goes through a class property (about 0.35 us).
+_RULESET_TYPES: dict[str, Any] = {name: field.annotation for name, field in Ruleset.model_fields.items()}
+
+
 class Metadata(BaseModel):
     model_config = _CFG
     gameId: Text64 | None = None
@@ -146,12 +151,12 @@ class Metadata(BaseModel):
         # The model is lax for the enum; JSON types are checked here as the schema does.
         if isinstance(value, dict):
             for key, v in value.items():
-                field = Ruleset.model_fields.get(key)
-                if field is None:
+                annotation = _RULESET_TYPES.get(key)
+                if annotation is None:
                     continue
-                if field.annotation is bool and not isinstance(v, bool):
+                if annotation is bool and not isinstance(v, bool):
                     raise ValueError(f"ruleset.{key} must be a boolean, not {v!r}")
-                if field.annotation is int and (isinstance(v, bool) or not isinstance(_json_int(v), int)):
+                if annotation is int and (isinstance(v, bool) or not isinstance(_json_int(v), int)):
                     raise ValueError(f"ruleset.{key} must be an integer, not {v!r}")
                 if key == "loner_lead" and v not in ("LEFT_OF_DEALER", "LEFT_OF_LONER"):
                     raise ValueError(f"ruleset.loner_lead must be LEFT_OF_DEALER or LEFT_OF_LONER, not {v!r}")

@@ -142,7 +142,8 @@ def _replay(
                     Problem(Place(source=source, deal=index), f"this deal is played after the game ended at deal {game_over_at}", "rule", "warning")
                 )
             out = replay_deal(ctx, deal, index, score=score, tokens=tokens, first_step=step_count, states=not summary_only)
-            steps.extend(out.states.records())
+            if not summary_only:
+                steps.extend(out.states.records())
             step_count += out.step_count
             for line_no, line in enumerate(deal.alternativeLines or []):
                 branch = build_branch(ctx, deal, index, line_no, line, out, score_before=score, tokens_before=tokens, states=not summary_only)
@@ -177,16 +178,20 @@ def _replay(
             )
         )
     _check_final_score(ctx, meta.finalScore, score, len(summaries) > 0)
-    return Timeline(
-        steps=Steps(steps),
-        deals=tuple(summaries),
-        branches=tuple(branches),
-        problems=tuple(ctx.problems),
-        final_score=tuple(score) if len(score) >= 2 else (score[0], 0),
-        winner=winner if game_over_at is not None else None,
-        players=ctx.players,
-        title=meta.title,
-        checkpoints=tuple(checkpoints),
+    return build(  # one per game, every field given: the frozen constructor's setattr per field is worth skipping
+        Timeline,
+        {
+            "steps": Steps(steps),
+            "deals": tuple(summaries),
+            "branches": tuple(branches),
+            "problems": tuple(ctx.problems),
+            "final_score": tuple(score) if len(score) >= 2 else (score[0], 0),
+            "winner": winner if game_over_at is not None else None,
+            "players": ctx.players,
+            "title": meta.title,
+            "extra": {},
+            "checkpoints": tuple(checkpoints),
+        },
     )
 
 
@@ -207,7 +212,7 @@ def _game_over_step(last: GameState, index: int, winner: int | None) -> GameStat
 def _game_winner(rules: Ruleset, score: Sequence[int], deals_played: int) -> int | None:
     target = rules.target
     if target is not None:
-        best = max(range(len(score)), key=lambda t: score[t])
+        best = max(range(len(score)), key=score.__getitem__)
         return best if score[best] >= target else None
     if rules.num_deals > 0 and deals_played >= rules.num_deals:
         top = max(score)
