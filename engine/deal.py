@@ -77,12 +77,13 @@ class _DealReplay(DealState):
         ann = phase.callAnnotations or {}
         ended = False
         made_round = 0
+        ending = 0  # the index of the call that made trump (read once ``ended``)
         calls = phase.calls
         for i, call in enumerate(calls):
             seat = (self.dealer + 1 + i) % P
             rnd = 1 if i < P else 2
             if ended:
-                self.problem(f"{call!r}: bidding already ended with {calls[i - 1]!r}", phase=phase_index, phase_type="EUCHRE_BIDDING", call=i)
+                self.problem(f"{call!r}: bidding already ended with call {ending} ({calls[ending]!r})", phase=phase_index, phase_type="EUCHRE_BIDDING", call=i)
             elif i >= 2 * P:
                 self.problem(f"{call!r}: only {2 * P} calls are possible", phase=phase_index, phase_type="EUCHRE_BIDDING", call=i)
             if self.build:  # the calls are the states' alone
@@ -94,6 +95,7 @@ class _DealReplay(DealState):
                 self._make(call, seat, rnd, {"phase": phase_index, "phase_type": "EUCHRE_BIDDING", "call": i})
                 ended = made = True
                 made_round = rnd
+                ending = i
             if not ended and rnd == 1 and i == P - 1:
                 self.up_state = _TURNED_DOWN
             if made:

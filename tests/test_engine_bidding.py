@@ -65,3 +65,11 @@ def test_a_call_after_the_bidding_ended_does_not_undo_the_pick_up() -> None:
 def test_canadian_is_judged_on_the_making_call_not_a_stray_call_after_it() -> None:
     tl = game(deal(0, "9s", ["Pass", "Order", "Pass", "Pass", "Pass"], [["Ad", "Kd", "Qd"]]), canadian=True)
     assert tl.deals[0].alone and tl.deals[0].sit_out == (0,)
+
+
+def test_every_stray_call_names_the_call_that_ended_the_bidding() -> None:
+    # call 1 ("Order") ends the bidding; calls 2 and 3 are stray: both name call 1, not the call before them
+    tl = game(deal(0, "9s", ["Pass", "Order", "Pass", "h"], [["Ad", "Kd", "Qd"]]))
+    stray = [p for p in tl.problems if "bidding already ended" in p.message]
+    assert [p.place.call for p in stray] == [2, 3]
+    assert all("with call 1 ('Order')" in p.message for p in stray), [p.message for p in stray]
