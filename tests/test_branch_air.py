@@ -125,6 +125,31 @@ async def test_a_live_action_while_a_line_is_on_air_is_held_not_lost(client: Any
 
 
 @pytest.mark.fake_clock
+async def test_mainline_after_the_main_line_shrank_shows_its_last_step_complete(client: Any, clock: FakeClock) -> None:
+    """The main line was animating a step of deal 3 when a line went on air; the logger then
+    took deal 3 back (a held update): ``mainline`` shows the new last step complete, as a
+    restart on the stored playhead does (one placing rule, ``overlay.director.place``)."""
+    await make_channel(client, doc=DOC)
+    here = TL.deals[2].first_step + 4
+    await control(client, "play")
+    assert (await control(client, "seek", step=here))[0] == 200  # playing: animates from the step's start
+    status, ph = await control(client, "branch", deal=2, line=1)
+    assert status == 200 and ph["line"]["resumeStep"] == here
+    shorter = {**DOC, "deals": DOC["deals"][:2]}
+    r = await client.put("/api/channels/t1/game", data=json.dumps(shorter), headers=AUTH)
+    assert r.status == 200, await r.text()
+    ch = client.server.app[HUB].get("t1")
+    last = ch.steps - 1
+    assert last < here
+    status, ph = await control(client, "mainline")
+    assert status == 200 and ph["line"] is None and ph["step"] == last
+    pos = ch.director.position(clock.t)
+    assert (pos.step, pos.offset) == (last, ch.director.durations[last])
+    clock.t += 0.2
+    assert (await state(client))["step"] == last
+
+
+@pytest.mark.fake_clock
 async def test_a_new_game_ends_the_line(client: Any, clock: FakeClock) -> None:
     """Loading a different game (not a logger's update) ends the line: the new game starts."""
     await make_channel(client, doc=DOC)
