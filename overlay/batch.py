@@ -11,11 +11,11 @@ Why the pieces are exact (hash-equal to one ``render``, frame by frame):
 
 * the frame clock is the whole game's: segment ``[first, end)`` draws frames ``first..end-1``
   of the one schedule, at the same times;
-* the skia executor's sprite and layer caches change pixels by a few levels depending on what
-  was drawn before (measured on a 3-deal game drawn from a cold cache at a deal start: 18-26%
-  of the remaining frames differed, by up to 10/255), so a worker first draws (without reading back or encoding) every earlier frame: its
-  caches then hold what one process holds at ``first``.  That costs about a quarter of the
-  earlier frames' render time (3.6 of 13.7 ms/frame at 1080p30 qtrle, one run);
+* a frame's pixels are a function of the frame alone: the skia executor's caches change
+  its speed, never its pixels, whatever was drawn before (``tests/test_render_cache.py``),
+  so a worker starts drawing at ``first`` with cold caches.  (Until the sprite cache was
+  fixed, a piece drawn from a cold cache differed by up to 10/255 and every worker first
+  drew all the earlier frames of its game without encoding them.)
 * only codecs whose pieces decode to the same frames are split (:data:`JOINABLE`): qtrle is
   lossless and each segment starts on a key frame; ProRes is intra-only (every frame is coded
   on its own); a PNG sequence is one file per frame.  VP9 and H.264 carry rate control and
@@ -350,16 +350,15 @@ def steps_of(spec: GameSpec, game: LoadedGame | None = None) -> Sequence[GameSta
 def render_segment(spec: GameSpec, segment: Segment, *, on_progress: Callable[[int], None] | None = None) -> SegmentOutput:
     """Draw and encode frames ``[segment.first, segment.end)`` of the game.
 
-    Every earlier frame is drawn first without being read back or encoded, so the executor's
-    caches hold what one process's do at ``segment.first`` (see the module docstring).
-    ``on_progress(n)`` is called with the frames encoded since the last call (about every
+    Nothing before ``segment.first`` is drawn: a frame does not depend on what was drawn
+    before it (see the module docstring).  ``on_progress(n)`` is called with the frames encoded since the last call (about every
     half second of video).
 
     Raises:
         EgnError: the game cannot be read.
         ValueError: the codec refuses the size.
     """
-    from renderer.export import CODECS, FrameSource, VideoWriter
+    from renderer.export import CODECS, VideoWriter
 
     game = load(spec)
     steps = steps_of(spec, game)
@@ -379,8 +378,6 @@ def render_segment(spec: GameSpec, segment: Segment, *, on_progress: Callable[[i
         analysis=spec.analysis,
     )
     sched, fps = spec.schedule, spec.fps
-    for k in range(segment.first):
-        src.image(sched.time_of(k, fps))
     codec = CODECS[spec.codec]
     step = max(1, int(fps / 2))
     with tempfile.TemporaryDirectory(prefix="euchre-segment-") as tmp:

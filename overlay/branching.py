@@ -38,7 +38,7 @@ from . import feed
 from .director import Playhead
 from .errors import Unprocessable
 
-__all__ = ["LineGame", "OnAir", "find_branch", "line_game", "lines_of"]
+__all__ = ["LineGame", "OnAir", "LineInfo", "find_branch", "line_game", "lines_of", "line_list"]
 
 
 @dataclass(frozen=True)
@@ -78,6 +78,107 @@ class OnAir:
 def lines_of(timeline: Timeline, deal: int) -> list[Branch]:
     """The branches of deal position ``deal``, in the file's order of its lines."""
     return sorted((b for b in timeline.branches if b.deal == deal), key=lambda b: b.line)
+
+
+@dataclass(frozen=True)
+class LineInfo:
+    """One alternative line as the studio's picker lists it: how to name it in ``branch``
+    (``game``, ``deal``, ``line``, from 1 as people count) and what it changes: the action
+    where it leaves the main line (``at``: ``call``, ``discard`` or ``card``; the deal's
+    ``call`` number, or the ``trick`` and the ``card`` within it, from 1), who acts, what the
+    line plays there and what the main line played (``instead``: None where the main line has
+    no such action), its ``steps`` (0: the line cannot be played, see the game's problems) and
+    the deal's points at its end (None: the line stops before the deal is scored)."""
+
+    game: int | None
+    deal: int
+    line: int
+    at: str | None
+    call: int | None
+    trick: int | None
+    card: int | None
+    seat: int | None
+    player: str | None
+    play: str | None
+    instead: str | None
+    steps: int
+    points: tuple[int, ...] | None
+
+    def to_json(self) -> dict[str, object]:
+        return {
+            "game": self.game,
+            "deal": self.deal,
+            "line": self.line,
+            "at": self.at,
+            "call": self.call,
+            "trick": self.trick,
+            "card": self.card,
+            "seat": self.seat,
+            "player": self.player,
+            "play": self.play,
+            "instead": self.instead,
+            "steps": self.steps,
+            "points": None if self.points is None else list(self.points),
+        }
+
+
+def _action_text(state: GameState) -> str | None:
+    """What a step's action plays: the call as EGN writes it (``alone`` added) or the card."""
+    a = state.action
+    if a is None:
+        return None
+    if a.kind is StepKind.CALL:
+        return None if a.call is None else a.call + (" alone" if state.alone and state.maker == a.seat else "")
+    return None if a.card is None else card_name(a.card)
+
+
+def _line_info(part: feed.Part, branch: Branch, *, match: bool) -> LineInfo:
+    tl = part.timeline
+    game = part.index + 1 if match else None
+    first = branch.steps[0] if branch.steps else None
+    a = first.action if first is not None else None
+    if first is None or a is None:
+        return LineInfo(game, branch.deal + 1, branch.line + 1, None, None, None, None, None, None, None, None, len(branch.steps), None)
+    main = next(
+        (s for s in tl.steps if s.deal == branch.deal and s.action is not None and s.action.kind is a.kind and s.action.index == a.index),
+        None,
+    )
+    trick = card = call = None
+    if a.kind is StepKind.CALL:
+        call = (a.index or 0) + 1
+    elif a.kind is StepKind.CARD and first.trick is not None:
+        trick, card = first.trick.number + 1, len(first.trick.cards)
+    seat = a.seat
+    player = tl.players[seat] if seat is not None and 0 <= seat < len(tl.players) else None
+    last = branch.steps[-1]
+    return LineInfo(
+        game=game,
+        deal=branch.deal + 1,
+        line=branch.line + 1,
+        at=a.kind.value,
+        call=call,
+        trick=trick,
+        card=card,
+        seat=seat,
+        player=player or None,
+        play=_action_text(first),
+        instead=None if main is None else _action_text(main),
+        steps=len(branch.steps),
+        points=last.deal_points,
+    )
+
+
+def line_list(game: feed.Loaded | None) -> list[LineInfo]:
+    """Every alternative line of ``game`` (of each game of a match), in the order ``branch``
+    names them: game, deal, then the file's order of the deal's lines."""
+    if game is None:
+        return []
+    out: list[LineInfo] = []
+    for part in game.parts:
+        tl = part.timeline
+        for deal in sorted({b.deal for b in tl.branches}):
+            out += [_line_info(part, b, match=game.match) for b in lines_of(tl, deal)]
+    return out
 
 
 def find_branch(game: feed.Loaded | None, channel: str, *, deal: int | None, line: int | None, game_no: int | None, on_screen: int) -> tuple[feed.Part, Branch]:

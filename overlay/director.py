@@ -37,11 +37,12 @@ from __future__ import annotations
 
 import bisect
 import itertools
+import math
 from collections.abc import Sequence
 from dataclasses import dataclass, replace
 from typing import Any
 
-__all__ = ["StepTimes", "Anchor", "Position", "Playhead", "Director", "LOOP_HOLD", "LIVE_LAG", "LIVE_SKIP", "MAX_BOOST"]
+__all__ = ["StepTimes", "Anchor", "Position", "Playhead", "Director", "place", "LOOP_HOLD", "LIVE_LAG", "LIVE_SKIP", "MAX_BOOST"]
 
 #: seconds the last step stays on screen before a looping channel starts again
 LOOP_HOLD = 4.0
@@ -141,12 +142,14 @@ class Playhead:
 
     @classmethod
     def from_json(cls, data: dict[str, Any]) -> Playhead:
+        """The stored values, typed; a Director places them on its timeline (:func:`place`:
+        a negative step, an offset or a hold out of range, a speed of 0)."""
         hold = data.get("hold")
         return cls(
-            step=max(0, int(data.get("step", 0))),
-            offset=max(0.0, float(data.get("offset", 0.0))),
+            step=int(data.get("step", 0)),
+            offset=float(data.get("offset", 0.0)),
             playing=bool(data.get("playing", True)),
-            speed=float(data.get("speed", 1.0)) or 1.0,
+            speed=float(data.get("speed", 1.0)),
             loop=bool(data.get("loop", False)),
             auto=bool(data.get("auto", True)),
             hold=None if hold is None else int(hold),
@@ -182,16 +185,14 @@ class Director:
         self.max_lag = max_lag
         self.skip_lag = skip_lag
         self.times = StepTimes.of(durations, version, frozenset(marks))
-        p = playhead or Playhead()
+        p = place(playhead or Playhead(), self.durations)
         n = len(self.durations)
-        step = min(p.step, max(n - 1, 0))
-        offset = min(p.offset, self.durations[step]) if n else 0.0
         self.history: list[Anchor] = [
             Anchor(
                 id=self._next_id(),
                 clock=now,
-                step=step,
-                offset=offset,
+                step=p.step,
+                offset=p.offset,
                 playing=p.playing,
                 speed=p.speed,
                 loop=p.loop,
@@ -574,22 +575,21 @@ class Director:
     ) -> Anchor:
         """Another timeline takes over (an alternative line goes on or off air): go on from
         ``playhead`` (step, offset, playing, speed, loop, auto, hold, follow) over
-        ``durations``; ``jump``: the picture cuts there (no animation into it)."""
+        ``durations``, placed by :func:`place` as a starting Director places it;
+        ``jump``: the picture cuts there (no animation into it)."""
         self._set_durations(durations, version, marks)
-        n = len(self.durations)
-        step = min(max(playhead.step, 0), max(n - 1, 0))
-        offset = min(playhead.offset, self.durations[step]) if n else 0.0
+        p = place(playhead, self.durations)
         return self._push(
             now,
-            step=step,
-            offset=offset,
-            playing=playhead.playing,
-            speed=playhead.speed,
-            loop=playhead.loop,
-            auto=playhead.auto,
-            hold=playhead.hold,
-            follow=playhead.follow,
-            available=n,
+            step=p.step,
+            offset=p.offset,
+            playing=p.playing,
+            speed=p.speed,
+            loop=p.loop,
+            auto=p.auto,
+            hold=p.hold,
+            follow=p.follow,
+            available=len(self.durations),
             jump=jump,
             boost=1.0,
             boost_until=0.0,
@@ -600,6 +600,37 @@ class Director:
         when the rest of the game is within ``skip_lag`` (more is a replay, played in full)."""
         n = len(self.durations)
         return n == 0 or (self.starts[n - 1] - self.starts[min(step, n - 1)]) / max(self.anchor.speed, 1e-9) <= self.skip_lag
+
+
+def place(playhead: Playhead, durations: Sequence[float]) -> Playhead:
+    """Where ``playhead`` lands on a timeline of ``durations``: the one rule for a Director
+    that starts (a restart, a new channel) and for one that switches timeline (an
+    alternative line on or off air), so both show the same picture for the same playhead.
+
+    * no steps: step 0, offset 0 (nothing is on screen until steps arrive);
+    * a step before the first (negative): the first step, from its start;
+    * a step past the last (the game shrank meanwhile: an undo, a correction, a shorter
+      game): the last step, **complete** (the playhead had gone beyond it; an offset into
+      a later step means nothing here);
+    * otherwise the step, its offset within ``[0, duration]`` (not a number: 0);
+    * ``hold`` (operator NEXT's last step) within ``[0, n - 1]``; a speed that is not a
+      positive number plays at 1 (``set_speed`` refuses one).
+    """
+    n = len(durations)
+    step, offset = playhead.step, playhead.offset
+    if math.isnan(offset):
+        offset = 0.0
+    if n == 0 or step < 0:
+        step, offset = 0, 0.0
+    elif step >= n:
+        step, offset = n - 1, float(durations[n - 1])
+    else:
+        offset = min(max(offset, 0.0), float(durations[step]))
+    hold = playhead.hold
+    if hold is not None:
+        hold = min(max(hold, 0), max(n - 1, 0))
+    speed = playhead.speed if math.isfinite(playhead.speed) and playhead.speed > 0 else 1.0
+    return replace(playhead, step=step, offset=offset, hold=hold, speed=speed)
 
 
 def _advance(a: Anchor, tau0: float, dt: float) -> float:

@@ -19,7 +19,7 @@ Sockets
 
 from __future__ import annotations
 
-from typing import Annotated, Any, Literal, TypeVar
+from typing import Annotated, Any, ClassVar, Literal, TypeVar
 
 from pydantic import BaseModel, ConfigDict, Field, TypeAdapter, field_validator, model_validator
 from pydantic.alias_generators import to_camel
@@ -190,6 +190,17 @@ class ChannelSettings(_Model):
         title="Looks",
         description="Saved looks by name (views, theme, timing); applying one replaces those three.",
     )
+
+    #: top-level fields (JSON names) added after ``PUT .../settings`` began to require the
+    #: whole document (09ada26): a client written before one of them leaves it out, and the
+    #: PUT gives it its default.  Every field added from now on belongs here (a test checks).
+    LATER_FIELDS: ClassVar[frozenset[str]] = frozenset({"cueTimes", "analysis"})
+
+    @classmethod
+    def put_required(cls) -> list[str]:
+        """The JSON names a whole-document PUT must carry: the fields older clients know."""
+        names = [f.alias or name for name, f in cls.model_fields.items()]
+        return [n for n in names if n not in cls.LATER_FIELDS]
 
     @model_validator(mode="after")
     def _switches_name_views(self) -> ChannelSettings:

@@ -13,6 +13,7 @@ from aiohttp import web
 
 from studio.host import TRANSPORT_OPS, Handler
 
+from .branching import line_list
 from .errors import BadRequest, NotFound
 from .hub import Hub
 from .outputs import clean_view
@@ -61,6 +62,9 @@ class StudioBridge:
     def timeline(self, channel: str) -> list[dict[str, Any]]:
         ch = self.hub.get(channel)
         return [{"deal": s.deal, "dealNumber": s.deal_number, "kind": s.kind.value} for s in ch.game_steps]
+
+    def lines(self, channel: str) -> list[dict[str, Any]]:
+        return [line.to_json() for line in line_list(self.hub.get(channel).game)]
 
     def control(self, channel: str, op: str, params: dict[str, Any]) -> dict[str, Any]:
         if op not in TRANSPORT_OPS:

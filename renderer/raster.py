@@ -5,8 +5,10 @@ from the tables of :mod:`renderer.ops` (the module refuses to load when a handle
 or unlisted); the page player does the same from ``ops.json``.
 Fonts load once from the pinned files.  Sprites are cached as ``skia.Picture`` recordings and,
 where the device transform is a plain scale plus translation, as raster images keyed by
-(sprite, scale, sub-pixel offset): an integer shift of the same coverage gives the same pixels,
-so the cache changes speed, not output.
+(sprite, scale, sub-pixel offset), blitted at the integer offset.  Every cache here holds
+values that are functions of their keys, and a draw takes the same path whether its cache
+hits or not, so a frame's pixels never depend on what was drawn before (renderer rule: a
+function of state, view, theme, timing and t; ``tests/test_render_cache.py`` checks it).
 """
 
 from __future__ import annotations
@@ -44,10 +46,12 @@ class Assets:
     shadows: dict[tuple[float, ...], tuple[skia.Image, int, int]] = field(default_factory=dict)
     surfaces: dict[tuple[int, int], skia.Surface] = field(default_factory=dict)
     layers: LayerCache = field(default_factory=LayerCache)
-    misses: dict[tuple[str, float], int] = field(default_factory=dict)
+    #: sprite images made once and not kept yet (kept when asked for again: see cached_sprite)
+    seen: set[tuple[str, int, float, float, float]] = field(default_factory=set)
     dirty: dict[tuple[int, int], tuple[int, list[skia.IRect]]] = field(default_factory=dict)
     _def_ids: dict[int, tuple[list[Op], int]] = field(default_factory=dict)
     _contents: dict[str, int] = field(default_factory=dict)
+    _animated: dict[int, bool] = field(default_factory=dict)
     max_images: int = 512
     #: decoded images by content id (``<md5>.<ext>``), drawn by the ``im`` op; the caller
     #: loads them (:meth:`add_image`): the executor reads no files
@@ -85,6 +89,14 @@ class Assets:
             self._def_ids.clear()
         self._def_ids[id(ops)] = (ops, n)
         return n
+
+    def animated(self, ops: list[Op]) -> bool:
+        """Whether a sprite's op list references a track (then no image of it is cached)."""
+        n = self.content_id(ops)
+        hit = self._animated.get(n)
+        if hit is None:
+            hit = self._animated[n] = _has_track(ops)
+        return hit
 
     @classmethod
     def load(cls, *, sprite_cache: bool = True) -> Assets:
@@ -512,33 +524,51 @@ class _Exec:
         c.restore()
 
     def cached_sprite(self, sid: str, ops: list[Op]) -> None:
+        """Draw a sprite (alpha 1, no shadow) so that its pixels depend on this frame alone.
+
+        Under a plain scale plus translation with equal scales, the sprite is always drawn as
+        an image rasterised at the translation's sub-pixel fraction and blitted at the integer
+        part (:meth:`make_image`), whether that image comes from the cache or is made for this
+        draw only: the cache decides the cost, never the pixels.  (Drawing a card's vectors
+        straight onto the frame instead blends each op with what is under it, a different
+        rounding: up to 10/255 off, and which way a card was drawn depended on how often it
+        had missed the cache before.)  An image is kept when the same (sprite, scale,
+        fraction) is asked for a second time, so a moving card, which never repeats a
+        fraction, does not fill the cache.  Other transforms draw a recorded picture, and a
+        sprite that references a track draws its vectors at ``t``.
+        """
         c = self.c
         m = c.getTotalMatrix()
-        key_ops = self.assets.content_id(ops)  # same id, other drawing: another cache entry
-        if m.isScaleTranslate():
-            sx, sy = m.getScaleX(), m.getScaleY()
+        key_ops, animated = self.assets.content_id(ops), self.assets.animated(ops)
+        if animated:
+            self.run(ops, in_sprite=True)
+            return
+        if m.isScaleTranslate() and m.getScaleX() == m.getScaleY():
+            s = m.getScaleX()
             tx, ty = m.getTranslateX(), m.getTranslateY()
             ix, iy = math.floor(tx), math.floor(ty)
             fx, fy = tx - ix, ty - iy
-            key = (sid, key_ops, sx, fx, fy)
-            hit = self.assets.images.get(key) if sx == sy else None
-            moving = self.assets.misses.get((sid, sx), 0) >= 2
-            if hit is None and sx == sy and not moving:
-                # a card that keeps missing is moving: draw its vectors instead of caching
-                # an image per sub-pixel offset (same pixels either way)
-                self.assets.misses[(sid, sx)] = self.assets.misses.get((sid, sx), 0) + 1
-                hit = self.make_image(ops, sx, fx, fy)
-                if len(self.assets.images) >= self.assets.max_images:
-                    self.assets.images.clear()
-                    self.assets.misses.clear()
-                self.assets.images[key] = hit
-            if hit is not None:
-                img, ox, oy = hit
-                c.save()
-                c.resetMatrix()
-                c.drawImage(img, ix - ox, iy - oy)
-                c.restore()
-                return
+            key = (sid, key_ops, s, fx, fy)
+            images = self.assets.images
+            hit = images.get(key)
+            if hit is None:
+                hit = self.make_image(ops, s, fx, fy)
+                seen = self.assets.seen
+                if key in seen:
+                    seen.discard(key)
+                    if len(images) >= self.assets.max_images:
+                        images.clear()
+                    images[key] = hit
+                else:
+                    if len(seen) >= 4 * self.assets.max_images:
+                        seen.clear()
+                    seen.add(key)
+            img, ox, oy = hit
+            c.save()
+            c.resetMatrix()
+            c.drawImage(img, ix - ox, iy - oy)
+            c.restore()
+            return
         pic = self.assets.pictures.get((sid, key_ops))
         if pic is None:
             rec = skia.PictureRecorder()
@@ -549,6 +579,8 @@ class _Exec:
         c.drawPicture(pic)
 
     def make_image(self, ops: list[Op], s: float, fx: float, fy: float) -> tuple[skia.Image, int, int]:
+        """The sprite ``ops`` at scale ``s`` and sub-pixel offset (``fx``, ``fy``) as an image
+        with a 3 px margin; a function of its arguments only (the sprite references no track)."""
         pad = 3
         w = int(math.ceil(104 * s)) + 2 * pad
         h = int(math.ceil(144 * s)) + 2 * pad
@@ -559,6 +591,15 @@ class _Exec:
         sc.scale(s, s)
         _Exec(sc, self.scene, self.t, self.assets).run(ops, in_sprite=True)
         return surf.makeImageSnapshot(), pad, pad
+
+
+def _has_track(value: Any) -> bool:
+    """Whether a (nested) op value references a track: ``{"k": n}`` anywhere in it."""
+    if isinstance(value, dict):
+        return True
+    if isinstance(value, list):
+        return any(_has_track(v) for v in value)
+    return False
 
 
 def paint_lin(spec: list[Any]) -> skia.Shader:

@@ -152,9 +152,11 @@ class Studio:
         return web.FileResponse(path, headers={"Content-Type": ctype, "X-Content-Type-Options": "nosniff", "Cache-Control": "max-age=86400"})
 
     async def timeline(self, request: web.Request) -> web.Response:
-        """The scrubber's data (deal and kind per step), and why stored settings were refused."""
+        """The scrubber's data (deal and kind per step), the game's alternative lines (the
+        picker's), and why stored settings were refused."""
         channel = request.match_info["channel"]
-        return web.json_response({"steps": self.host.timeline(channel), "settingsProblem": self.host.settings_problem(channel)})
+        host = self.host
+        return web.json_response({"steps": host.timeline(channel), "lines": host.lines(channel), "settingsProblem": host.settings_problem(channel)})
 
     async def take(self, request: web.Request) -> web.Response:
         return web.json_response(self.host.take(request.match_info["channel"]))

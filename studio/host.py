@@ -58,6 +58,14 @@ class StudioHost(Protocol):
         """Per step of the channel's game: ``deal`` (index), ``dealNumber``, ``kind`` (for the scrubber)."""
         ...
 
+    def lines(self, channel: str) -> list[dict[str, Any]]:
+        """The alternative lines of the channel's game (each game of a match), for the picker:
+        ``game`` (from 1; null for one game), ``deal`` and ``line`` (from 1, as ``branch``
+        names them), where the line leaves the main line (``at``: call/discard/card, with
+        ``call``, or ``trick`` and ``card``), ``seat``, ``player``, ``play`` and ``instead``
+        (the main line's action there), ``steps`` (0: not playable) and ``points`` at its end."""
+        ...
+
     def control(self, channel: str, op: str, params: dict[str, Any]) -> dict[str, Any]:
         """Run a transport command (``op`` one of :data:`TRANSPORT_OPS`) and return the playhead."""
         ...

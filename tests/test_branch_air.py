@@ -125,6 +125,31 @@ async def test_a_live_action_while_a_line_is_on_air_is_held_not_lost(client: Any
 
 
 @pytest.mark.fake_clock
+async def test_mainline_after_the_main_line_shrank_shows_its_last_step_complete(client: Any, clock: FakeClock) -> None:
+    """The main line was animating a step of deal 3 when a line went on air; the logger then
+    took deal 3 back (a held update): ``mainline`` shows the new last step complete, as a
+    restart on the stored playhead does (one placing rule, ``overlay.director.place``)."""
+    await make_channel(client, doc=DOC)
+    here = TL.deals[2].first_step + 4
+    await control(client, "play")
+    assert (await control(client, "seek", step=here))[0] == 200  # playing: animates from the step's start
+    status, ph = await control(client, "branch", deal=2, line=1)
+    assert status == 200 and ph["line"]["resumeStep"] == here
+    shorter = {**DOC, "deals": DOC["deals"][:2]}
+    r = await client.put("/api/channels/t1/game", data=json.dumps(shorter), headers=AUTH)
+    assert r.status == 200, await r.text()
+    ch = client.server.app[HUB].get("t1")
+    last = ch.steps - 1
+    assert last < here
+    status, ph = await control(client, "mainline")
+    assert status == 200 and ph["line"] is None and ph["step"] == last
+    pos = ch.director.position(clock.t)
+    assert (pos.step, pos.offset) == (last, ch.director.durations[last])
+    clock.t += 0.2
+    assert (await state(client))["step"] == last
+
+
+@pytest.mark.fake_clock
 async def test_a_new_game_ends_the_line(client: Any, clock: FakeClock) -> None:
     """Loading a different game (not a logger's update) ends the line: the new game starts."""
     await make_channel(client, doc=DOC)
@@ -280,3 +305,43 @@ async def test_the_control_command_plays_a_line_and_returns(server: Server, caps
     assert code == 2 and "refused (422)" in err and "no line 5" in err
     code, out, _ = await asyncio.to_thread(run, "mainline")
     assert code == 0 and json.loads(out)["line"] is None
+
+
+async def test_the_studio_lists_the_lines_with_what_they_change(client: Any) -> None:
+    """The studio's timeline answer lists every line as ``branch`` names it, with the action
+    where it leaves the main line, what the main line played there, and how the deal ends."""
+    from engine.cards import card_name
+
+    await make_channel(client, doc=DOC)
+    r = await client.get("/studio/api/channels/t1/timeline", headers=AUTH)
+    assert r.status == 200, await r.text()
+    lines = (await r.json())["lines"]
+    assert [(x["game"], x["deal"], x["line"]) for x in lines] == [(None, 2, 1), (None, 2, 2)]
+    for listed, branch in zip(lines, LINES):
+        first = branch.steps[0]
+        assert first.action is not None and first.action.card is not None and first.trick is not None
+        main = next(s for s in TL.steps if s.deal == 1 and s.action is not None and s.action.index == first.action.index and s.action.kind is first.action.kind)
+        assert main.action is not None and main.action.card is not None
+        assert listed["at"] == "card" and listed["call"] is None
+        assert (listed["trick"], listed["card"]) == (first.trick.number + 1, len(first.trick.cards))
+        assert (listed["seat"], listed["player"]) == (first.action.seat, TL.players[first.action.seat])
+        assert (listed["play"], listed["instead"]) == (card_name(first.action.card), card_name(main.action.card))
+        assert listed["play"] != listed["instead"]
+        assert listed["steps"] == len(branch.steps) and listed["points"] == list(branch.steps[-1].deal_points or ())
+    # a listed line is what branch plays
+    status, ph = await control(client, "branch", deal=lines[1]["deal"], line=lines[1]["line"])
+    assert status == 200 and ph["line"]["steps"] - ph["line"]["firstStep"] == lines[1]["steps"]
+
+
+async def test_the_studio_lists_a_match_games_lines_under_its_game(client: Any) -> None:
+    match = match_doc((1, 2))
+    match["games"][1]["gameData"] = DOC
+    names = sorted({n for g in (match["games"][0]["gameData"], DOC) for n in g["metadata"]["players"]})
+    match["metadata"]["players"] = [{"id": f"p{i}", "name": n} for i, n in enumerate(names)]
+    for g in match["games"]:
+        g["players"] = [f"p{names.index(n)}" for n in g["gameData"]["metadata"]["players"]]
+    await make_channel(client, doc=match)
+    lines = (await (await client.get("/studio/api/channels/t1/timeline", headers=AUTH)).json())["lines"]
+    assert [(x["game"], x["deal"], x["line"]) for x in lines] == [(2, 2, 1), (2, 2, 2)]
+    status, ph = await control(client, "branch", game=2, deal=2, line=2)
+    assert status == 200 and ph["line"]["game"] == 2

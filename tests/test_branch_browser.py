@@ -154,3 +154,59 @@ async def test_the_studio_transport_shows_the_line_and_returns_to_the_main_line(
     info = await server.api("GET", "/api/channels/t1")
     assert info["playhead"]["line"] is None and info["playhead"]["step"] == 3
     assert studio.errors == [] and studio.dialogs == []
+
+
+async def test_the_studio_picks_a_line_puts_it_on_air_and_returns(browser: Any, server: Server) -> None:
+    """The studio's transport lists the game's lines (deal, line, where each leaves the main
+    line), puts the chosen one on air with the control API (the studio and the program page
+    both show it) and MAIN LINE returns."""
+    studio = await Studio.open(browser, server)
+    page = studio.page
+    program = await overlay_page(browser, server, "program")
+    await drawn(program, 3)
+    options = page.locator("#line-pick option")
+    await until(lambda: _count(options, 2), timeout=5.0)
+    texts = await options.all_inner_texts()
+    second = next(b for b in TL.branches if b.deal == 1 and b.line == 1)
+    for text, branch in zip(texts, (LINE, second)):
+        trick = branch.steps[0].trick
+        assert trick is not None
+        assert text.startswith(f"deal 2 \u00b7 line {branch.line + 1} \u00b7 from trick {trick.number + 1}, card {len(trick.cards)}: "), text
+        assert "(was " in text
+    assert await page.locator("#mainline").is_hidden()
+    assert await page.locator("#line-air").inner_text() == "PUT ON AIR"
+    # choose line 2 and put it on air
+    await page.select_option("#line-pick", label=texts[1])
+    await page.click("#line-air")
+
+    async def head() -> dict[str, Any]:
+        info: dict[str, Any] = await server.api("GET", "/api/channels/t1")
+        return dict(info["playhead"])
+
+    await until(lambda: _on_line(head, 2), timeout=5.0)
+    await page.locator("#mainline").wait_for(state="visible")
+    assert (await page.locator("#where").inner_text()).startswith("ALTERNATIVE LINE \u00b7 deal 2 \u00b7 line 2")
+    assert await page.locator("#line-air").inner_text() == "ON AIR" and await page.locator("#line-air").is_disabled()
+    assert "ON AIR" in await page.locator("#line-pick option:checked").inner_text()
+    assert await page.locator("#scrub").is_disabled()
+    await drawn(program, second.parent_step + 1)
+    assert (await program.evaluate(COUNT, [banner_box(), list(MAGENTA)]))[0] > 2000
+    # MAIN LINE: back where the main line left, the picker ready again
+    await page.click("#mainline")
+    await until(lambda: _on_line(head, None), timeout=5.0)
+    assert (await head())["step"] == 3
+    await page.locator("#mainline").wait_for(state="hidden")
+    assert not (await page.locator("#where").inner_text()).startswith("ALTERNATIVE")
+    assert await page.locator("#line-air").inner_text() == "PUT ON AIR" and await page.locator("#line-air").is_enabled()
+    await drawn(program, 3)
+    assert await program.evaluate(COUNT, [banner_box(), list(MAGENTA)]) == [0, 0]
+    assert studio.errors == []
+
+
+async def _count(locator: Any, n: int) -> bool:
+    return bool(await locator.count() == n)
+
+
+async def _on_line(head: Any, line: int | None) -> bool:
+    ph = await head()
+    return (ph["line"] or {}).get("line") == line if line is not None else ph["line"] is None

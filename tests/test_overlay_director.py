@@ -157,3 +157,64 @@ def test_retime_keeps_step_and_progress() -> None:
     d.retime(3.0, [2.0, 1.0, 1.0, 4.0])  # at 3.0: step 3, 1.0 of 2.0 s
     p = d.position(3.0)
     assert (p.step, p.offset) == (3, 2.0)
+
+
+# ---------------------------------------------------------------- one placing rule
+
+
+def _placed(d: Director) -> tuple[int, float, int | None, float]:
+    a = d.anchor
+    return a.step, round(a.offset, 6), a.hold, a.speed
+
+
+@pytest.mark.parametrize(
+    "durations, playhead, expected",
+    [
+        ([], Playhead(step=3, offset=0.4), (0, 0.0, None, 1.0)),  # empty game
+        ([], Playhead(step=-2, offset=-1.0), (0, 0.0, None, 1.0)),
+        (DUR, Playhead(step=-2, offset=0.3), (0, 0.0, None, 1.0)),  # negative step: the first, from its start
+        (DUR, Playhead(step=2, offset=-1.0), (2, 0.0, None, 1.0)),  # negative offset
+        (DUR, Playhead(step=1, offset=9.0), (1, 0.5, None, 1.0)),  # offset past the step's end
+        (DUR, Playhead(step=1, offset=float("nan")), (1, 0.0, None, 1.0)),
+        (DUR, Playhead(step=7, offset=0.25), (3, 2.0, None, 1.0)),  # past the end: the last step, complete
+        (DUR, Playhead(step=4, offset=0.0), (3, 2.0, None, 1.0)),
+        (DUR, Playhead(step=3, offset=0.25), (3, 0.25, None, 1.0)),  # in range: kept
+        (DUR, Playhead(step=2, auto=False, hold=9), (2, 0.0, 3, 1.0)),
+        (DUR, Playhead(step=2, auto=False, hold=-1), (2, 0.0, 0, 1.0)),
+        (DUR, Playhead(step=1, speed=0.0), (1, 0.0, None, 1.0)),
+        (DUR, Playhead(step=1, speed=-2.0), (1, 0.0, None, 1.0)),
+    ],
+)
+def test_start_and_switch_place_a_playhead_alike(durations: list[float], playhead: Playhead, expected: tuple[int, float, int | None, float]) -> None:
+    """A Director starting from a playhead and one switching to it (an alternative line on
+    or off air) put it at the same place, by one rule (``place``)."""
+    started = Director(durations, now=0.0, playhead=playhead)
+    switched = Director([1.0] * 12, now=0.0, playhead=Playhead(step=9, offset=0.5))
+    switched.switch(0.0, durations, playhead, version=1)
+    assert _placed(started) == _placed(switched) == expected
+    for clock in (0.0, 0.3, 50.0):
+        a, b = started.position(clock), switched.position(clock)
+        assert (a.step, a.offset, a.playing) == (b.step, b.offset, b.playing), clock
+    # the persisted form reads back to the same place
+    again = Director(durations, now=0.0, playhead=Playhead.from_json(started.playhead(0.0).to_json()))
+    a, b = again.position(0.0), started.position(0.0)
+    assert (a.step, a.offset) == (b.step, b.offset)
+
+
+def test_a_main_line_that_shrank_while_a_line_was_on_air_resumes_at_its_last_step_complete() -> None:
+    """The main line's playhead was mid-step 6 of 8 when a line went on air; an undo left it 4
+    steps long: back on the main line (switch) and after a restart (start) alike, the
+    picture is step 3 complete, not step 3 at step 6's offset."""
+    main = [1.0] * 8
+    d = Director(main, now=0.0)
+    d.seek(0.0, 6)
+    resume = d.playhead(0.25)
+    assert (resume.step, resume.offset) == (6, 0.25)
+    d.switch(0.25, [1.0] * 10, Playhead(step=7, playing=True), version=1)  # the line on air
+    shrunk = [1.0, 0.5, 0.5, 2.0]
+    d.switch(1.0, shrunk, resume, version=2)  # back, the main line now 4 steps long
+    restarted = Director(shrunk, now=1.0, playhead=resume)
+    for director in (d, restarted):
+        p = director.position(1.0)
+        assert (p.step, p.offset) == (3, 2.0)
+        assert director.position(9.0).step == 3

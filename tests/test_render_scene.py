@@ -177,7 +177,8 @@ def test_bench_render_json(capsys: pytest.CaptureFixture[str]) -> None:
 
     assert main(["bench", "render", "--json", "--repeat", "5"]) == 0
     figures = json.loads(capsys.readouterr().out)
-    assert {"build_ms", "raster_ms_sprite_cache", "raster_ms_no_cache"} <= set(figures)
+    assert {"build_ms", "raster_ms_sprite_cache", "raster_ms_no_cache", "raster_ms_sequence"} <= set(figures)
+    assert figures["sequence_frames"] > 0 and figures["raster_ms_sequence"] > 0
 
 
 def test_view_models_document_every_field() -> None:

@@ -91,6 +91,73 @@ async def test_partial_put_is_refused_and_changes_nothing(client: Any) -> None:
     assert r.status == 200 and (await r.json())["title"] == "Final table"
 
 
+#: the top-level fields a settings PUT has required since it began to refuse partial documents
+PUT_CONTRACT = {"revision", "title", "outputs", "theme", "timing", "match", "views", "viewSwitches", "looks"}
+
+
+def test_every_settings_field_is_required_by_put_or_listed_as_added_later() -> None:
+    """A new settings field must be optional in a PUT (older clients do not send it): adding
+    one without listing it in LATER_FIELDS fails here."""
+    from overlay.protocol import ChannelSettings
+
+    names = {f.alias or n for n, f in ChannelSettings.model_fields.items()}
+    assert names == PUT_CONTRACT | ChannelSettings.LATER_FIELDS
+    assert set(ChannelSettings.put_required()) == PUT_CONTRACT
+
+
+@pytest.mark.parametrize("left_out", [("analysis",), ("cueTimes",), ("analysis", "cueTimes")])
+async def test_a_put_from_a_client_older_than_a_field_takes_its_default(client: Any, left_out: tuple[str, ...]) -> None:
+    """A client written before ``analysis`` (or ``cueTimes``) existed PUTs the document it
+    knows: accepted, the fields it left out take their defaults, the rest is what it sent."""
+    doc = await get_settings(client)
+    r = await client.patch(
+        "/api/channels/t1/settings",
+        json={"revision": doc["revision"], "analysis": {"enabled": True, "clean": "none"}, "cueTimes": {"0": 1.5}},
+        headers=AUTH,
+    )
+    assert r.status == 200, await r.text()
+    current = await r.json()
+    old = {k: v for k, v in current.items() if k not in left_out}
+    old["title"] = "Old client"
+    r = await client.put("/api/channels/t1/settings", json=old, headers=AUTH)
+    assert r.status == 200, await r.text()
+    after = await r.json()
+    assert after["title"] == "Old client" and after["revision"] == current["revision"] + 1
+    defaults = {"analysis": {"enabled": False, "clean": "public"}, "cueTimes": {}}
+    for name in ("analysis", "cueTimes"):
+        assert after[name] == (defaults[name] if name in left_out else current[name]), name
+    assert await get_settings(client) == after
+
+
+@pytest.mark.parametrize(
+    "change, needle",
+    [
+        ({"analysis": {"enabled": "maybe"}}, "analysis"),  # a later field, but wrong
+        ({"analysis": {"enabled": True, "colour": "red"}}, "colour"),  # a field the model does not have
+        ({"cueTimes": {"0": -1}}, "cueTimes"),
+        ({"analysys": {"enabled": True}}, "analysys"),  # a misspelt field is not a missing one
+    ],
+)
+async def test_a_put_with_a_wrong_field_is_still_refused(client: Any, change: dict[str, Any], needle: str) -> None:
+    before = await get_settings(client)
+    old = {k: v for k, v in before.items() if k not in ("analysis", "cueTimes")}
+    r = await client.put("/api/channels/t1/settings", json={**old, **change}, headers=AUTH)
+    assert r.status == 400
+    body = await r.json()
+    assert needle in json.dumps(body), body
+    assert await get_settings(client) == before
+
+
+async def test_a_put_missing_a_field_older_clients_send_is_still_refused(client: Any) -> None:
+    before = await get_settings(client)
+    for name in sorted(PUT_CONTRACT):
+        doc = {k: v for k, v in before.items() if k != name}
+        r = await client.put("/api/channels/t1/settings", json=doc, headers=AUTH)
+        assert r.status == 400, name
+        assert name in (await r.json())["error"]
+    assert await get_settings(client) == before
+
+
 @pytest.mark.parametrize(
     "patch, loc, needle",
     [

@@ -4,8 +4,8 @@
 end to end (loading, drawing, encoding, joining, writing): one process game after game
 (``render GAME -o OUT`` per game), then ``render FOLDER --ray`` on a local cluster of 1 and of
 2 CPUs (the cluster's start is timed apart: a long-lived cluster pays it once).  A fourth run
-renders one long game split by deal on 2 workers, which shows what the split costs (each piece
-first draws the frames before it, see :mod:`overlay.batch`).
+renders one long game split by deal on 2 workers, which shows what the split costs (the
+pieces travel and are joined; a piece draws only its own frames, see :mod:`overlay.batch`).
 
 ``bench scale`` reports these figures; on its own::
 

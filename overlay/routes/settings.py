@@ -28,11 +28,13 @@ async def get_settings(request: web.Request) -> web.Response:
 @protected
 async def put_settings(request: web.Request) -> web.Response:
     """Replace the whole document.  One missing a top-level field or an output is refused (a
-    partial PUT used to reset what it left out): a partial change is a PATCH."""
+    partial PUT used to reset what it left out): a partial change is a PATCH.  Fields added
+    since (:attr:`ChannelSettings.LATER_FIELDS`) may be left out by a client written before
+    them, and take their defaults; a wrong or unknown field is refused all the same."""
     ch = channel_of(request)
     body = await read_json(request)
     doc = ChannelSettings.model_validate(body)
-    missing = [f.alias or name for name, f in ChannelSettings.model_fields.items() if (f.alias or name) not in body]
+    missing = [name for name in ChannelSettings.put_required() if name not in body]
     missing += [f"outputs.{o}" for o in OUTPUTS if "outputs" in body and o not in (body.get("outputs") or {})]
     if missing:
         raise BadRequest(

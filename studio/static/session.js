@@ -7,7 +7,7 @@ import { h, clear, $, clone, diff, mergePatch } from "./dom.js";
 export const OUTPUTS = ["program", "preview", "clean"];
 
 export const S = {
-  api: null, schema: null, ch: null, doc: null, shown: null, info: null, timeline: [],
+  api: null, schema: null, ch: null, doc: null, shown: null, info: null, timeline: [], lines: [], digest: null,
   undo: [], redo: [], tab: "element", chain: Promise.resolve(), pending: 0, selection: [], errors: [],
   render: () => {},
 };

@@ -7,7 +7,7 @@ import { showErrors } from "./form.js";
 import { Editor, placed } from "./editor.js";
 import { S, enc, settingsUrl, content, previewView, ensureView, edit, undo, redo, take, adopt, notice, hide, ask } from "./session.js";
 import { renderTabs, renderPanel, dropDeadSwitches, keyUrl } from "./panel.js";
-import { control, poll } from "./transport.js";
+import { control, poll, loadTimeline, airLine, renderTransport } from "./transport.js";
 
 const HOTKEYS = [
   ["Space", "play / pause"], ["→", "next"], ["←", "back"], ["L", "go live"], ["1–9", "switch the preview to view 1–9"],
@@ -64,8 +64,8 @@ async function openChannel(id) {
   hide("#conflict"); hide("#notice");
   S.doc = await S.api.get(settingsUrl());
   S.shown = content(S.doc);
-  const tl = await S.api.get(`/studio/api/channels/${enc(id)}/timeline`);
-  S.timeline = tl.steps;
+  S.lines = [];
+  const tl = await loadTimeline();
   if (tl.settingsProblem) notice(`The stored settings were refused and this channel runs on defaults until you save: ${tl.settingsProblem}`);
   const q = (o) => `/overlay/${enc(id)}?output=${o}`;
   // preview shows live hole cards: the page sends the token it finds in the fragment
@@ -359,6 +359,8 @@ function setup() {
   $("#loop").addEventListener("change", (e) => control("loop", { value: e.target.checked }));
   $("#auto").addEventListener("change", (e) => control("auto", { value: e.target.checked }));
   $("#scrub").addEventListener("change", (e) => control("seek", { step: Number(e.target.value) }));
+  $("#line-air").addEventListener("click", airLine);
+  $("#line-pick").addEventListener("change", renderTransport);
   document.addEventListener("keydown", onKey);
   setInterval(poll, 1000);
 }

@@ -1,5 +1,5 @@
 // The transport bar: Director commands, the playhead and pages per output (polled), the
-// scrubber with deal markers.
+// scrubber with deal markers, and the picker of the game's alternative lines.
 
 import { h, clear, $ } from "./dom.js";
 import { S, OUTPUTS, enc, settingsUrl, content, notice, hide, renderAll } from "./session.js";
@@ -22,10 +22,20 @@ export async function poll() {
     notice(`Settings changed elsewhere (revision ${S.info.settingsRevision}).`,
       h("button", { onclick: async () => { S.doc = await S.api.get(settingsUrl()); S.shown = content(S.doc); hide("#notice"); renderAll(); } }, "Reload"));
   }
-  if (S.info.game && S.info.game.steps !== S.timeline.length) {
-    S.timeline = (await S.api.get(`/studio/api/channels/${enc(S.ch)}/timeline`)).steps;
+  // a new replay (more steps, or the same steps with lines added by an annotator)
+  if (S.info.game && (S.info.game.steps !== S.timeline.length || S.info.game.digest !== S.digest)) {
+    await loadTimeline(S.info.game.digest);
   }
   renderTransport();
+}
+
+/** The scrubber's steps and the alternative lines of the channel's game (one request). */
+export async function loadTimeline(digest = null) {
+  const tl = await S.api.get(`/studio/api/channels/${enc(S.ch)}/timeline`);
+  S.timeline = tl.steps;
+  S.lines = tl.lines || [];
+  S.digest = digest;
+  return tl;
 }
 
 export function renderTransport() {
@@ -55,6 +65,7 @@ export function renderTransport() {
   $("#where").textContent = line
     ? `ALTERNATIVE LINE · deal ${line.deal} · line ${line.line} · step ${(ph.step || 0) - line.firstStep + 1}/${line.steps - line.firstStep}${ph.playing ? "" : " · paused"}`
     : st ? `deal ${st.deal + 1} · step ${(ph.step || 0) + 1}/${steps} · ${st.kind.replace(/_/g, " ")}${ph.playing ? "" : " · paused"}` : "no game";
+  renderLines(ph);
   const m = clear($("#markers"));
   let last = null;
   S.timeline.forEach((s, i) => {
@@ -64,4 +75,69 @@ export function renderTransport() {
     mark.style.left = `${(100 * i) / Math.max(1, steps - 1)}%`;
     m.append(mark);
   });
+}
+
+// ------------------------------------------------------------------ alternative lines
+
+const SUITS = { s: "\u2660", h: "\u2665", d: "\u2666", c: "\u2663" };
+const CALLS = { Pass: "pass", Order: "order up", n: "no trump", s: "spades", h: "hearts", d: "diamonds", c: "clubs" };
+
+/** The key naming a line in the picker: game (empty for one game), deal, line. */
+export const lineKey = (l) => `${l.game ?? ""}:${l.deal}:${l.line}`;
+
+function played(l, text) {
+  if (!text) return "";
+  if (l.at === "call") {
+    const [call, alone] = text.split(" ");
+    return (CALLS[call] || call) + (alone ? " alone" : "");
+  }
+  const rank = text.slice(0, -1);
+  return `${rank === "T" ? "10" : rank}${SUITS[text.slice(-1)] || text.slice(-1)}`;
+}
+
+/** "deal 3 · line 1 · from call 2: order up (was pass)" (a match adds "game N · "). */
+export function lineLabel(l) {
+  const where = l.at === "call" ? `from call ${l.call}` : l.at === "card" ? `from trick ${l.trick}, card ${l.card}`
+    : l.at === "discard" ? "from the discard" : "cannot be played (see the game's problems)";
+  const change = l.play ? `: ${played(l, l.play)}${l.instead ? ` (was ${played(l, l.instead)})` : ""}` : "";
+  return `${l.game ? `game ${l.game} · ` : ""}deal ${l.deal} · line ${l.line} · ${where}${change}`;
+}
+
+let listed = "";
+let aired = null;
+
+/** The picker lists the lines of the game on screen (in a match, its game); the line on air
+ * is marked and chosen when it goes on air; the user's choice is kept between polls. */
+function renderLines(ph) {
+  const on = ph.line ? lineKey(ph.line) : null;
+  const game = ph.line ? ph.line.game : ph.game;
+  const part = game == null ? 0 : ph.line ? game - 1 : game;
+  const mine = S.lines.filter((l) => (l.game == null ? 0 : l.game - 1) === part);
+  const pick = $("#line-pick");
+  const sig = JSON.stringify([mine, on]);
+  if (sig !== listed) {
+    listed = sig;
+    const keep = pick.value;
+    clear(pick);
+    for (const l of mine) {
+      const end = l.points ? ` · ends ${l.points.join("-")}` : "";
+      pick.append(h("option", { value: lineKey(l), disabled: !l.steps, title: `${l.player || `seat ${l.seat}`} · ${l.steps} steps${end}` },
+        `${lineKey(l) === on ? "\u25cf ON AIR · " : ""}${lineLabel(l)}`));
+    }
+    if (!mine.length) pick.append(h("option", { value: "" }, "no alternative lines in this game"));
+    const usable = (k) => mine.some((l) => lineKey(l) === k && l.steps);
+    pick.value = on && on !== aired ? on : usable(keep) ? keep : (mine.find((l) => l.steps) ? lineKey(mine.find((l) => l.steps)) : "");
+  }
+  aired = on;
+  pick.disabled = !mine.length;
+  const chosenOnAir = Boolean(on) && pick.value === on;
+  $("#line-air").disabled = !mine.some((l) => l.steps) || chosenOnAir;
+  $("#line-air").textContent = chosenOnAir ? "ON AIR" : "PUT ON AIR";
+}
+
+/** Put the line chosen in the picker on air (the control API's ``branch``). */
+export function airLine() {
+  const l = S.lines.find((x) => lineKey(x) === $("#line-pick").value);
+  if (!l) return;
+  control("branch", l.game ? { deal: l.deal, line: l.line, game: l.game } : { deal: l.deal, line: l.line });
 }
