@@ -106,9 +106,10 @@ def test_every_settings_field_is_required_by_put_or_listed_as_added_later() -> N
 
 
 @pytest.mark.parametrize("left_out", [("analysis",), ("cueTimes",), ("analysis", "cueTimes")])
-async def test_a_put_from_a_client_older_than_a_field_takes_its_default(client: Any, left_out: tuple[str, ...]) -> None:
+async def test_a_put_from_a_client_older_than_a_field_keeps_its_stored_value(client: Any, left_out: tuple[str, ...]) -> None:
     """A client written before ``analysis`` (or ``cueTimes``) existed PUTs the document it
-    knows: accepted, the fields it left out take their defaults, the rest is what it sent."""
+    knows: accepted, the fields it left out keep what was stored (it cannot mean to change
+    them), the rest is what it sent."""
     doc = await get_settings(client)
     r = await client.patch(
         "/api/channels/t1/settings",
@@ -123,9 +124,9 @@ async def test_a_put_from_a_client_older_than_a_field_takes_its_default(client: 
     assert r.status == 200, await r.text()
     after = await r.json()
     assert after["title"] == "Old client" and after["revision"] == current["revision"] + 1
-    defaults = {"analysis": {"enabled": False, "clean": "public"}, "cueTimes": {}}
+    assert after["analysis"] == {"enabled": True, "clean": "none"} and after["cueTimes"] == {"0": 1.5}
     for name in ("analysis", "cueTimes"):
-        assert after[name] == (defaults[name] if name in left_out else current[name]), name
+        assert after[name] == current[name], name
     assert await get_settings(client) == after
 
 

@@ -30,9 +30,14 @@ async def put_settings(request: web.Request) -> web.Response:
     """Replace the whole document.  One missing a top-level field or an output is refused (a
     partial PUT used to reset what it left out): a partial change is a PATCH.  Fields added
     since (:attr:`ChannelSettings.LATER_FIELDS`) may be left out by a client written before
-    them, and take their defaults; a wrong or unknown field is refused all the same."""
+    them: such a client cannot mean to change what it does not know, so they keep their
+    stored values (a producer's analysis switch survives an old script's PUT).  A wrong or
+    unknown field is refused all the same."""
     ch = channel_of(request)
     body = await read_json(request)
+    if isinstance(body, dict) and any(name not in body for name in ChannelSettings.LATER_FIELDS):
+        stored = dump(ch.settings)
+        body = {**{name: stored[name] for name in ChannelSettings.LATER_FIELDS if name in stored}, **body}
     doc = ChannelSettings.model_validate(body)
     missing = [name for name in ChannelSettings.put_required() if name not in body]
     missing += [f"outputs.{o}" for o in OUTPUTS if "outputs" in body and o not in (body.get("outputs") or {})]
