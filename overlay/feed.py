@@ -34,6 +34,7 @@ __all__ = [
     "load_bytes",
     "apply_action",
     "first_difference",
+    "shared_steps",
     "new_problems",
     "new_warnings",
     "document_bytes",
@@ -217,6 +218,28 @@ def first_difference(old: Loaded | None, new: Loaded) -> int | None:
     if deal is not None and len(deals) == len(old.document.get("deals", [])):
         start = deals[deal].first_step if deal < len(deals) else len(a)
     return _first_unequal(a, b, start)
+
+
+def shared_steps(old: Loaded, new: Loaded) -> int:
+    """How many leading steps of ``new`` are equal states (hands included) to ``old``'s:
+    their pictures are the same, so a new revision need not draw them again.  0 for a
+    match or a changed title (what the scene shows besides the state).
+    """
+    if old.match or new.match or old.timeline.title != new.timeline.title:
+        return 0
+    a, b = old.timeline.steps, new.timeline.steps
+    start = 0
+    deal = _first_changed_deal(old.document, new.document)
+    deals = old.timeline.deals
+    if deal is None:
+        start = min(len(a), len(b))
+    elif len(deals) == len(old.document.get("deals", [])):
+        start = deals[deal].first_step if deal < len(deals) else len(a)
+    start = min(start, len(a), len(b))
+    for i in range(start, min(len(a), len(b))):
+        if a[i] != b[i]:
+            return i
+    return min(len(a), len(b))
 
 
 def _first_unequal(a: Any, b: Any, start: int) -> int | None:

@@ -69,6 +69,10 @@ class Ingest(ChannelCore):
             if action is not None:
                 self.record.log_action(*action)
         warnings = feed.new_warnings(self.game, loaded)
+        before = self.versions.get(self.revision)
+        if not reset and self.on_air is None and self.game is not None and before is not None and before.steps is self.game.steps:
+            # the steps the action left alone keep their scenes (overlay.outputs.SceneCache)
+            self.cache.same_as(revision, self.revision, feed.shared_steps(self.game, loaded))
         self.game = loaded
         self.seq = seq
         self.load_error = None
