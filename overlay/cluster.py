@@ -92,13 +92,13 @@ class _Publish(Outbox):
         self.cluster = cluster
         self.topic = topic
 
-    def offer(self, text: str, after: Callable[[], None] | None = None) -> None:
+    def offer(self, text: str | bytes, after: Callable[[], None] | None = None) -> None:
         self.cluster.publish(self.topic, text)
         self.sent += 1
         if after is not None:
             after()
 
-    def offer_aside(self, text: str) -> None:
+    def offer_aside(self, text: str | bytes) -> None:
         # the receiving relay tells an aside (an analysis message) by its type
         self.cluster.publish(self.topic, text)
         self.sent += 1
@@ -147,7 +147,7 @@ class Cluster:
         self.remote: dict[str, dict[str, RemotePage | RemoteSub]] = {}
         self.acquired: dict[str, float] = {}  # channel -> when this process took it
         self.procs = 1
-        self.outgoing: deque[tuple[str, str]] = deque(maxlen=4096)
+        self.outgoing: deque[tuple[str, str | bytes]] = deque(maxlen=4096)
         self.publish_wake = asyncio.Event()
         self.tasks: list[asyncio.Task[None]] = []
         self.relay: Any = None  # overlay.relay.Relay (set by it)
@@ -239,7 +239,7 @@ class Cluster:
 
     # ------------------------------------------------------------------ publishing scenes
 
-    def publish(self, topic: str, text: str) -> None:
+    def publish(self, topic: str, text: str | bytes) -> None:
         self.outgoing.append((topic, text))
         self.publish_wake.set()
 

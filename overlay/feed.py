@@ -14,6 +14,8 @@ game starts and how to label it ("Game 2 of 6").  A plain game is a single part.
 
 from __future__ import annotations
 
+import base64
+import binascii
 import bisect
 import copy
 import hashlib
@@ -26,7 +28,7 @@ from engine.load import MAX_INPUT
 from engine.state import GameState, StepKind, Timeline
 
 from .errors import BadRequest, TooLarge
-from .protocol import ActionIn
+from .protocol import ActionIn, FeedGame
 
 __all__ = [
     "Part",
@@ -40,6 +42,7 @@ __all__ = [
     "document_bytes",
     "refuse_new_problems",
     "digest",
+    "feed_game_bytes",
     "actions_of",
 ]
 
@@ -182,6 +185,26 @@ def _match(data: bytes, loaded: Any, *, source: str) -> Loaded:
 
 def digest(data: bytes) -> str:
     return hashlib.sha256(data).hexdigest()
+
+
+def feed_game_bytes(message: FeedGame) -> bytes:
+    """The bytes of a whole game sent on a feed socket (a JSON ``document``, or ``data`` as
+    text or base64), as a ``PUT …/game`` body: what the owner loads, on one box and when
+    another process forwards the frame (:mod:`overlay.relay`).
+
+    Raises:
+        BadRequest: neither ``document`` nor ``data``, or ``data`` that is not base64.
+    """
+    if message.document is not None:
+        return json.dumps(message.document, ensure_ascii=False).encode()
+    if message.data is None:
+        raise BadRequest("game message needs 'document' or 'data'")
+    if message.base64:
+        try:
+            return base64.b64decode(message.data, validate=True)
+        except (binascii.Error, ValueError):
+            raise BadRequest("game 'data' is not valid base64") from None
+    return message.data.encode()
 
 
 def document_bytes(document: dict[str, Any]) -> bytes:
