@@ -222,11 +222,12 @@ def _first_changed_deal(old: dict[str, Any], new: dict[str, Any]) -> int | None:
     return None if len(a) == len(b) else min(len(a), len(b))
 
 
-def first_difference(old: Loaded | None, new: Loaded) -> int | None:
+def first_difference(old: Loaded | None, new: Loaded, *, equal_before: int = 0) -> int | None:
     """First step index where ``new`` replays differently from ``old`` (None: identical).
 
     The replay is a function of the document, so steps of deals before the first changed
-    deal are equal and only the rest is compared.
+    deal are equal and only the rest is compared; ``equal_before``: steps the caller knows
+    are equal (:func:`shared_steps`), not compared again.
     """
     if old is None:
         return 0 if len(new.steps) else None
@@ -240,7 +241,7 @@ def first_difference(old: Loaded | None, new: Loaded) -> int | None:
     deals = old.timeline.deals
     if deal is not None and len(deals) == len(old.document.get("deals", [])):
         start = deals[deal].first_step if deal < len(deals) else len(a)
-    return _first_unequal(a, b, start)
+    return _first_unequal(a, b, max(start, min(equal_before, len(a), len(b))))
 
 
 def shared_steps(old: Loaded, new: Loaded) -> int:

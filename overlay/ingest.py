@@ -37,7 +37,9 @@ class Ingest(ChannelCore):
             StoreFailed, StoreFull: the database refused; the channel is unchanged.
         """
         now = self.hub.clock()
-        first = None if reset else feed.first_difference(self.game, loaded)
+        # leading steps with equal states: their scenes are kept, and they need no second look
+        shared = 0 if reset or self.game is None else feed.shared_steps(self.game, loaded)
+        first = None if reset else feed.first_difference(self.game, loaded, equal_before=shared)
         old_steps = self.steps
         correction = first is not None and first < old_steps
         revision = self.revision + 1
@@ -72,7 +74,7 @@ class Ingest(ChannelCore):
         before = self.versions.get(self.revision)
         if not reset and self.on_air is None and self.game is not None and before is not None and before.steps is self.game.steps:
             # the steps the action left alone keep their scenes (overlay.outputs.SceneCache)
-            self.cache.same_as(revision, self.revision, feed.shared_steps(self.game, loaded))
+            self.cache.same_as(revision, self.revision, shared)
         self.game = loaded
         self.seq = seq
         self.load_error = None
