@@ -28,6 +28,7 @@ import time
 import uuid
 from collections import deque
 from collections.abc import Callable, Coroutine
+from pathlib import Path
 from typing import Any
 
 from aiohttp import web
@@ -396,9 +397,11 @@ class Cluster:
         if problem is not None:
             self.store.settings_problems[cid] = problem
         self.store.since_snapshot[cid] = len(entries)
+        path = follow.decode() if follow else None
+        unreadable = None if path is None else await asyncio.to_thread(self._unreadable, cid, path)
         ch = Channel(
             self.hub, cid, settings, game=game, seq=seq, playhead=playhead,
-            follow=follow.decode() if follow else None, load_error=error,
+            follow=None if unreadable else path, load_error=error,
         )
         if cid in self.hub.channels:  # pragma: no cover - a lease is taken once
             return
@@ -406,9 +409,34 @@ class Cluster:
         self.acquired[cid] = self.renewed[cid] = time.monotonic()
         self._sync_groups(cid, groups, int(time.time() * 1000))
         ch.start()
+        if unreadable:
+            # not followed here (the channel keeps its game from Redis); the path stays, so a
+            # process that can read it follows it again when it takes the channel over
+            ch.follow_path, ch.follow_error = path, unreadable
+            log.error("%s", unreadable)
         took = time.monotonic() - began
         self.takeovers.append({"channel": cid, "entries": len(entries), "seconds": round(took, 4), "at": time.time()})
         log.info("channel %s taken over (%d stream entries replayed in %.3f s)", cid, len(entries), took)
+
+    def _unreadable(self, cid: str, path: str) -> str | None:
+        """Why this process cannot follow ``cid``'s file at ``path`` (None: it can).  The
+        path was valid on the process that started following it; every process must see
+        the file at the same path."""
+        p = Path(path)
+        if not p.parent.is_dir():
+            why = "its folder is not there"
+        elif not p.exists():
+            why = "no such file"
+        elif not p.is_file():
+            why = "not a regular file"
+        elif not os.access(p, os.R_OK):
+            why = "permission denied"
+        else:
+            return None
+        return (
+            f"channel {cid!r}: follows {path}, which process {self.me} cannot read ({why}); "
+            "a followed file must be at the same path on every process (README: Scale-out)"
+        )
 
     def _rebuild(self, cid: str, snap: dict[str, Any], entries: list[Any]) -> tuple[feed.Loaded | None, int, str | None]:
         """The channel's game: the snapshot, then every stream entry after it, replayed."""
