@@ -321,3 +321,18 @@ async def test_a_new_revision_reuses_only_the_scenes_it_did_not_change(client: A
             assert scene(step) == fresh, (a, step)
         reused += ch.steps - (ch.cache.builds - builds)
     assert reused > 0 if hands else True
+
+
+async def test_live_catch_up_marks_follow_the_feed(client: Any) -> None:
+    """The marks live catch-up never cuts over (deal-scored steps) are carried from action
+    to action: after a fed game they are those of the whole game read at once."""
+    from overlay.keys import HUB
+    from overlay.outputs import marks_of
+
+    doc = game(5, 3)
+    await make_channel(client, "marks", doc=empty_game(doc))
+    for a in actions_of(doc):
+        r = await client.post("/api/channels/marks/actions", json=a, headers=AUTH)
+        assert r.status == 200, await r.text()
+    ch = client.server.app[HUB].channels["marks"]
+    assert ch.director.times.marks == frozenset(marks_of(ch.game.steps)) and len(ch.director.times.marks) == 3
