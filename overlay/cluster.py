@@ -40,7 +40,7 @@ from .director import Playhead
 from .hub import Hub
 from .protocol import OUTPUTS, ActionIn, ChannelSettings, OutputName
 from .redisstore import Keys, RedisStore
-from .store import settings_from_text
+from .store import CONTROL_KEY, Store, settings_from_text
 
 __all__ = ["Cluster", "RemotePage", "RemoteSub", "LEASE_TTL", "TICK", "group_name", "parse_group"]
 
@@ -383,7 +383,8 @@ class Cluster:
         pipe.get(k.follow)
         pipe.hgetall(k.actions)
         pipe.hgetall(k.groups)
-        raw, snap, playhead_raw, follow, actions, groups = await pipe.execute()
+        pipe.get(k.control)
+        raw, snap, playhead_raw, follow, actions, groups, control = await pipe.execute()
         snap = {key.decode(): v for key, v in snap.items()}
         start = "(" + snap["upto"].decode() if snap.get("upto") else "-"
         entries = await self.client.xrange(k.log, min=start, max="+")
@@ -396,6 +397,9 @@ class Cluster:
         self.store.adopt(cid, settings, {int(s): d.decode() for s, d in actions.items()})
         if problem is not None:
             self.store.settings_problems[cid] = problem
+        # the studio's control key: its links keep working across a takeover, and a key
+        # revoked meanwhile is not revived from this process's earlier copy
+        Store.set_meta(self.store, CONTROL_KEY + cid, control.decode() if control else "")
         self.store.since_snapshot[cid] = len(entries)
         path = follow.decode() if follow else None
         unreadable = None if path is None else await asyncio.to_thread(self._unreadable, cid, path)

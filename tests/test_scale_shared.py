@@ -55,6 +55,17 @@ async def test_channel_lists_and_studio_routes_span_the_processes(redis_server: 
             here = await _get(s, f"{owner}/studio/api/channels/{cid}/timeline")
             there = await _get(s, f"{other}/studio/api/channels/{cid}/timeline")
             assert here[0] == 200 and here == there and here[1]["steps"]
+        # the studio's control key and links through the process that does not run the channel
+        owner = await cluster.owner("first")
+        other = next(x for x in (a, b) if x != owner)
+        async with s.post(f"{other}/studio/api/channels/first/control-key", headers=AUTH) as r:
+            assert r.status == 200, await r.text()
+            key = (await r.json())["key"]
+        for base in (a, b):
+            async with s.get(f"{base}/studio/link/first/pause?key={key}") as r:
+                assert r.status == 200 and (await r.json())["playing"] is False, await r.text()
+            async with s.get(f"{base}/studio/link/first/pause?key=wrong") as r:
+                assert r.status in (401, 403), await r.text()
         async with s.get(f"{a}/studio/api/channels") as r:  # the picker needs the token, as on one box
             assert r.status == 401
         assert (await _get(s, f"{b}/studio/api/channels/nosuch/timeline"))[0] == 404
@@ -99,6 +110,8 @@ async def test_a_followed_file_the_next_owner_cannot_read(redis_server: RedisSer
             assert r.status == 200, await r.text()
         status, before = await _get(s, f"{owner}/api/channels/fol")
         assert before["game"]["steps"] > 0 and before["followError"] is None
+        async with s.post(f"{owner}/studio/api/channels/fol/control-key", headers=AUTH) as r:
+            key = (await r.json())["key"]
         shutil.rmtree(folder)
         proc = cluster.procs[cluster.bases.index(owner)]
         proc.send_signal(signal.SIGTERM)  # a clean stop hands the lease on at once
@@ -114,3 +127,6 @@ async def test_a_followed_file_the_next_owner_cannot_read(redis_server: RedisSer
         error = str(info.get("followError"))
         assert "'fol'" in error and str(path) in error and "same path on every process" in error, info
         assert info["follow"] == str(path) and info["game"]["steps"] == before["game"]["steps"]
+        # the studio's control key came along with the channel
+        async with s.get(f"{other}/studio/link/fol/pause?key={key}") as r:
+            assert r.status == 200, await r.text()
