@@ -7,7 +7,8 @@ channels while it holds fewer than its share (channels / live processes, rounded
 dead owner's channels are taken over within ``LEASE_TTL + TICK`` seconds, and a process that
 holds more than its share hands one back each tick.  Taking a channel over rebuilds it from
 Redis (:mod:`overlay.redisstore`): the settings, the last snapshot of the game and the
-stream entries after it, the action log and the playhead.
+stream entries after it, the action log, the playhead and the studio's control key; a
+followed file the new owner cannot read at the stored path is reported on the channel.
 
 Pages connect to any process (:mod:`overlay.relay`).  The owner's scene pump treats each
 (output, size) group that some process has pages in as one more page of the channel
