@@ -12,6 +12,8 @@ two cores with the processes measured.
    the other as fast as they are acknowledged (closed loop: C requests in flight), for
    ``--seconds``.  Loggers post to the channel's owner (``--route owner``, as a load balancer
    with channel affinity would) or to any process (``--route any``: a non-owner forwards).
+   Pages sit on a process that does not run their channel (``--pages other``, the hard
+   case) or are spread evenly over the processes (``--pages spread``: some on the owner).
    Figures: acknowledged actions/s, p50/p99 from posting an action to the page seeing its
    scene, and the CPU of every service process, of Redis and of the bench client itself (%
    of one core), with the machine's load average: the client shares the cores with them,
@@ -58,6 +60,10 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
     p.add_argument("--seconds", type=float, default=8.0, help="length of each throughput run")
     p.add_argument("--processes", default="1,2,3", help="process counts to measure (comma-separated)")
     p.add_argument("--route", choices=("owner", "any"), default="owner", help="loggers post to the owner, or to any process")
+    p.add_argument(
+        "--pages", choices=("other", "spread"), default="other",
+        help="pages on a process that does not run their channel (the hard case), or spread evenly over all processes",
+    )
     p.add_argument("--quick", action="store_true", help="short runs (CI smoke): 6 channels, 3 s, the Ray part quick")
     p.add_argument("--no-ray", action="store_true", help="skip the Ray render part")
 
@@ -101,7 +107,7 @@ async def _throughput(redis: RedisServer, n: int, args: argparse.Namespace, acts
                 pages: list[FrameReader] = []
                 for i, cid in enumerate(ids):
                     others = [b for b in cluster.bases if b != owners.get(cid)] or cluster.bases
-                    base = others[i % len(others)]
+                    base = others[i % len(others)] if args.pages == "other" else cluster.bases[i % n]
                     pages.append(await FrameReader.connect(base, f"/ws/overlay/{cid}?output=preview", headers=AUTH))
 
                 async def reader(cid: str, page: FrameReader) -> None:
@@ -253,7 +259,7 @@ def run(args: argparse.Namespace) -> dict[str, Any]:
     counts = [int(x) for x in args.processes.split(",") if x.strip()]
 
     async def main() -> dict[str, Any]:
-        out: dict[str, Any] = {"channels": args.channels, "seconds": args.seconds, "route": args.route}
+        out: dict[str, Any] = {"channels": args.channels, "seconds": args.seconds, "route": args.route, "pages": args.pages}
         with tempfile.TemporaryDirectory() as folder:
             redis = RedisServer(Path(folder) / "redis").start()
             try:
