@@ -18,7 +18,7 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
 
-from aiohttp import web
+from aiohttp import WSMsgType, web
 
 from .protocol import OutputName
 
@@ -34,22 +34,24 @@ class Outbox:
     """The latest message for one socket and the task that sends it.
 
     :meth:`offer` never waits: it replaces a message not sent yet.  ``after`` runs once the
-    message has left (the page's bookkeeping of what it was sent).
+    message has left (the page's bookkeeping of what it was sent).  A message is text, or
+    its UTF-8 bytes as they came from Redis (:mod:`overlay.relay`): those go out as the same
+    text frame without being decoded and encoded again (a scene is about 25 kB).
     """
 
     def __init__(self, ws: web.WebSocketResponse, transport: asyncio.BaseTransport | None, *, name: str = "") -> None:
         self.ws = ws
         self.transport = transport
         self.name = name
-        self.pending: tuple[str, Callable[[], None] | None] | None = None
-        self.aside: str | None = None  # sent after ``pending``; a newer aside replaces it
+        self.pending: tuple[str | bytes, Callable[[], None] | None] | None = None
+        self.aside: str | bytes | None = None  # sent after ``pending``; a newer aside replaces it
         self.ready = asyncio.Event()
         self.task: asyncio.Task[None] | None = None
         self.sent = 0
         self.replaced = 0  # messages overwritten before they left (a slow page)
         self.dropped: str | None = None
 
-    def offer(self, text: str, after: Callable[[], None] | None = None) -> None:
+    def offer(self, text: str | bytes, after: Callable[[], None] | None = None) -> None:
         if self.dropped is not None or self.ws.closed:
             return
         if self.pending is not None:
@@ -59,7 +61,7 @@ class Outbox:
         if self.task is None:
             self.task = asyncio.get_running_loop().create_task(self._run(), name=f"send:{self.name}")
 
-    def offer_aside(self, text: str) -> None:
+    def offer_aside(self, text: str | bytes) -> None:
         """Queue a message that goes after the pending one without replacing it (a newer
         aside replaces an older one not sent yet)."""
         if self.dropped is not None or self.ws.closed:
@@ -84,10 +86,13 @@ class Outbox:
             if aside is not None and not await self._send(aside):
                 return
 
-    async def _send(self, text: str) -> bool:
+    async def _send(self, text: str | bytes) -> bool:
         try:
             async with asyncio.timeout(SEND_TIMEOUT):
-                await self.ws.send_str(text)
+                if isinstance(text, bytes):
+                    await self.ws.send_frame(text, WSMsgType.TEXT)
+                else:
+                    await self.ws.send_str(text)
         except asyncio.TimeoutError:
             self.drop(f"a message took over {SEND_TIMEOUT:g} s to leave")
             return False

@@ -7,7 +7,8 @@ channels while it holds fewer than its share (channels / live processes, rounded
 dead owner's channels are taken over within ``LEASE_TTL + TICK`` seconds, and a process that
 holds more than its share hands one back each tick.  Taking a channel over rebuilds it from
 Redis (:mod:`overlay.redisstore`): the settings, the last snapshot of the game and the
-stream entries after it, the action log and the playhead.
+stream entries after it, the action log, the playhead and the studio's control key; a
+followed file the new owner cannot read at the stored path is reported on the channel.
 
 Pages connect to any process (:mod:`overlay.relay`).  The owner's scene pump treats each
 (output, size) group that some process has pages in as one more page of the channel
@@ -28,6 +29,7 @@ import time
 import uuid
 from collections import deque
 from collections.abc import Callable, Coroutine
+from pathlib import Path
 from typing import Any
 
 from aiohttp import web
@@ -39,7 +41,7 @@ from .director import Playhead
 from .hub import Hub
 from .protocol import OUTPUTS, ActionIn, ChannelSettings, OutputName
 from .redisstore import Keys, RedisStore
-from .store import settings_from_text
+from .store import CONTROL_KEY, Store, settings_from_text
 
 __all__ = ["Cluster", "RemotePage", "RemoteSub", "LEASE_TTL", "TICK", "group_name", "parse_group"]
 
@@ -92,13 +94,13 @@ class _Publish(Outbox):
         self.cluster = cluster
         self.topic = topic
 
-    def offer(self, text: str, after: Callable[[], None] | None = None) -> None:
+    def offer(self, text: str | bytes, after: Callable[[], None] | None = None) -> None:
         self.cluster.publish(self.topic, text)
         self.sent += 1
         if after is not None:
             after()
 
-    def offer_aside(self, text: str) -> None:
+    def offer_aside(self, text: str | bytes) -> None:
         # the receiving relay tells an aside (an analysis message) by its type
         self.cluster.publish(self.topic, text)
         self.sent += 1
@@ -147,7 +149,7 @@ class Cluster:
         self.remote: dict[str, dict[str, RemotePage | RemoteSub]] = {}
         self.acquired: dict[str, float] = {}  # channel -> when this process took it
         self.procs = 1
-        self.outgoing: deque[tuple[str, str]] = deque(maxlen=4096)
+        self.outgoing: deque[tuple[str, str | bytes]] = deque(maxlen=4096)
         self.publish_wake = asyncio.Event()
         self.tasks: list[asyncio.Task[None]] = []
         self.relay: Any = None  # overlay.relay.Relay (set by it)
@@ -239,7 +241,7 @@ class Cluster:
 
     # ------------------------------------------------------------------ publishing scenes
 
-    def publish(self, topic: str, text: str) -> None:
+    def publish(self, topic: str, text: str | bytes) -> None:
         self.outgoing.append((topic, text))
         self.publish_wake.set()
 
@@ -382,7 +384,8 @@ class Cluster:
         pipe.get(k.follow)
         pipe.hgetall(k.actions)
         pipe.hgetall(k.groups)
-        raw, snap, playhead_raw, follow, actions, groups = await pipe.execute()
+        pipe.get(k.control)
+        raw, snap, playhead_raw, follow, actions, groups, control = await pipe.execute()
         snap = {key.decode(): v for key, v in snap.items()}
         start = "(" + snap["upto"].decode() if snap.get("upto") else "-"
         entries = await self.client.xrange(k.log, min=start, max="+")
@@ -395,10 +398,15 @@ class Cluster:
         self.store.adopt(cid, settings, {int(s): d.decode() for s, d in actions.items()})
         if problem is not None:
             self.store.settings_problems[cid] = problem
+        # the studio's control key: its links keep working across a takeover, and a key
+        # revoked meanwhile is not revived from this process's earlier copy
+        Store.set_meta(self.store, CONTROL_KEY + cid, control.decode() if control else "")
         self.store.since_snapshot[cid] = len(entries)
+        path = follow.decode() if follow else None
+        unreadable = None if path is None else await asyncio.to_thread(self._unreadable, cid, path)
         ch = Channel(
             self.hub, cid, settings, game=game, seq=seq, playhead=playhead,
-            follow=follow.decode() if follow else None, load_error=error,
+            follow=None if unreadable else path, load_error=error,
         )
         if cid in self.hub.channels:  # pragma: no cover - a lease is taken once
             return
@@ -406,9 +414,34 @@ class Cluster:
         self.acquired[cid] = self.renewed[cid] = time.monotonic()
         self._sync_groups(cid, groups, int(time.time() * 1000))
         ch.start()
+        if unreadable:
+            # not followed here (the channel keeps its game from Redis); the path stays, so a
+            # process that can read it follows it again when it takes the channel over
+            ch.follow_path, ch.follow_error = path, unreadable
+            log.error("%s", unreadable)
         took = time.monotonic() - began
         self.takeovers.append({"channel": cid, "entries": len(entries), "seconds": round(took, 4), "at": time.time()})
         log.info("channel %s taken over (%d stream entries replayed in %.3f s)", cid, len(entries), took)
+
+    def _unreadable(self, cid: str, path: str) -> str | None:
+        """Why this process cannot follow ``cid``'s file at ``path`` (None: it can).  The
+        path was valid on the process that started following it; every process must see
+        the file at the same path."""
+        p = Path(path)
+        if not p.parent.is_dir():
+            why = "its folder is not there"
+        elif not p.exists():
+            why = "no such file"
+        elif not p.is_file():
+            why = "not a regular file"
+        elif not os.access(p, os.R_OK):
+            why = "permission denied"
+        else:
+            return None
+        return (
+            f"channel {cid!r}: follows {path}, which process {self.me} cannot read ({why}); "
+            "a followed file must be at the same path on every process (README: Scale-out)"
+        )
 
     def _rebuild(self, cid: str, snap: dict[str, Any], entries: list[Any]) -> tuple[feed.Loaded | None, int, str | None]:
         """The channel's game: the snapshot, then every stream entry after it, replayed."""

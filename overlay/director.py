@@ -36,6 +36,7 @@ picture of the next / previous step and pause.
 from __future__ import annotations
 
 import bisect
+import copy
 import itertools
 import math
 from collections.abc import Sequence
@@ -205,6 +206,16 @@ class Director:
             )
         ]
         self._clocks: list[float] = [now]
+
+    def __deepcopy__(self, memo: dict[int, Any]) -> Director:
+        """A Director to change apart from this one (a command or a new game is tried on a
+        copy until the store has it).  Anchors and step times are frozen, so only the two
+        lists are new: a full deep copy walked every anchor's durations, about 4 % of a
+        live channel's CPU per action."""
+        new = copy.copy(self)
+        new.history = list(self.history)
+        new._clocks = list(self._clocks)
+        return new
 
     # ------------------------------------------------------------------ internals
 

@@ -14,6 +14,8 @@ game starts and how to label it ("Game 2 of 6").  A plain game is a single part.
 
 from __future__ import annotations
 
+import base64
+import binascii
 import bisect
 import copy
 import hashlib
@@ -26,7 +28,7 @@ from engine.load import MAX_INPUT
 from engine.state import GameState, StepKind, Timeline
 
 from .errors import BadRequest, TooLarge
-from .protocol import ActionIn
+from .protocol import ActionIn, FeedGame
 
 __all__ = [
     "Part",
@@ -34,11 +36,13 @@ __all__ = [
     "load_bytes",
     "apply_action",
     "first_difference",
+    "shared_steps",
     "new_problems",
     "new_warnings",
     "document_bytes",
     "refuse_new_problems",
     "digest",
+    "feed_game_bytes",
     "actions_of",
 ]
 
@@ -183,6 +187,26 @@ def digest(data: bytes) -> str:
     return hashlib.sha256(data).hexdigest()
 
 
+def feed_game_bytes(message: FeedGame) -> bytes:
+    """The bytes of a whole game sent on a feed socket (a JSON ``document``, or ``data`` as
+    text or base64), as a ``PUT …/game`` body: what the owner loads, on one box and when
+    another process forwards the frame (:mod:`overlay.relay`).
+
+    Raises:
+        BadRequest: neither ``document`` nor ``data``, or ``data`` that is not base64.
+    """
+    if message.document is not None:
+        return json.dumps(message.document, ensure_ascii=False).encode()
+    if message.data is None:
+        raise BadRequest("game message needs 'document' or 'data'")
+    if message.base64:
+        try:
+            return base64.b64decode(message.data, validate=True)
+        except (binascii.Error, ValueError):
+            raise BadRequest("game 'data' is not valid base64") from None
+    return message.data.encode()
+
+
 def document_bytes(document: dict[str, Any]) -> bytes:
     return json.dumps(document, ensure_ascii=False, separators=(",", ":")).encode()
 
@@ -198,11 +222,12 @@ def _first_changed_deal(old: dict[str, Any], new: dict[str, Any]) -> int | None:
     return None if len(a) == len(b) else min(len(a), len(b))
 
 
-def first_difference(old: Loaded | None, new: Loaded) -> int | None:
+def first_difference(old: Loaded | None, new: Loaded, *, equal_before: int = 0) -> int | None:
     """First step index where ``new`` replays differently from ``old`` (None: identical).
 
     The replay is a function of the document, so steps of deals before the first changed
-    deal are equal and only the rest is compared.
+    deal are equal and only the rest is compared; ``equal_before``: steps the caller knows
+    are equal (:func:`shared_steps`), not compared again.
     """
     if old is None:
         return 0 if len(new.steps) else None
@@ -216,7 +241,29 @@ def first_difference(old: Loaded | None, new: Loaded) -> int | None:
     deals = old.timeline.deals
     if deal is not None and len(deals) == len(old.document.get("deals", [])):
         start = deals[deal].first_step if deal < len(deals) else len(a)
-    return _first_unequal(a, b, start)
+    return _first_unequal(a, b, max(start, min(equal_before, len(a), len(b))))
+
+
+def shared_steps(old: Loaded, new: Loaded) -> int:
+    """How many leading steps of ``new`` are equal states (hands included) to ``old``'s:
+    their pictures are the same, so a new revision need not draw them again.  0 for a
+    match or a changed title (what the scene shows besides the state).
+    """
+    if old.match or new.match or old.timeline.title != new.timeline.title:
+        return 0
+    a, b = old.timeline.steps, new.timeline.steps
+    start = 0
+    deal = _first_changed_deal(old.document, new.document)
+    deals = old.timeline.deals
+    if deal is None:
+        start = min(len(a), len(b))
+    elif len(deals) == len(old.document.get("deals", [])):
+        start = deals[deal].first_step if deal < len(deals) else len(a)
+    start = min(start, len(a), len(b))
+    for i in range(start, min(len(a), len(b))):
+        if a[i] != b[i]:
+            return i
+    return min(len(a), len(b))
 
 
 def _first_unequal(a: Any, b: Any, start: int) -> int | None:

@@ -11,7 +11,7 @@ What lives in Redis, per channel (keys under ``eo:ch:{id}:``): the settings docu
 its revision, the log of accepted feed entries as a Redis Stream (``log``: actions, whole
 games, loads), the action text under each seq (``actions``), the last seq (``meta``), a
 snapshot of the game every :data:`SNAPSHOT_EVERY` entries (``snap``; older stream entries
-are trimmed), the playhead and the followed file.  Every write checks, in the same Lua
+are trimmed), the playhead, the followed file and the studio's control key (``control``).  Every write checks, in the same Lua
 script, that this process still holds the channel's lease (``eo:lease:{id}``): a process
 that lost its lease can no longer write, so two owners never interleave.  An action is
 appended only if its seq is the next one (the same check the owner made in memory).
@@ -29,7 +29,7 @@ from typing import Any
 
 from .errors import StoreFailed
 from .protocol import ChannelSettings, dump
-from .store import Store
+from .store import CONTROL_KEY, Store
 
 __all__ = ["RedisStore", "Keys", "SNAPSHOT_EVERY", "WAIT_LIMIT", "Op", "RedisTimeout"]
 
@@ -121,9 +121,10 @@ class Keys:
         self.playhead = base + "playhead"
         self.follow = base + "follow"
         self.groups = base + "groups"
+        self.control = base + "control"
 
     def all(self) -> list[str]:
-        return [self.settings, self.log, self.meta, self.actions, self.snap, self.playhead, self.follow, self.groups]
+        return [self.settings, self.log, self.meta, self.actions, self.snap, self.playhead, self.follow, self.groups, self.control]
 
 
 class RedisTimeout(StoreFailed):
@@ -135,7 +136,7 @@ class Op:
     """One write for Redis, in the order the channel made it."""
 
     channel: str
-    kind: str  # action | put | load | playhead | settings | follow | create | delete | snapshot
+    kind: str  # action | put | load | playhead | settings | follow | control | create | delete | snapshot
     args: dict[str, Any] = field(default_factory=dict)
     waiter: asyncio.Task[Any] | None = None  # the request task that awaits it (sync)
     done: asyncio.Future[None] | None = None
@@ -258,6 +259,11 @@ class RedisStore(Store):
         super().set_follow(channel, path)
         self._submit(Op(channel, "follow", {"value": path or ""}))
 
+    def set_meta(self, key: str, value: str) -> None:
+        super().set_meta(key, value)
+        if key.startswith(CONTROL_KEY):  # a channel's control key goes where its next owner finds it
+            self._submit(Op(key[len(CONTROL_KEY) :], "control", {"value": value}))
+
     def create_channel(self, channel: str, settings: ChannelSettings | None = None) -> ChannelSettings:
         doc = super().create_channel(channel, settings)
         self._submit(Op(channel, "settings", {"old": -1, "doc": json.dumps(dump(doc))}))
@@ -377,8 +383,8 @@ class RedisStore(Store):
                     args=[self.me, op.kind, a["seq"], a["data"], a.get("source", ""), a["playhead"]],
                     client=pipe,
                 )
-            elif op.kind in ("playhead", "follow"):
-                key = k.playhead if op.kind == "playhead" else k.follow
+            elif op.kind in ("playhead", "follow", "control"):
+                key = {"playhead": k.playhead, "follow": k.follow, "control": k.control}[op.kind]
                 await self._script("owned", OWNED_SET)(keys=[k.lease, key], args=[self.me, a["value"]], client=pipe)
             elif op.kind == "settings":
                 await self._script("settings", SETTINGS)(keys=[k.lease, k.settings], args=[self.me, a["old"], a["doc"]], client=pipe)

@@ -49,7 +49,7 @@ log = logging.getLogger("overlay.relay")
 #: seconds a request for a channel waits for an owner (a failover takes at most about 3)
 FORWARD_WAIT = 8.0
 #: how an analysis message (overlay.analysis.message) begins: passed on as an aside
-ASIDE = '{"type":"analysis"'
+ASIDE = b'{"type":"analysis"'
 #: header on a forwarded request (the receiver never forwards it again)
 FORWARDED = "X-Overlay-Forwarded"
 
@@ -68,7 +68,9 @@ class _Members:
     def __init__(self) -> None:
         self.pages: set[Page] = set()
         self.subs: set[StateSub] = set()
-        self.last: str | None = None  # the group's last scene (or state) message
+        #: the group's last scene (or state) message, as Redis delivered it (UTF-8 bytes:
+        #: pages get them as they are, never decoded and encoded again)
+        self.last: bytes | None = None
         #: members that joined before this process had any picture of the group: the
         #: owner's snapshot for this process goes to them (the others are drawing already)
         self.fresh: set[Page | StateSub] = set()
@@ -161,7 +163,9 @@ class Relay:
             return
         if msg["type"] != "message":
             return
-        text = msg["data"].decode()
+        text = msg["data"]
+        if not isinstance(text, bytes):  # pragma: no cover - the client is made without decode_responses
+            text = str(text).encode()
         if text.startswith(ASIDE):
             # an analysis message: after the scene, never replacing it, pages only
             for page in members.pages:
@@ -180,7 +184,7 @@ class Relay:
         try:
             msg = json.loads(data)
             members = self.groups[msg["channel"]][msg["group"]]
-            text = str(msg["text"])
+            text = str(msg["text"]).encode()
         except (ValueError, KeyError, TypeError):
             return
         if members.last is None:
@@ -301,7 +305,7 @@ class Relay:
         """The group's last picture for a page that joined or asked to resync (or, when this
         process has none yet, a request to the owner for one)."""
         if members.last is not None and page is not None:
-            page.outbox.offer(members.last.replace('"snapshot":false', '"snapshot":true', 1))
+            page.outbox.offer(members.last.replace(b'"snapshot":false', b'"snapshot":true', 1))
         else:
             if page is not None:
                 members.fresh.add(page)
@@ -338,8 +342,8 @@ class Relay:
         forwarded to the owner (``POST …/actions`` or ``PUT …/game``) and its answer sent back."""
         from engine.load import MAX_INPUT
 
+        from .feed import feed_game_bytes
         from .protocol import FeedGame, parse_feed_message
-        from .routes.feed import _feed_game_bytes
 
         cid = request.match_info["channel"]
         await self.settings_of(cid)
@@ -355,7 +359,7 @@ class Relay:
                 elif msg.type == WSMsgType.TEXT:
                     m = parse_feed_message(msg.data)
                     if isinstance(m, FeedGame):
-                        method, path, body = "PUT", f"/api/channels/{cid}/game", _feed_game_bytes(m)
+                        method, path, body = "PUT", f"/api/channels/{cid}/game", feed_game_bytes(m)
                     else:
                         seq = m.action.seq
                         method, path = "POST", f"/api/channels/{cid}/actions"

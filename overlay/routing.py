@@ -14,6 +14,7 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import json
+import logging
 import re
 import time
 from typing import Any
@@ -30,9 +31,13 @@ from .keys import HUB
 from .redisstore import Keys, RedisStore
 from .relay import FORWARDED, Relay
 
-__all__ = ["Router", "CLUSTER", "open_store", "install"]
+__all__ = ["Router", "CLUSTER", "open_store", "install", "install_demo_once"]
+
+log = logging.getLogger("overlay.routing")
 
 _CHANNEL_API = re.compile(r"^/api/channels/([^/]+)(/.*)?$")
+#: the studio's own routes of one channel (timeline, take, view switch, control key and links)
+_STUDIO = re.compile(r"^/studio/(?:api/channels|link)/([^/]+)(/.*)?$")
 _PAGE = re.compile(r"^/overlay/([^/]+)$")
 _PAGE_WS = re.compile(r"^/ws/overlay/([^/]+)$")
 _ID = re.compile(r"^[A-Za-z0-9][A-Za-z0-9_-]{0,63}$")
@@ -54,13 +59,15 @@ class Router:
             return await self.relay.page_socket(request)
         if path == "/api/status" and request.method == "GET":
             return await self.status(request, handler)
+        if path == "/studio/api/channels" and request.method == "GET":
+            return await self.channel_ids(request, handler)
         if path == "/api/channels":
             if request.method == "GET":
                 return await self.list_channels(request)
             if request.method == "POST":
                 return await self.create(request, handler)
             return await handler(request)
-        m = _CHANNEL_API.match(path) or _PAGE.match(path)
+        m = _CHANNEL_API.match(path) or _PAGE.match(path) or _STUDIO.match(path)
         if not m:
             return await handler(request)
         cid = m.group(1)
@@ -97,10 +104,24 @@ class Router:
         body["cluster"] = await self.relay.cluster.describe()
         return web.json_response(body)
 
+    async def channel_ids(self, request: web.Request, handler: Handler) -> web.StreamResponse:
+        """The studio's channel picker: every channel id in Redis, oldest first, whichever
+        process runs it (the studio's own handler knows only this process's); its guard
+        (the token) is the studio handler's, so that one answers a refusal."""
+        response = await handler(request)
+        if response.status != 200:
+            return response
+        return web.json_response({"channels": await self.ids()})
+
+    async def ids(self) -> list[str]:
+        """Every channel id in Redis, in the order the channels were created."""
+        held = await self.relay.client.hgetall("eo:channels")
+        return [c.decode() for c, _ in sorted(held.items(), key=lambda kv: (float(kv[1]), kv[0]))]
+
     async def list_channels(self, request: web.Request) -> web.Response:
         """Every channel of every process (each owner answers for its own)."""
         hub: Hub = request.app[HUB]
-        ids = sorted((await self.relay.client.hgetall("eo:channels")).items(), key=lambda kv: (float(kv[1]), kv[0]))
+        ids = await self.ids()
         headers = {k: v for k, v in request.headers.items() if k.lower() in ("authorization", "x-token")}
 
         async def one(cid: str) -> dict[str, Any] | None:
@@ -114,7 +135,7 @@ class Router:
                 return hub.channels[cid].info(hub.clock())
             return json.loads(body) if status == 200 else None
 
-        infos = await asyncio.gather(*(one(c.decode()) for c, _ in ids))
+        infos = await asyncio.gather(*(one(c) for c in ids))
         return web.json_response({"channels": [i for i in infos if i is not None]})
 
     async def create(self, request: web.Request, handler: Handler) -> web.StreamResponse:
@@ -173,7 +194,11 @@ def open_store(settings: ServerSettings) -> tuple[RedisStore, str, str | None]:
     except ImportError:
         raise StoreBroken("serve --redis needs the redis package: pip install 'euchre-overlay[scale]'") from None
 
-    store = RedisStore(redis.asyncio.Redis.from_url(str(settings.redis), health_check_interval=5), Cluster.new_id())
+    # RESP2: redis-py's RESP3 parsers build the text of every pub/sub message for a debug log
+    # line even when nothing logs it (0.07 ms per 25 kB scene here, more than the rest of
+    # receiving it); the replies the service reads are the same in both protocols
+    client = redis.asyncio.Redis.from_url(str(settings.redis), health_check_interval=5, protocol=2)
+    store = RedisStore(client, Cluster.new_id())
     created: str | None = None
     try:
         sync = redis.Redis.from_url(str(settings.redis), socket_timeout=5)
@@ -191,6 +216,45 @@ def open_store(settings: ServerSettings) -> tuple[RedisStore, str, str | None]:
     return store, digest, created
 
 
+# Lua: the first process ever started on this Redis marks it initialized; with the demo on
+# and no channel yet, it reserves the demo channel and takes its lease (1), else 0.
+_DEMO = """
+if not redis.call('SET', 'eo:initialized', ARGV[1], 'NX') then return 0 end
+if ARGV[2] ~= '1' or redis.call('HLEN', 'eo:channels') > 0 then return 0 end
+redis.call('HSET', 'eo:channels', 'demo', ARGV[3])
+redis.call('SET', KEYS[1], ARGV[1], 'PX', ARGV[4])
+return 1
+"""
+
+
+async def install_demo_once(cluster: Cluster, *, demo: bool) -> bool:
+    """A fresh Redis gets the demo channel once, from whichever process starts first, as a
+    fresh install does on one box (several processes starting together make one demo, not
+    one each); it is then a channel like any other, owned by a lease.  True if this process
+    installed it.
+
+    Raises:
+        redis.exceptions.RedisError: Redis unreachable at start-up.
+    """
+    from engine.errors import EgnError
+
+    from .demo import install_demo
+
+    if not await cluster.client.eval(_DEMO, 1, Keys("demo").lease, cluster.me, "1" if demo else "0", repr(time.time()), int(LEASE_TTL * 1000)):
+        return False
+    cluster.acquired["demo"] = cluster.renewed["demo"] = time.monotonic()
+    try:
+        install_demo(cluster.hub)
+    except (EgnError, OSError, ImportError) as exc:
+        log.error("demo channel not installed: %s", exc)
+        cluster.acquired.pop("demo", None)
+        cluster.renewed.pop("demo", None)
+        await cluster.client.hdel("eo:channels", "demo")
+        await cluster.client.delete(Keys("demo").lease)
+        return False
+    return True
+
+
 def install(app: web.Application, settings: ServerSettings, store: RedisStore) -> Middleware:
     """Wire a ``serve --redis`` process: the cluster (leases, takeovers, publishing) and the
     relay start with the app; returns the routing middleware."""
@@ -203,6 +267,10 @@ def install(app: web.Application, settings: ServerSettings, store: RedisStore) -
     async def ctx(app: web.Application) -> Any:
         cluster.start(settings.advertise or "")  # serve() sets the address once it listens
         relay.start()
+        try:
+            await install_demo_once(cluster, demo=settings.demo)
+        except Exception as exc:  # Redis away at start: the processes run on without a demo
+            log.error("demo channel not installed: %s", exc)
         yield
         await relay.stop()
         await cluster.stop()

@@ -37,7 +37,10 @@ from pydantic import ValidationError
 from .errors import Conflict, NotFound, StaleRevision, StoreFailed, StoreFull
 from .protocol import ChannelSettings, dump
 
-__all__ = ["Store", "StoreBroken", "StoredGame", "ChannelRecord", "default_data_dir", "secure_folder", "settings_from_text"]
+__all__ = ["Store", "StoreBroken", "StoredGame", "ChannelRecord", "CONTROL_KEY", "default_data_dir", "secure_folder", "settings_from_text"]
+
+#: prefix of the meta entry holding a channel's control key (the studio's links), by channel id
+CONTROL_KEY = "control-key:"
 
 log = logging.getLogger("overlay.store")
 

@@ -18,6 +18,7 @@ from .errors import BadRequest, NotFound
 from .hub import Hub
 from .outputs import clean_view
 from .protocol import OUTPUTS, ChannelSettings, ControlRequest, OutputName, dump
+from .store import CONTROL_KEY
 
 __all__ = ["StudioBridge"]
 
@@ -99,7 +100,7 @@ class StudioBridge:
         return dump(ch.put_settings(cur.model_copy(update={"outputs": outputs})))
 
     def _key_name(self, channel: str) -> str:
-        return f"control-key:{channel}"
+        return CONTROL_KEY + channel
 
     def control_key(self, channel: str, *, renew: bool = False) -> str | None:
         self.hub.get(channel)

@@ -218,3 +218,20 @@ def test_a_main_line_that_shrank_while_a_line_was_on_air_resumes_at_its_last_ste
         p = director.position(1.0)
         assert (p.step, p.offset) == (3, 2.0)
         assert director.position(9.0).step == 3
+
+
+def test_a_deep_copy_changes_apart_from_the_original() -> None:
+    """Commands and new games are tried on a deep copy (kept only once stored): changing
+    the copy leaves the original's positions and history as they were."""
+    import copy
+
+    d = Director(DUR, now=0.0)
+    d.pause(0.5)
+    before = [at(d, t) for t in (0.2, 0.7, 3.0)]
+    anchors = list(d.history)
+    c = copy.deepcopy(d)
+    c.seek(1.0, 3)
+    c.play(1.0)
+    c.timeline_changed(2.0, [*DUR, 1.0], first_changed=4, version=1)
+    assert [at(d, t) for t in (0.2, 0.7, 3.0)] == before and d.history == anchors
+    assert at(c, 2.5) != at(d, 2.5) and len(c.durations) == 5 and len(d.durations) == 4

@@ -279,3 +279,60 @@ async def test_follow_a_file_ignores_half_written_saves(client: Any, tmp_path: P
     assert (await r.json()) == {"follow": None}
     r = await client.post("/api/channels/t1/follow", json={"path": str(tmp_path / "nope" / "x.egn")}, headers=AUTH)
     assert r.status == 404
+
+
+@pytest.mark.parametrize("hands", [True, False], ids=["hands-given", "hands-worked-out"])
+async def test_a_new_revision_reuses_only_the_scenes_it_did_not_change(client: Any, hands: bool) -> None:
+    """Each action is a new timeline revision; the scene cache finds the scenes of the steps
+    the action left alone under the revision before, and draws again only the others.  With
+    hands worked out from later plays a new card changes earlier steps' hands: those scenes
+    are drawn again.  Every cached scene equals one drawn from scratch."""
+    from overlay.keys import HUB
+    from overlay.outputs import render
+
+    doc = game(9, 1)
+    if not hands:
+        for deal in doc["deals"]:
+            deal["initialState"].pop("playerCards", None)
+    await make_channel(client, "kin", doc=empty_game(doc))
+    ch = client.server.app[HUB].channels["kin"]
+    size = (640, 360)
+
+    def scene(step: int) -> str:
+        part = ch.game.part_of(step)
+        return ch.cache.get(
+            (ch.revision, ch.render.revision, "preview", size, step), ch.game.steps, ch.render, title=part.title
+        )
+
+    reused = 0
+    for a in actions_of(doc)[:14]:
+        if not hands:
+            a.pop("playerCards", None)
+        for step in range(ch.steps):  # the old revision's scenes are in the cache
+            scene(step)
+        r = await client.post("/api/channels/kin/actions", json=a, headers=AUTH)
+        assert r.status == 200, await r.text()
+        builds = ch.cache.builds
+        for step in range(ch.steps):
+            fresh = render(
+                ch.game.steps[step], view=ch.render.view("preview", step), theme=ch.render.theme,
+                timing=ch.render.timing, title=ch.game.part_of(step).title, size=size, match=ch.render.match,
+            )
+            assert scene(step) == fresh, (a, step)
+        reused += ch.steps - (ch.cache.builds - builds)
+    assert reused > 0 if hands else True
+
+
+async def test_live_catch_up_marks_follow_the_feed(client: Any) -> None:
+    """The marks live catch-up never cuts over (deal-scored steps) are carried from action
+    to action: after a fed game they are those of the whole game read at once."""
+    from overlay.keys import HUB
+    from overlay.outputs import marks_of
+
+    doc = game(5, 3)
+    await make_channel(client, "marks", doc=empty_game(doc))
+    for a in actions_of(doc):
+        r = await client.post("/api/channels/marks/actions", json=a, headers=AUTH)
+        assert r.status == 200, await r.text()
+    ch = client.server.app[HUB].channels["marks"]
+    assert ch.director.times.marks == frozenset(marks_of(ch.game.steps)) and len(ch.director.times.marks) == 3

@@ -4,12 +4,16 @@ a failover, and (when its module is installed) the Ray batch render.
 Everything real: a ``redis-server`` (append-only file fsynced on every write, as the README
 recommends) in a temporary folder, ``euchre-overlay serve --redis`` subprocesses, one page
 socket per channel on a process that does *not* run the channel (scenes cross Redis), and
-one logger per channel.
+one logger per channel.  The loggers and pages are the lean clients of :mod:`.wire` (one
+keep-alive connection per logger, pages that read only each frame's head): they share the
+two cores with the processes measured.
 
 1. **throughput** (``p{N}_*``): C channels, each logger posting its game's actions one after
    the other as fast as they are acknowledged (closed loop: C requests in flight), for
    ``--seconds``.  Loggers post to the channel's owner (``--route owner``, as a load balancer
    with channel affinity would) or to any process (``--route any``: a non-owner forwards).
+   Pages sit on a process that does not run their channel (``--pages other``, the hard
+   case) or are spread evenly over the processes (``--pages spread``: some on the owner).
    Figures: acknowledged actions/s, p50/p99 from posting an action to the page seeing its
    scene, and the CPU of every service process, of Redis and of the bench client itself (%
    of one core), with the machine's load average: the client shares the cores with them,
@@ -27,6 +31,7 @@ from __future__ import annotations
 import argparse
 import asyncio
 import itertools
+import json
 import os
 import re
 import tempfile
@@ -38,6 +43,7 @@ from ..feed import actions_of
 from .rediserver import RedisServer, redis_binary
 from .server import KINDS, ProcStat, pct
 from .services import Services, live_channel
+from .wire import STEPS, FrameReader, KeepAlive
 
 __all__ = ["HELP", "add_arguments", "run"]
 
@@ -54,6 +60,10 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
     p.add_argument("--seconds", type=float, default=8.0, help="length of each throughput run")
     p.add_argument("--processes", default="1,2,3", help="process counts to measure (comma-separated)")
     p.add_argument("--route", choices=("owner", "any"), default="owner", help="loggers post to the owner, or to any process")
+    p.add_argument(
+        "--pages", choices=("other", "spread"), default="other",
+        help="pages on a process that does not run their channel (the hard case), or spread evenly over all processes",
+    )
     p.add_argument("--quick", action="store_true", help="short runs (CI smoke): 6 channels, 3 s, the Ray part quick")
     p.add_argument("--no-ray", action="store_true", help="skip the Ray render part")
 
@@ -94,20 +104,20 @@ async def _throughput(redis: RedisServer, n: int, args: argparse.Namespace, acts
             async with aiohttp.ClientSession(headers=AUTH, connector=aiohttp.TCPConnector(limit=0)) as s:
                 owners = await _setup(s, cluster, ids, doc)
                 seen: dict[str, list[tuple[int, float]]] = {c: [] for c in ids}
-                sockets = []
+                pages: list[FrameReader] = []
                 for i, cid in enumerate(ids):
                     others = [b for b in cluster.bases if b != owners.get(cid)] or cluster.bases
-                    ws = await s.ws_connect(f"{others[i % len(others)]}/ws/overlay/{cid}?output=preview")
-                    sockets.append((cid, ws))
+                    base = others[i % len(others)] if args.pages == "other" else cluster.bases[i % n]
+                    pages.append(await FrameReader.connect(base, f"/ws/overlay/{cid}?output=preview", headers=AUTH))
 
-                async def reader(cid: str, ws: Any) -> None:
-                    async for msg in ws:
-                        if msg.type == aiohttp.WSMsgType.TEXT:
-                            m = _STEPS.search(msg.data[:400])
-                            if m is not None:
-                                seen[cid].append((int(m.group(1)), time.perf_counter()))
+                async def reader(cid: str, page: FrameReader) -> None:
+                    mine = seen[cid]
+                    async for head in page.heads():
+                        m = STEPS.search(head)
+                        if m is not None:
+                            mine.append((int(m.group(1)), time.perf_counter()))
 
-                readers = [asyncio.ensure_future(reader(c, w)) for c, w in sockets]
+                readers = [asyncio.ensure_future(reader(c, p)) for c, p in zip(ids, pages)]
                 await asyncio.sleep(0.5)
                 assert redis.proc is not None
                 stats = [ProcStat(p.pid) for p in cluster.procs] + [ProcStat(redis.proc.pid), ProcStat(os.getpid())]
@@ -116,21 +126,30 @@ async def _throughput(redis: RedisServer, n: int, args: argparse.Namespace, acts
                 errors = 0
                 stop_at = time.perf_counter() + args.seconds
                 turn = itertools.count()
+                bodies = [json.dumps(a).encode() for a in acts]  # the same actions on every channel
 
                 async def logger(cid: str) -> None:
                     nonlocal errors
-                    for a in acts:
-                        if time.perf_counter() >= stop_at:
-                            return
-                        base = owners.get(cid) if args.route == "owner" else None
-                        base = base or cluster.bases[next(turn) % n]
-                        at = time.perf_counter()
-                        async with s.post(f"{base}/api/channels/{cid}/actions", json=a) as r:
-                            if r.status == 200:
-                                sent.append((cid, (await r.json())["steps"], at))
+                    path = f"/api/channels/{cid}/actions"
+                    conns: dict[str, KeepAlive] = {}
+                    try:
+                        for body in bodies:
+                            if time.perf_counter() >= stop_at:
+                                return
+                            base = owners.get(cid) if args.route == "owner" else None
+                            base = base or cluster.bases[next(turn) % n]
+                            conn = conns.get(base) or conns.setdefault(base, KeepAlive(base, headers=AUTH))
+                            at = time.perf_counter()
+                            status, answer = await conn.request("POST", path, body)
+                            m = STEPS.search(answer)
+                            if status == 200 and m is not None:
+                                sent.append((cid, int(m.group(1)), at))
                             else:
                                 errors += 1
                                 return
+                    finally:
+                        for conn in conns.values():
+                            await conn.close()
 
                 began = time.perf_counter()
                 await asyncio.gather(*(logger(c) for c in ids))
@@ -139,8 +158,8 @@ async def _throughput(redis: RedisServer, n: int, args: argparse.Namespace, acts
                 await asyncio.sleep(1.5)
                 for reading in readers:
                     reading.cancel()
-                for _, ws in sockets:
-                    await ws.close()
+                for page in pages:
+                    await page.close()
         finally:
             await cluster.stop()
     latencies = []
@@ -240,7 +259,7 @@ def run(args: argparse.Namespace) -> dict[str, Any]:
     counts = [int(x) for x in args.processes.split(",") if x.strip()]
 
     async def main() -> dict[str, Any]:
-        out: dict[str, Any] = {"channels": args.channels, "seconds": args.seconds, "route": args.route}
+        out: dict[str, Any] = {"channels": args.channels, "seconds": args.seconds, "route": args.route, "pages": args.pages}
         with tempfile.TemporaryDirectory() as folder:
             redis = RedisServer(Path(folder) / "redis").start()
             try:

@@ -31,16 +31,18 @@ def pct(values: Sequence[float], q: float) -> float:
 
 
 async def start_server(
-    data: str, token: str, *, extra: Sequence[str] = (), env: dict[str, str] | None = None, timeout: float = 60.0
+    data: str, token: str, *, extra: Sequence[str] = (), env: dict[str, str] | None = None, timeout: float = 60.0,
+    demo: bool = False,
 ) -> tuple[Any, str]:
-    """``euchre-overlay serve`` on ``data`` with ``token``; returns the process and its base
-    URL once it listens.  Its output is drained in the background (a full pipe would stall it).
+    """``euchre-overlay serve`` on ``data`` with ``token`` (``--no-demo`` unless ``demo``);
+    returns the process and its base URL once it listens.  Its output is drained in the
+    background (a full pipe would stall it).
 
     Raises:
         RuntimeError: the server exited before it listened.
     """
     proc = await asyncio.create_subprocess_exec(
-        sys.executable, "-m", "overlay.cli", "serve", "--port", "0", "--data", data, "--token", token, "--no-demo", *extra,
+        sys.executable, "-m", "overlay.cli", "serve", "--port", "0", "--data", data, "--token", token, *(() if demo else ("--no-demo",)), *extra,
         stdout=asyncio.subprocess.PIPE,
         stderr=asyncio.subprocess.STDOUT,
         env=dict(os.environ, **(env or {})),

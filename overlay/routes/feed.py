@@ -3,8 +3,6 @@ files loaded or followed."""
 
 from __future__ import annotations
 
-import base64
-import binascii
 import json
 import logging
 from pathlib import Path
@@ -16,6 +14,7 @@ from engine.load import MAX_INPUT
 from ..auth import protected
 from ..channel import Channel
 from ..errors import BadRequest, NotFound, StoreFailed
+from ..feed import feed_game_bytes
 from ..files import check_allowed, kind_of, read_game_file_async
 from ..keys import SETTINGS, SOCKETS, STORE
 from ..protocol import ActionIn, FeedGame, FeedRefused, FollowRequest, LoadPath, dump, parse_feed_message
@@ -127,19 +126,6 @@ def _refused(exc: BaseException, seq: int | None) -> str:
     return json.dumps(dump(msg))
 
 
-def _feed_game_bytes(m: FeedGame) -> bytes:
-    if m.document is not None:
-        return json.dumps(m.document, ensure_ascii=False).encode()
-    if m.data is None:
-        raise BadRequest("game message needs 'document' or 'data'")
-    if m.base64:
-        try:
-            return base64.b64decode(m.data, validate=True)
-        except (binascii.Error, ValueError):
-            raise BadRequest("game 'data' is not valid base64") from None
-    return m.data.encode()
-
-
 def _feed_frame(ch: Channel, msg: WSMessage) -> str | None:
     """The answer to one feed frame: an ack or a typed refusal (None: not a data frame)."""
     seq: int | None = None
@@ -149,7 +135,7 @@ def _feed_frame(ch: Channel, msg: WSMessage) -> str | None:
         elif msg.type == WSMsgType.TEXT:
             m = parse_feed_message(msg.data)
             if isinstance(m, FeedGame):
-                ack = ch.put_game(_feed_game_bytes(m), source=f"channel {ch.id}", strict=True)
+                ack = ch.put_game(feed_game_bytes(m), source=f"channel {ch.id}", strict=True)
             else:
                 seq = m.action.seq
                 ack = ch.apply_action(m.action)
