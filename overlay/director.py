@@ -40,7 +40,7 @@ import copy
 import itertools
 import math
 from collections.abc import Sequence
-from dataclasses import dataclass, replace
+from dataclasses import asdict, dataclass, replace
 from typing import Any
 
 __all__ = ["StepTimes", "Anchor", "Position", "Playhead", "Director", "place", "LOOP_HOLD", "LIVE_LAG", "LIVE_SKIP", "MAX_BOOST"]
@@ -188,23 +188,8 @@ class Director:
         self.times = StepTimes.of(durations, version, frozenset(marks))
         p = place(playhead or Playhead(), self.durations)
         n = len(self.durations)
-        self.history: list[Anchor] = [
-            Anchor(
-                id=self._next_id(),
-                clock=now,
-                step=p.step,
-                offset=p.offset,
-                playing=p.playing,
-                speed=p.speed,
-                loop=p.loop,
-                auto=p.auto,
-                hold=p.hold,
-                available=n,
-                jump=True,
-                times=self.times,
-                follow=p.follow,
-            )
-        ]
+        # the placed playhead's fields are the anchor's position fields, by name
+        self.history: list[Anchor] = [Anchor(id=self._next_id(), clock=now, available=n, jump=True, times=self.times, **asdict(p))]
         self._clocks: list[float] = [now]
 
     def __deepcopy__(self, memo: dict[int, Any]) -> Director:
@@ -590,21 +575,7 @@ class Director:
         ``jump``: the picture cuts there (no animation into it)."""
         self._set_durations(durations, version, marks)
         p = place(playhead, self.durations)
-        return self._push(
-            now,
-            step=p.step,
-            offset=p.offset,
-            playing=p.playing,
-            speed=p.speed,
-            loop=p.loop,
-            auto=p.auto,
-            hold=p.hold,
-            follow=p.follow,
-            available=len(self.durations),
-            jump=jump,
-            boost=1.0,
-            boost_until=0.0,
-        )
+        return self._push(now, **asdict(p), available=len(self.durations), jump=jump, boost=1.0, boost_until=0.0)
 
     def _fresh_follow(self, step: int) -> bool:
         """Whether a playhead starting at ``step`` of a newly arrived game follows it live: only
