@@ -90,9 +90,9 @@ class Assets:
         self._def_ids[id(ops)] = (ops, n)
         return n
 
-    def animated(self, ops: list[Op]) -> bool:
-        """Whether a sprite's op list references a track (then no image of it is cached)."""
-        n = self.content_id(ops)
+    def animated(self, n: int, ops: list[Op]) -> bool:
+        """Whether a sprite's op list (content id ``n``, :meth:`content_id`) references a
+        track (then no image of it is cached)."""
         hit = self._animated.get(n)
         if hit is None:
             hit = self._animated[n] = _has_track(ops)
@@ -539,8 +539,8 @@ class _Exec:
         """
         c = self.c
         m = c.getTotalMatrix()
-        key_ops, animated = self.assets.content_id(ops), self.assets.animated(ops)
-        if animated:
+        key_ops = self.assets.content_id(ops)
+        if self.assets.animated(key_ops, ops):
             self.run(ops, in_sprite=True)
             return
         if m.isScaleTranslate() and m.getScaleX() == m.getScaleY():
