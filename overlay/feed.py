@@ -35,8 +35,7 @@ __all__ = [
     "Loaded",
     "load_bytes",
     "apply_action",
-    "first_difference",
-    "shared_steps",
+    "compare",
     "new_problems",
     "new_warnings",
     "document_bytes",
@@ -222,48 +221,36 @@ def _first_changed_deal(old: dict[str, Any], new: dict[str, Any]) -> int | None:
     return None if len(a) == len(b) else min(len(a), len(b))
 
 
-def first_difference(old: Loaded | None, new: Loaded, *, equal_before: int = 0) -> int | None:
-    """First step index where ``new`` replays differently from ``old`` (None: identical).
+def compare(old: Loaded | None, new: Loaded) -> tuple[int, int | None]:
+    """How ``new`` differs from ``old``, the game it replaces: ``(shared, first)``.
 
-    The replay is a function of the document, so steps of deals before the first changed
-    deal are equal and only the rest is compared; ``equal_before``: steps the caller knows
-    are equal (:func:`shared_steps`), not compared again.
+    ``shared``: how many leading steps of ``new`` are equal states (hands included) to
+    ``old``'s, so their pictures are the same and a new revision need not draw them again
+    (0 with no old game, for a match or a changed title: what a scene shows besides the
+    state).  ``first``: the first step that replays differently, hands aside (see
+    :func:`_played`; None: identical).  The replay is a function of the document, so the
+    steps of the deals before the first changed deal are equal and are not compared.
     """
     if old is None:
-        return 0 if len(new.steps) else None
+        return 0, (0 if len(new.steps) else None)
     if old.match or new.match:
-        return _first_unequal(old.steps, new.steps, 0)
+        return 0, _first_unequal(old.steps, new.steps, 0)
     a, b = old.timeline.steps, new.timeline.steps
-    start = 0
-    deal = _first_changed_deal(old.document, new.document)
-    if deal is None and len(a) == len(b):
-        return None
-    deals = old.timeline.deals
-    if deal is not None and len(deals) == len(old.document.get("deals", [])):
-        start = deals[deal].first_step if deal < len(deals) else len(a)
-    return _first_unequal(a, b, max(start, min(equal_before, len(a), len(b))))
-
-
-def shared_steps(old: Loaded, new: Loaded) -> int:
-    """How many leading steps of ``new`` are equal states (hands included) to ``old``'s:
-    their pictures are the same, so a new revision need not draw them again.  0 for a
-    match or a changed title (what the scene shows besides the state).
-    """
-    if old.match or new.match or old.timeline.title != new.timeline.title:
-        return 0
-    a, b = old.timeline.steps, new.timeline.steps
-    start = 0
+    n = min(len(a), len(b))
     deal = _first_changed_deal(old.document, new.document)
     deals = old.timeline.deals
     if deal is None:
-        start = min(len(a), len(b))
+        equal = n
     elif len(deals) == len(old.document.get("deals", [])):
-        start = deals[deal].first_step if deal < len(deals) else len(a)
-    start = min(start, len(a), len(b))
-    for i in range(start, min(len(a), len(b))):
-        if a[i] != b[i]:
-            return i
-    return min(len(a), len(b))
+        equal = min(deals[deal].first_step if deal < len(deals) else len(a), n)
+    else:
+        equal = 0
+    while equal < n and a[equal] == b[equal]:
+        equal += 1
+    shared = equal if old.timeline.title == new.timeline.title else 0
+    if deal is None and len(a) == len(b):
+        return shared, None
+    return shared, _first_unequal(a, b, equal)
 
 
 def _first_unequal(a: Any, b: Any, start: int) -> int | None:

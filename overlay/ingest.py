@@ -37,9 +37,8 @@ class Ingest(ChannelCore):
             StoreFailed, StoreFull: the database refused; the channel is unchanged.
         """
         now = self.hub.clock()
-        # leading steps with equal states: their scenes are kept, and they need no second look
-        shared = 0 if reset or self.game is None else feed.shared_steps(self.game, loaded)
-        first = None if reset else feed.first_difference(self.game, loaded, equal_before=shared)
+        # leading steps with equal states keep their scenes; ``first``: the first step changed
+        shared, first = (0, None) if reset else feed.compare(self.game, loaded)
         old_steps = self.steps
         correction = first is not None and first < old_steps
         revision = self.revision + 1
