@@ -217,8 +217,23 @@ class Playback(ChannelCore):
             self.director.max_lag, self.director.skip_lag = lags["max_lag"], lags["skip_lag"]
             played = self.played
             self.director.retime(now, durations_of(() if played is None else played.steps, self.render.timing))
+            if self.on_air is not None:
+                # the main line's saved place keeps its progress through its step, in the new timing
+                self.on_air = replace(self.on_air, resume=self._retimed(self.on_air.resume, old_timing))
         self.poke()
         return stored
+
+    def _retimed(self, resume: Playhead, old_timing: Any) -> Playhead:
+        """``resume`` (a place on the main line timed by ``old_timing``) at the same progress
+        through its step under the current timing; a complete step stays complete."""
+        steps = () if self.game is None else self.game.steps
+        if not 0 <= resume.step < len(steps):
+            return resume
+        kind = steps[resume.step].kind
+        old = float(old_timing.of(kind).total)
+        new = float(self.render.timing.of(kind).total)
+        progress = min(max(resume.offset / old, 0.0), 1.0) if old > 0.0 else 1.0
+        return replace(resume, offset=progress * new)
 
 
 def _switch(req: ControlRequest) -> bool:

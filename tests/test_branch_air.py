@@ -13,6 +13,7 @@ import pytest
 from engine.analysis import Analyst
 from engine.load import load_game
 from engine.ruleset import Ruleset
+from engine.state import StepKind
 from overlay import analysis
 from overlay.feed import actions_of
 from overlay.keys import HUB
@@ -147,6 +148,32 @@ async def test_mainline_after_the_main_line_shrank_shows_its_last_step_complete(
     assert (pos.step, pos.offset) == (last, ch.director.durations[last])
     clock.t += 0.2
     assert (await state(client))["step"] == last
+
+
+@pytest.mark.fake_clock
+async def test_a_timing_change_during_a_line_keeps_the_main_lines_progress(client: Any, clock: FakeClock) -> None:
+    """The main line was 40 % through a card step when a line went on air; the producer then
+    made card steps twice as long: ``mainline`` returns 40 % through the step in the new
+    timing (the saved place is retimed as the playing line is), not at the old seconds."""
+    await make_channel(client, doc=DOC)
+    here = next(i for i in range(TL.deals[0].first_step, len(TL.steps)) if TL.steps[i].kind is StepKind.CARD)
+    await control(client, "play")
+    assert (await control(client, "seek", step=here))[0] == 200
+    ch = client.server.app[HUB].get("t1")
+    old = ch.director.durations[here]
+    clock.t += 0.4 * old
+    await control(client, "pause")
+    assert ch.director.position(clock.t).offset == pytest.approx(0.4 * old)
+    assert (await control(client, "branch", deal=2, line=1))[0] == 200
+    doc = await (await client.get("/api/channels/t1/settings", headers=AUTH)).json()
+    doc["timing"] = {"card": {"run_time": 1.0, "hold": 1.5, "ease": "out"}}
+    r = await client.put("/api/channels/t1/settings", json=doc, headers=AUTH)
+    assert r.status == 200, await r.text()
+    status, ph = await control(client, "mainline")
+    assert status == 200 and ph["step"] == here and ph["playing"] is False
+    pos = ch.director.position(clock.t)
+    assert ch.director.durations[here] == pytest.approx(2.5) != pytest.approx(old)
+    assert (pos.step, pos.offset) == (here, pytest.approx(0.4 * 2.5))
 
 
 @pytest.mark.fake_clock
