@@ -21,7 +21,6 @@ database import need.
 
 from __future__ import annotations
 
-from dataclasses import dataclass
 from operator import add, attrgetter
 from typing import Any
 
@@ -30,6 +29,7 @@ from .dealstate import UNKNOWN, DealContext, DealState, state_pair
 from .errors import Problem
 from .layout import HAND_SIZE
 from .model import BiddingPhase, Deal, TrickPlayPhase
+from .outcome import DealOutcome
 from .rules import reneges, score_deal
 from .state import Action, Call, DealSummary, StepKind, TrickState, UpCardState, build
 from .steps import Steps
@@ -43,23 +43,6 @@ _CALL, _DISCARD, _TRICK_TAKEN = StepKind.CALL, StepKind.DISCARD, StepKind.TRICK_
 _DEAL_START, _DEAL_SCORED = StepKind.DEAL_START, StepKind.DEAL_SCORED
 _TURNED_DOWN, _TAKEN = UpCardState.TURNED_DOWN, UpCardState.TAKEN
 _IDENTITY = attrgetter("identity")
-
-
-@dataclass(frozen=True)
-class DealOutcome:
-    """The replay of one deal.
-
-    ``states`` is empty in the summary-only pass; everything else is the same in both.
-    """
-
-    summary: DealSummary
-    states: Steps  # built on first read (:mod:`engine.steps`)
-    step_count: int  # steps of this deal (``len(states)`` when they are built)
-    score: tuple[int, ...]  # running score after the deal
-    tokens: tuple[int, ...]  # four-trick tokens after the deal
-    action_steps: tuple[int, ...]  # step (within the deal) of each action: calls, then cards
-    problems: tuple[Problem, ...]  # this deal's problems, in the order found
-    shown_at: tuple[int, ...]  # for each problem, the step (within the deal) it is shown on; -1: none
 
 
 class _DealReplay(DealState):

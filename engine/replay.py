@@ -14,14 +14,14 @@ they happen and on the timeline.
 from __future__ import annotations
 
 from collections.abc import Sequence
-from dataclasses import dataclass, replace
-from typing import Any
+from dataclasses import replace
 
 from .branch import build_branch
 from .deal import DealContext, replay_deal
 from .errors import Place, Problem
 from .gcpause import gc_paused
-from .model import Deal, EgnDocument
+from .model import EgnDocument
+from .outcome import Checkpoint
 from .packed import UnpackedDeal, unpack_deals
 from .rules import Table
 from .ruleset import Ruleset
@@ -33,22 +33,6 @@ __all__ = ["replay", "MIN_PLAYERS", "MAX_PLAYERS"]
 #: Table sizes the replay seats (EGN holds at most 10 players, dealers 0-9, 10 cards a trick);
 #: any other ``num_players`` is replayed as 4 players with a warning.
 MIN_PLAYERS, MAX_PLAYERS = 2, 10
-
-
-@dataclass(frozen=True)
-class _Checkpoint:
-    """Everything the replay loop carries from one deal to the next, taken after a deal."""
-
-    key: tuple[Any, ...]  # (source, metadata, summary_only) the deal was replayed under
-    deal: Deal | str
-    steps: int
-    summaries: int
-    branches: int
-    problems: int
-    score: tuple[int, ...]
-    tokens: tuple[int, ...]
-    game_over_at: int | None
-    winner: int | None
 
 
 def replay(
@@ -116,11 +100,11 @@ def _replay(
     game_over_at: int | None = None
     winner: int | None = None
     key = (source, meta, summary_only)
-    checkpoints: list[_Checkpoint] = []
+    checkpoints: list[Checkpoint] = []
     start = 0
     if previous is not None:
         for cp, raw in zip(previous.checkpoints, document.deals):
-            if not isinstance(cp, _Checkpoint) or cp.key != key or cp.deal != raw:
+            if not isinstance(cp, Checkpoint) or cp.key != key or cp.deal != raw:
                 break
             checkpoints.append(cp)
         if checkpoints:
@@ -162,7 +146,7 @@ def _replay(
                     summaries[-1] = replace(summaries[-1], last_step=step_count - 1)
         checkpoints.append(
             build(  # one per deal: the frozen constructor's setattr per field is worth skipping
-                _Checkpoint,
+                Checkpoint,
                 {
                     "key": key,
                     "deal": document.deals[index],

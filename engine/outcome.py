@@ -1,0 +1,55 @@
+"""The values the replay makes once per deal: a deal's outcome and the game loop's checkpoint.
+
+They live apart from the modules that make them (:mod:`engine.deal`, :mod:`engine.replay`)
+because those modules may be compiled with mypyc (:mod:`engine.native`), and a class
+defined in a compiled module becomes a native class: one :func:`engine.state.build`
+cannot make (it writes the instance's ``__dict__``; a native instance has none) and that
+pickling or ``copy`` would not reproduce.  Kept here, uncompiled, they stay ordinary frozen
+dataclasses in both modes, built without the frozen constructor's ``setattr`` per field.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any
+
+from .errors import Problem
+from .model import Deal
+from .state import DealSummary
+from .steps import Steps
+
+__all__ = ["DealOutcome", "Checkpoint"]
+
+
+@dataclass(frozen=True)
+class DealOutcome:
+    """The replay of one deal.
+
+    ``states`` is empty in the summary-only pass; everything else is the same in both.
+    """
+
+    summary: DealSummary
+    states: Steps  # built on first read (:mod:`engine.steps`)
+    step_count: int  # steps of this deal (``len(states)`` when they are built)
+    score: tuple[int, ...]  # running score after the deal
+    tokens: tuple[int, ...]  # four-trick tokens after the deal
+    action_steps: tuple[int, ...]  # step (within the deal) of each action: calls, then cards
+    problems: tuple[Problem, ...]  # this deal's problems, in the order found
+    shown_at: tuple[int, ...]  # for each problem, the step (within the deal) it is shown on; -1: none
+
+
+@dataclass(frozen=True)
+class Checkpoint:
+    """Everything the replay loop carries from one deal to the next, taken after a deal
+    (a later replay of the same game starts at the first deal that changed)."""
+
+    key: tuple[Any, ...]  # (source, metadata, summary_only) the deal was replayed under
+    deal: Deal | str
+    steps: int
+    summaries: int
+    branches: int
+    problems: int
+    score: tuple[int, ...]
+    tokens: tuple[int, ...]
+    game_over_at: int | None
+    winner: int | None
