@@ -11,8 +11,14 @@ Three passes over the same games, each from bytes, validated as ``load_game`` al
   ``inspect``, statistics and a database import need).
 
 The passes alternate (full, read, summary, full, ...) ``--repeat`` times on one core; the
-median of each is reported, by wall clock and by this process's CPU time.  Aims: the full
-pass at least 4x the 315 games/s measured before the deal state machine was rewritten,
+median of each is reported, by wall clock and by this process's CPU time.  ``mode`` says
+which engine these passes timed (``compiled``: the mypyc build, see :mod:`engine.native`;
+``pure``).  When a compiled build is usable, two worker processes then time the same passes,
+one compiled and one pure (``EUCHRE_OVERLAY_PURE=1``), taking turns pass by pass (the side
+that goes first alternating by round): ``pure_*`` are the pure worker's medians, and
+``compiled_vs_pure_<kind>`` the median over the rounds of the two workers' paired CPU times
+(pure / compiled: above 1 when compiled is faster; ``..._wall`` by wall clock).  Aims: the
+full pass at least 4x the 315 games/s measured before the deal state machine was rewritten,
 the summary pass at least 10,000 deals/s.
 """
 
@@ -20,16 +26,20 @@ from __future__ import annotations
 
 import argparse
 import json
+import os
 import statistics
+import subprocess
+import sys
 import time
 from pathlib import Path
-from typing import Any
+from typing import IO, Any
 
+from engine import native
 from engine.load import load_game
 
 from .corpus import SHARED_FIXTURES
 
-__all__ = ["HELP", "add_arguments", "run"]
+__all__ = ["HELP", "add_arguments", "run", "serve"]
 
 HELP = "load + validate + replay throughput over the fixture corpus: full timeline and summary-only"
 
@@ -89,7 +99,7 @@ def run(args: argparse.Namespace) -> dict[str, Any]:
             times[kind].append(seconds)
             cpu[kind].append(cpu_seconds)
             counts[kind] = (games, deals)
-    out: dict[str, Any] = {"files": len(corpus), "repeat": len(times["full"])}
+    out: dict[str, Any] = {"files": len(corpus), "repeat": len(times["full"]), "mode": native.mode()}
     for kind, samples in times.items():
         med = statistics.median(samples)
         games, deals = counts[kind]
@@ -103,4 +113,91 @@ def run(args: argparse.Namespace) -> dict[str, Any]:
         out[f"{kind}_cpu_seconds_median"] = cpu_med
         out[f"{kind}_cpu_games_per_s"] = games / cpu_med
         out[f"{kind}_cpu_deals_per_s"] = deals / cpu_med
+    out.update(_compiled_vs_pure(args))
+    return out
+
+
+Sample = tuple[float, float, int, int]  # what :func:`_pass` returns
+
+
+class _Worker:
+    """A process running :func:`serve` in one mode: it times a pass of the kind it is sent."""
+
+    def __init__(self, corpus: str | None, *, pure: bool) -> None:
+        env = {k: v for k, v in os.environ.items() if k != native.PURE_ENV}
+        if pure:
+            env[native.PURE_ENV] = "1"
+        code = "from overlay.bench.engine import serve; serve()"
+        self.proc = subprocess.Popen([sys.executable, "-c", code, json.dumps(corpus)], stdin=subprocess.PIPE, stdout=subprocess.PIPE, env=env, text=True)
+        hello = self._answer()
+        self.mode: str = hello["mode"]
+        self.detail: str = hello["detail"]
+
+    def _pipes(self) -> tuple[IO[str], IO[str]]:
+        assert self.proc.stdin is not None and self.proc.stdout is not None
+        return self.proc.stdin, self.proc.stdout
+
+    def _answer(self) -> Any:
+        line = self._pipes()[1].readline()
+        if not line:
+            raise RuntimeError(f"bench engine: a worker stopped (exit code {self.proc.wait()})")
+        return json.loads(line)
+
+    def time(self, kind: str) -> Sample:
+        stdin = self._pipes()[0]
+        stdin.write(kind + "\n")
+        stdin.flush()
+        wall, cpu, games, deals = self._answer()
+        return float(wall), float(cpu), int(games), int(deals)
+
+    def close(self) -> None:
+        self._pipes()[0].close()
+        try:
+            self.proc.wait(timeout=30)
+        except subprocess.TimeoutExpired:
+            self.proc.kill()
+            self.proc.wait()
+
+
+def serve() -> None:
+    """A worker of the compiled-vs-pure comparison: loads the corpus named by its argument
+    (JSON: a folder or null), warms up, says its mode in one JSON line, then times one pass
+    per kind read from stdin and answers each with a JSON line, until stdin closes."""
+    corpus = _corpus(argparse.Namespace(corpus=json.loads(sys.argv[1])))
+    for kind in KINDS:
+        _pass(corpus, kind)
+    status = native.status()
+    print(json.dumps({"mode": status.mode, "detail": status.detail}), flush=True)
+    for line in sys.stdin:
+        print(json.dumps(_pass(corpus, line.strip())), flush=True)
+
+
+def _compiled_vs_pure(args: argparse.Namespace) -> dict[str, Any]:
+    """``pure_*`` figures and ``compiled_vs_pure_*`` ratios from two workers taking turns."""
+    workers = {"compiled": _Worker(args.corpus, pure=False), "pure": _Worker(args.corpus, pure=True)}
+    try:
+        if workers["compiled"].mode != "compiled":
+            return {"compiled_vs_pure": f"not measured: no usable compiled build ({workers['compiled'].detail})"}
+        samples: dict[str, dict[str, list[Sample]]] = {side: {kind: [] for kind in KINDS} for side in workers}
+        for r in range(max(1, args.repeat)):
+            order = ("compiled", "pure") if r % 2 == 0 else ("pure", "compiled")
+            for kind in KINDS:
+                for side in order:
+                    samples[side][kind].append(workers[side].time(kind))
+    finally:
+        for worker in workers.values():
+            worker.close()
+    out: dict[str, Any] = {}
+    for kind in KINDS:
+        pure, compiled = samples["pure"][kind], samples["compiled"][kind]
+        _, _, games, deals = pure[-1]
+        wall = statistics.median(s[0] for s in pure)
+        cpu = statistics.median(s[1] for s in pure)
+        out[f"pure_{kind}_games_per_s"] = games / wall
+        out[f"pure_{kind}_deals_per_s"] = deals / wall
+        out[f"pure_{kind}_cpu_games_per_s"] = games / cpu
+        out[f"pure_{kind}_cpu_deals_per_s"] = deals / cpu
+        # each round's two passes ran back to back, so their ratio shares that moment's load
+        out[f"compiled_vs_pure_{kind}"] = statistics.median(p[1] / c[1] for p, c in zip(pure, compiled))
+        out[f"compiled_vs_pure_{kind}_wall"] = statistics.median(p[0] / c[0] for p, c in zip(pure, compiled))
     return out
