@@ -12,6 +12,13 @@ def pytest_configure(config: pytest.Config) -> None:
     config.addinivalue_line("markers", "fake_clock: the service in process runs on the hand-moved `clock` fixture")
 
 
+def pytest_report_header(config: pytest.Config) -> str:
+    """Which engine the run tests (compiled with mypyc, or pure Python), so CI logs show it."""
+    from engine import native
+
+    return f"engine: {native.mode()} ({native.status().detail})"
+
+
 def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
     """Tests parametrised over the shared fixtures say why they skip when the folder is absent."""
     from tests.support import MISSING_FIXTURES, SHARED_EGN

@@ -1,0 +1,119 @@
+"""Digests of everything the engine makes of many games, in whichever mode this process runs.
+
+Run as ``python -m tests.native_digest [FIXTURE_FOLDER]`` by ``tests/test_engine_native.py``,
+once with ``EUCHRE_OVERLAY_PURE=1`` and once without: the compiled engine must make exactly
+what the pure one makes.  Prints one JSON object: the mode, and per case the SHA-256 of the
+full replay (the ``repr`` of every state of the timeline and of its branches, the summaries,
+every problem), of the summary-only replay, of a strict load and, for some generated games,
+of a replay that reuses an earlier one (``previous``, as a live feed does).
+
+The cases: every ``.egn`` of the fixture folder when given (reference games, broken ones
+among them), and games of the project's seeded generator over many rulesets, with and
+without ``playerCards``, some damaged on purpose (cards swapped between tricks, a card
+played twice, calls past the end of the bidding) so the problem paths run too, and games
+with alternative lines.
+"""
+
+from __future__ import annotations
+
+import copy
+import hashlib
+import json
+import sys
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+from engine import native
+from engine.generate import generate_game
+from engine.load import LoadedGame, load_game
+from tests.lines import lined_game
+
+#: rulesets the generated games cycle through
+RULESETS: list[dict[str, Any]] = [
+    {},
+    {"joker": True},
+    {"min_rank": 7},
+    {"allow_no_trump": True, "defend_alone": True},
+    {"fast_break": True, "loner_lead": "LEFT_OF_LONER"},
+    {"canadian": True, "std": True},
+    {"four_trick_tokens": True, "loner_march_score": 5, "loner_euchred_score": 3},
+    {"winning_score": 5},
+    {"winning_score": 11, "joker": True, "allow_no_trump": True},
+]
+GENERATED = 72  # games of the generator (eight per ruleset)
+
+
+def _damaged(doc: dict[str, Any], how: int) -> dict[str, Any]:
+    """The game with its first deal broken one of three ways (``how`` 1-3; 0: as it is)."""
+    if how == 0:
+        return doc
+    doc = copy.deepcopy(doc)
+    phases = doc["deals"][0]["phases"]
+    tricks = next((p["tricks"] for p in phases if p["type"] == "TRICK_PLAY"), None)
+    if how == 1 and tricks and len(tricks) > 1:
+        tricks[0][0], tricks[1][0] = tricks[1][0], tricks[0][0]  # reneges, cards not in hand
+    elif how == 2 and tricks and len(tricks) > 2:
+        tricks[2][0] = tricks[0][0]  # a card played twice
+    elif how == 3:
+        phases[0]["calls"] = list(phases[0]["calls"]) + ["Pass", "h"]  # calls after the bidding ended
+    return doc
+
+
+def cases(fixtures: Path | None) -> Iterator[tuple[str, bytes]]:
+    if fixtures is not None:
+        for path in sorted(fixtures.rglob("*.egn")):
+            yield f"fixture:{path.relative_to(fixtures)}", path.read_bytes()
+    for seed in range(GENERATED):
+        rules = RULESETS[seed % len(RULESETS)]
+        doc = generate_game(seed, ruleset=rules or None, player_cards=seed % 3 != 0, annotate=seed % 4 == 0)
+        yield f"generated:{seed}", json.dumps(_damaged(doc, seed % 4)).encode()
+    for seed in (7, 11, 19, 23):
+        yield f"lines:{seed}", json.dumps(lined_game(seed)).encode()
+
+
+def _full(game: LoadedGame) -> list[str]:
+    tl = game.timeline
+    parts = [repr(state) for state in tl.steps]
+    parts += [repr((b.deal, b.line, b.branch_index, b.parent_step, b.steps)) for b in tl.branches]
+    parts += [json.dumps(tl.to_json(), sort_keys=True), repr(tl.deals), repr(game.all_problems)]
+    return parts
+
+
+def _attempt(data: bytes, name: str, **options: Any) -> list[str]:
+    """What a load makes, or the error it raises (both modes must raise the same)."""
+    try:
+        game = load_game(data, source=name, **options)
+    except ValueError as exc:
+        return [f"{type(exc).__name__}: {exc}"]
+    if options.get("summary_only"):
+        return [json.dumps(game.timeline.to_json(), sort_keys=True), repr(game.timeline.deals), repr(game.all_problems)]
+    return _full(game)
+
+
+def _resumed(data: bytes, name: str) -> list[str]:
+    """A replay reusing the replay of the game's first half (the live feed's path)."""
+    doc = json.loads(data)
+    half = copy.deepcopy(doc)
+    half["deals"] = half["deals"][: max(1, len(half["deals"]) // 2)]
+    earlier = load_game(json.dumps(half), source=name)
+    return _full(load_game(data, source=name, previous=earlier.timeline))
+
+
+def digest(name: str, data: bytes) -> str:
+    parts = _attempt(data, name) + ["--summary"] + _attempt(data, name, summary_only=True)
+    parts += ["--strict"] + _attempt(data, name, strict=True)
+    if name.startswith("generated:") and int(name.split(":")[1]) % 5 == 0:
+        parts += ["--resumed"] + _resumed(data, name)
+    return hashlib.sha256("\n".join(parts).encode()).hexdigest()
+
+
+def main() -> None:
+    fixtures = Path(sys.argv[1]) if len(sys.argv) > 1 and sys.argv[1] else None
+    status = native.status()
+    digests = {name: digest(name, data) for name, data in cases(fixtures)}
+    print(json.dumps({"mode": status.mode, "detail": status.detail, "digests": digests}))
+
+
+if __name__ == "__main__":
+    main()
