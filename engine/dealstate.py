@@ -13,7 +13,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 from operator import attrgetter
-from typing import Any
+from typing import Any, Final
 
 from .cards import Card, Suit, card_name, parse_card
 from .errors import Place, Problem
@@ -27,9 +27,9 @@ from .steps import Record
 __all__ = ["DealContext", "DealState", "UNKNOWN", "team_values", "state_pair"]
 
 #: The card a hand holds where the file never shows which one.
-UNKNOWN = parse_card("Xx")
-_KNOWN = attrgetter("known")  # ``all(map(_KNOWN, cards))``: the check without a Python generator
-_FACE_UP = UpCardState.FACE_UP  # bound once: an enum member read through its class costs about 0.3 us
+UNKNOWN: Final = parse_card("Xx")
+_KNOWN: Final = attrgetter("known")  # ``all(map(_KNOWN, cards))``: the check without a Python generator
+_FACE_UP: Final = UpCardState.FACE_UP  # bound once: an enum member read through its class costs about 0.3 us
 
 
 @dataclass
@@ -271,7 +271,7 @@ class DealState:
         # identities with trump-relative notation resolved, and effective suits, from the
         # layout's memo (every card here has its text: parsed, or resolved from parsed text)
         trump = self.trump
-        memo = memo_for(trump)
+        memo: dict[str, Any] = memo_for(trump)  # Any: compiled, the rows stay Python tuples (no unboxing)
         rows = [[memo.get(c.text) or resolved(c.text, trump) for c in hand] for hand in self.hands]
         self.ids = [[r[0].identity for r in hand] for hand in rows]
         self.suits = [[r[1] for r in hand] for hand in rows]

@@ -9,10 +9,10 @@ cards with the hands known.  Pure: values in, a :class:`Layout` out.
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
+from collections.abc import Sequence
 from dataclasses import dataclass
 from operator import itemgetter
-from typing import Any
+from typing import Any, Final
 
 from .cards import Card, Suit, effective_suit, parse_card, resolve, trick_power
 from .rules import Table
@@ -20,17 +20,20 @@ from .rules import Table
 __all__ = ["HAND_SIZE", "Layout", "Resolved", "lay_out", "card_of", "memo_for", "resolved"]
 
 #: Cards dealt to each player (and tricks in a deal), whatever the ruleset.
-HAND_SIZE = 5
+HAND_SIZE: Final = 5
 
 #: What :func:`resolved` remembers of a card under one trump: the card with trump-relative
 #: notation resolved, the suit it follows, its power as a trump and in a trick of its suit.
 Resolved = tuple[Card, Suit | None, int, int]
 
 # Bounded memos: validated card texts x five trump values; tables of at most 10 seats.
-_CARDS: dict[str, Card] = {}
-_RESOLVED: dict[Suit | None, dict[str, Resolved]] = {trump: {} for trump in (None, *Suit)}
-_ORDERS: dict[tuple[int, frozenset[int]], tuple[tuple[int, ...], ...]] = {}
-_CARD, _SUIT = itemgetter(0), itemgetter(1)  # of a :data:`Resolved`
+# ``Final`` here and on the other module-level names the replay reads: a compiled module
+# (engine.native) keeps them in C variables instead of looking them up by name each time.
+_CARDS: Final[dict[str, Card]] = {}
+_RESOLVED: Final[dict[Suit | None, dict[str, Resolved]]] = {trump: {} for trump in (None, *Suit)}
+_ORDERS: Final[dict[tuple[int, frozenset[int]], tuple[tuple[int, ...], ...]]] = {}
+_CARD: Final = itemgetter(0)  # of a :data:`Resolved`
+_SUIT: Final = itemgetter(1)
 
 
 def card_of(text: str) -> Card:
@@ -59,9 +62,10 @@ def resolved(text: str, trump: Suit | None) -> Resolved:
     return hit
 
 
-def memo_for(trump: Suit | None) -> Mapping[str, Resolved]:
+def memo_for(trump: Suit | None) -> dict[str, Resolved]:
     """What :func:`resolved` has remembered under ``trump``, by card text: a hot loop reads
-    it with ``memo.get(text) or resolved(text, trump)`` and saves a call per card."""
+    it with ``memo.get(text) or resolved(text, trump)`` and saves a call per card (a dict,
+    not a read-only ``Mapping``: compiled, ``dict.get`` is a C call, a mapping's a method lookup)."""
     return _RESOLVED[trump]
 
 

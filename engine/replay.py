@@ -15,6 +15,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from dataclasses import replace
+from typing import Final
 
 from .branch import build_branch
 from .deal import DealContext, replay_deal
@@ -32,7 +33,8 @@ __all__ = ["replay", "MIN_PLAYERS", "MAX_PLAYERS"]
 
 #: Table sizes the replay seats (EGN holds at most 10 players, dealers 0-9, 10 cards a trick);
 #: any other ``num_players`` is replayed as 4 players with a warning.
-MIN_PLAYERS, MAX_PLAYERS = 2, 10
+MIN_PLAYERS: Final = 2
+MAX_PLAYERS: Final = 10
 
 
 def replay(
