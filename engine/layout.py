@@ -136,7 +136,7 @@ def lay_out(tricks: Sequence[Sequence[str]], table: Table, trump: Suit | None, s
     return Layout(tuple(leaders), tuple(orders), tuple(played_seats), tuple(played_cards), tuple(played_suits), tuple(winners), played_by, complete)
 
 
-def _winner(rows: Sequence[Resolved]) -> int | None:
+def _winner(rows: list[Resolved]) -> int | None:
     """:func:`~engine.rules.trick_winner` of a trick from its cards' remembered powers (see :func:`resolved`)."""
     led = rows[0][1] if rows else None
     best, best_power = None, 0
