@@ -39,9 +39,10 @@ from typing import Literal
 
 __all__ = ["COMPILED", "GROUP", "BUILD", "STAMP_NAME", "FORMAT", "PURE_ENV", "Native", "activate", "status", "mode", "stamp_problem", "source_digest", "abi"]
 
-#: engine modules compiled with mypyc: the replay's hot path, and the load's upgrade walk and
-#: validation checks (their shares of a summary-only load, profiled under ``bench engine``)
-COMPILED: tuple[str, ...] = ("deal", "dealstate", "layout", "rules", "replay", "branch", "upgrade", "validate")
+#: engine modules compiled with mypyc: the replay's hot path (with the frozen values' builder),
+#: and the load's upgrade walk and validation checks (their shares of a summary-only load,
+#: profiled under ``bench engine``)
+COMPILED: tuple[str, ...] = ("deal", "dealstate", "layout", "rules", "replay", "branch", "frozen", "upgrade", "validate")
 
 #: mypyc's group name: the compiled code of every module sits in one shared library,
 #: ``engine/_native__mypyc*.so``, which each module's small extension module imports

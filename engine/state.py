@@ -11,10 +11,11 @@ from __future__ import annotations
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 from enum import Enum
-from typing import Any, TypeVar
+from typing import Any
 
 from .cards import Card, Suit, card_name
 from .errors import Problem
+from .frozen import build
 
 __all__ = [
     "StepKind",
@@ -189,28 +190,6 @@ class GameState:
         }
 
 
-_T = TypeVar("_T")
-
-
-def build(cls: type[_T], fields: dict[str, Any]) -> _T:
-    """An instance of a plain frozen dataclass (no ``__post_init__``, no slots; this module's,
-    or one the replay makes per deal) from a fresh mapping of *every* field.
-
-    The replay builds about 130 states a game, each with its trick and action; the
-    generated ``__init__`` (a frozen ``object.__setattr__`` per field) cost more than the
-    rules themselves.  The result is an ordinary frozen value, equal to one built by the
-    constructor from the same values; a missing field would only show when read, so
-    callers pass complete mappings (``tests/test_engine_replay.py`` compares with
-    constructor-built values).
-    """
-    value = _new(cls)
-    _set(value, "__dict__", fields)  # the mapping becomes the value's own: callers pass a fresh one
-    return value
-
-
-# bound once: ``build`` runs about 100,000 times in a replay of the fixture corpus
-_new = object.__new__
-_set = object.__setattr__
 
 
 def make_state(fields: dict[str, Any]) -> GameState:
