@@ -15,12 +15,20 @@ are trimmed), the playhead, the followed file and the studio's control key (``co
 script, that this process still holds the channel's lease (``eo:lease:{id}``): a process
 that lost its lease can no longer write, so two owners never interleave.  An action is
 appended only if its seq is the next one (the same check the owner made in memory).
+
+The scripts are loaded into Redis's script cache once per connection and the writes call
+them by SHA1 (EVALSHA), a batch of writes as one MULTI.  A batch Redis refuses with NOSCRIPT
+(its script cache emptied by ``SCRIPT FLUSH`` or a restart) ran none of its writes: the
+scripts are loaded again and the same writes are sent again, in their order, before any
+later one.  The game itself is not kept in the working copy, only sent on (see
+:meth:`RedisStore.save_game`).
 """
 
 from __future__ import annotations
 
 import asyncio
 import contextlib
+import hashlib
 import json
 import logging
 from collections.abc import Iterator
@@ -107,6 +115,14 @@ return 'ok'
 """
 
 
+#: the Lua script of each kind of write.  They are loaded once per connection (SCRIPT LOAD,
+#: all in one MULTI) and called by their SHA1 (EVALSHA): a script called through redis-py's
+#: ``Script`` on a pipeline makes it ask ``SCRIPT EXISTS`` before every pipeline, one more
+#: command and round trip per write batch
+SCRIPTS = {"append": APPEND, "snapshot": SNAPSHOT, "settings": SETTINGS, "owned": OWNED_SET, "delete": DELETE}
+SHAS = {name: hashlib.sha1(text.encode()).hexdigest() for name, text in SCRIPTS.items()}
+
+
 class Keys:
     """The Redis keys of channel ``cid``."""
 
@@ -157,7 +173,7 @@ class RedisStore(Store):
 
     ``client`` is a ``redis.asyncio.Redis``; ``me`` this process's lease value.  The writer
     task (:meth:`run`) sends the writes in order and in pipelines; a write Redis cannot take
-    now (it is restarting) is retried until it can.  A write refused because the lease is
+    now (it is restarting, or it lost the scripts) is retried until it can.  A write refused because the lease is
     gone or the log disagrees (another process owns the channel) calls ``on_lost``.
     """
 
@@ -170,11 +186,13 @@ class RedisStore(Store):
         self._batches: dict[str, _Batch] | None = None
         #: stream entries since the last snapshot, per channel
         self.since_snapshot: dict[str, int] = {}
-        #: writes Redis has not confirmed yet, with the task that made each (it awaits them)
-        self.pending: dict[asyncio.Future[None], asyncio.Task[Any] | None] = {}
+        #: writes Redis has not confirmed yet, by the task that made them (it awaits them)
+        self.pending: dict[asyncio.Task[Any] | None, set[asyncio.Future[None]]] = {}
         self.lost: list[str] = []  # channels whose write was refused for want of the lease
         self.on_lost: Any = None
-        self._scripts: dict[str, Any] = {}
+        #: the scripts are in Redis's script cache as far as this process knows (they are
+        #: loaded again after a reconnect and after a NOSCRIPT reply)
+        self.loaded = False
         self.replaying = False  # a takeover rebuilding a channel: nothing to send
 
     # ------------------------------------------------------------------ capturing writes
@@ -188,7 +206,7 @@ class RedisStore(Store):
             return
         op.done = loop.create_future()
         op.waiter = asyncio.current_task()
-        self.pending[op.done] = op.waiter
+        self.pending.setdefault(op.waiter, set()).add(op.done)
         self.queue.append(op)
         self.wake.set()
 
@@ -227,7 +245,10 @@ class RedisStore(Store):
             self._submit(Op(channel, "playhead", {"value": b.playhead}))
 
     def save_game(self, channel: str, data: bytes, *, source: str, seq: int) -> None:
-        super().save_game(channel, data, source=source, seq=seq)
+        # The game goes to Redis only, not into the working copy: its ``games`` rows are
+        # read by nothing here (a process starts on an empty working copy and a takeover
+        # rebuilds the game from Redis), and copying a whole game's bytes into SQLite on
+        # every action was a cost per action that grows with the game.
         b = self._batch(channel)
         if b is None:
             self._submit_batch(channel, _Batch(game=(data, source, seq)))
@@ -307,38 +328,64 @@ class RedisStore(Store):
             StoreFailed: Redis refused one of them (the channel moved to another process).
             RedisTimeout: Redis did not confirm within :data:`WAIT_LIMIT` seconds.
         """
-        me = asyncio.current_task()
-        mine = [f for f, task in self.pending.items() if task is me]
+        mine = self.pending.get(asyncio.current_task())
         if not mine:
             return
         try:
             async with asyncio.timeout(WAIT_LIMIT):
-                await asyncio.gather(*(asyncio.shield(f) for f in mine))
+                await asyncio.gather(*(asyncio.shield(f) for f in list(mine)))
         except TimeoutError:
             raise RedisTimeout(f"Redis did not confirm the write within {WAIT_LIMIT:g} s (it is retried)") from None
 
     async def run(self) -> None:
-        """The writer: send queued writes in order, in pipelines; retry while Redis is away."""
-        from redis.exceptions import ConnectionError as RedisDown, TimeoutError as RedisSlow, BusyLoadingError
+        """The writer: send queued writes in order, in pipelines; retry while Redis is away.
+
+        A write Redis answers with NOSCRIPT (its script cache was emptied: ``SCRIPT FLUSH``,
+        or a restart) did not run: the scripts are loaded again and the refused writes go
+        first, in their order, ahead of any write queued since.
+        """
+        from redis.exceptions import NoScriptError
 
         while True:
             await self.wake.wait()
             self.wake.clear()
             while self.queue:
                 ops, self.queue = self.queue[:512], self.queue[512:]
-                delay = 0.05
-                while True:
-                    try:
-                        results = await self._send(ops)
-                        break
-                    except (RedisDown, RedisSlow, BusyLoadingError, OSError) as exc:
-                        log.warning("redis unreachable (%s): retrying %d writes", exc, len(ops))
-                        await asyncio.sleep(delay)
-                        delay = min(delay * 2, 0.5)
+                results = await self._deliver(ops)
+                refused = [op for op, result in zip(ops, results) if isinstance(result, NoScriptError)]
+                if refused:
+                    self.loaded = False
+                    log.warning("redis lost the scripts (SCRIPT FLUSH, a restart): loading them, resending %d writes", len(refused))
+                    if len(refused) < len(ops):  # pragma: no cover - one MULTI sees one script cache
+                        log.error("redis ran part of a write batch without its scripts; the refused writes follow the others")
                 for op, result in zip(ops, results):
+                    if isinstance(result, NoScriptError):
+                        continue
                     self._finish(op, result)
-                    if op.done is not None:
-                        self.pending.pop(op.done, None)
+                    self._settled(op)
+                self.queue[:0] = refused
+
+    async def _deliver(self, ops: list[Op]) -> list[Any]:
+        """Redis's answer to each of ``ops``, sent again until Redis can be reached."""
+        from redis.exceptions import BusyLoadingError, ConnectionError as RedisDown, TimeoutError as RedisSlow
+
+        delay = 0.05
+        while True:
+            try:
+                return await self._send(ops)
+            except (RedisDown, RedisSlow, BusyLoadingError, OSError) as exc:
+                # a new connection may reach a Redis that restarted without the scripts
+                self.loaded = False
+                log.warning("redis unreachable (%s): retrying %d writes", exc, len(ops))
+                await asyncio.sleep(delay)
+                delay = min(delay * 2, 0.5)
+
+    def _settled(self, op: Op) -> None:
+        mine = self.pending.get(op.waiter)
+        if mine is not None and op.done is not None:
+            mine.discard(op.done)
+            if not mine:
+                del self.pending[op.waiter]
 
     def _finish(self, op: Op, result: Any) -> None:
         status = _text(result[0] if isinstance(result, list) else result)
@@ -367,34 +414,53 @@ class RedisStore(Store):
         op.done.set_exception(StoreFailed(why + "; nothing was acknowledged"))
         op.done.exception()  # retrieved: a request that stopped waiting must not log it
 
-    def _script(self, name: str, text: str) -> Any:
-        if name not in self._scripts:
-            self._scripts[name] = self.client.register_script(text)
-        return self._scripts[name]
+    async def load_scripts(self) -> None:
+        """Put every script in Redis's script cache, all at once (MULTI): another process's
+        write batch sees all of them or none, never a part.
+
+        Raises:
+            redis.exceptions.RedisError: Redis unreachable or refusing.
+        """
+        pipe = self.client.pipeline(transaction=True)
+        for text in SCRIPTS.values():
+            pipe.script_load(text)
+        shas = [_text(sha) for sha in await pipe.execute()]
+        if shas != list(SHAS.values()):  # pragma: no cover - Redis names a script by its SHA1
+            raise StoreFailed(f"redis named the scripts {shas}, expected {list(SHAS.values())}")
+        self.loaded = True
 
     async def _send(self, ops: list[Op]) -> list[Any]:
-        pipe = self.client.pipeline(transaction=False)
+        """Redis's answer to each of ``ops``, sent as one MULTI of EVALSHA calls.
+
+        One MULTI: Redis runs the batch with nothing in between, so after a ``SCRIPT FLUSH``
+        every write of it is refused (NOSCRIPT) or none is; a batch half run, its later
+        writes ahead of its refused ones, would store them out of order.
+        """
+        from redis.exceptions import ResponseError
+
+        if not self.loaded:
+            await self.load_scripts()
+        pipe = self.client.pipeline(transaction=True)
         for op in ops:
             k = Keys(op.channel)
             a = op.args
             if op.kind in ("action", "put", "load"):
-                await self._script("append", APPEND)(
-                    keys=[k.lease, k.meta, k.actions, k.log, k.playhead],
-                    args=[self.me, op.kind, a["seq"], a["data"], a.get("source", ""), a["playhead"]],
-                    client=pipe,
-                )
+                keys = [k.lease, k.meta, k.actions, k.log, k.playhead]
+                pipe.evalsha(SHAS["append"], 5, *keys, self.me, op.kind, a["seq"], a["data"], a.get("source", ""), a["playhead"])
             elif op.kind in ("playhead", "follow", "control"):
                 key = {"playhead": k.playhead, "follow": k.follow, "control": k.control}[op.kind]
-                await self._script("owned", OWNED_SET)(keys=[k.lease, key], args=[self.me, a["value"]], client=pipe)
+                pipe.evalsha(SHAS["owned"], 2, k.lease, key, self.me, a["value"])
             elif op.kind == "settings":
-                await self._script("settings", SETTINGS)(keys=[k.lease, k.settings], args=[self.me, a["old"], a["doc"]], client=pipe)
+                pipe.evalsha(SHAS["settings"], 2, k.lease, k.settings, self.me, a["old"], a["doc"])
             elif op.kind == "snapshot":
-                await self._script("snapshot", SNAPSHOT)(
-                    keys=[k.lease, k.snap, k.log], args=[self.me, a["data"], a["source"], a["seq"], a["upto"]], client=pipe
-                )
+                pipe.evalsha(SHAS["snapshot"], 3, k.lease, k.snap, k.log, self.me, a["data"], a["source"], a["seq"], a["upto"])
             elif op.kind == "delete":
-                await self._script("delete", DELETE)(keys=[k.lease, *k.all(), k.lease], args=[self.me, op.channel], client=pipe)
-        return list(await pipe.execute(raise_on_error=False))
+                keys = [k.lease, *k.all(), k.lease]
+                pipe.evalsha(SHAS["delete"], len(keys), *keys, self.me, op.channel)
+        try:
+            return list(await pipe.execute(raise_on_error=False))
+        except ResponseError as exc:  # refused while queued (EXECABORT: out of memory, read-only): none ran
+            return [exc] * len(ops)
 
 
 def _text(value: Any) -> str:

@@ -10,6 +10,7 @@ go on getting scenes.
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import itertools
 import json
 import time
@@ -22,6 +23,7 @@ import pytest
 from overlay.bench.rediserver import RedisServer
 from overlay.bench.services import live_channel
 from overlay.feed import actions_of
+from overlay.redisstore import SCRIPTS
 from tests.cluster_support import AUTH, FAST, Pages, Services, post_json, redis_server, services
 from tests.support import empty_game, game, launch_options
 
@@ -280,3 +282,121 @@ async def test_analysis_reaches_a_page_on_the_other_process(redis_server: RedisS
         first = got[0]
         assert first["channel"] == "anl" and first["output"] == "program"
         assert first["analysis"]["winProbability"] is not None and first["layer"]["ops"]
+
+
+async def _commandstats(client: Any) -> dict[str, dict[str, int]]:
+    """``INFO commandstats``: command -> {calls, failed_calls, ...} (commands never called are absent)."""
+    info = await client.info("commandstats")
+    return {k.removeprefix("cmdstat_"): v for k, v in info.items()}
+
+
+async def _stream(client: Any, cid: str) -> list[tuple[str, int]]:
+    """(kind, seq) of every entry left in channel ``cid``'s Redis log, in stream order."""
+    return [(f[b"kind"].decode(), int(f[b"seq"])) for _, f in await client.xrange(f"eo:ch:{cid}:log")]
+
+
+@pytest.mark.parametrize("fault", ["script flush", "redis restart"])
+async def test_writes_resent_after_redis_lost_the_scripts(redis_server: RedisServer, fault: str) -> None:
+    """A RedisStore writing to a real Redis: 20 actions, then Redis loses its script cache
+    (``SCRIPT FLUSH``, or a SIGKILL and a restart on the append-only file), then 20 more.
+    Every action is acknowledged, stored once and in order, each write Redis refused
+    (NOSCRIPT) was sent once more after the scripts were loaded again, and no pipeline
+    asked ``SCRIPT EXISTS``."""
+    import redis.asyncio
+
+    from overlay.redisstore import Keys, RedisStore
+
+    client = redis.asyncio.Redis.from_url(redis_server.url, protocol=2)
+    store = RedisStore(client, "test:1:writer")
+    writer = asyncio.ensure_future(store.run())
+    admin = redis.asyncio.Redis.from_url(redis_server.url)  # the test's own connection
+    try:
+        await admin.set(Keys("c").lease, store.me)
+        store.create_channel("c")
+
+        def feed(seqs: range) -> None:
+            for seq in seqs:
+                with store.transaction():
+                    store.log_action("c", seq, json.dumps({"seq": seq}))
+                    store.save_game("c", f"game after {seq}".encode(), source="c.egn", seq=seq)
+                    store.save_playhead("c", {"seq": seq})
+
+        feed(range(1, 21))
+        await store.sync()
+        if fault == "script flush":
+            await admin.script_flush()
+        else:
+            redis_server.kill()
+            redis_server.start()
+            await admin.aclose()
+            admin = redis.asyncio.Redis.from_url(redis_server.url)
+        await admin.config_resetstat()
+        feed(range(21, 41))
+        await store.sync()  # this task's writes (within WAIT_LIMIT)
+        stats = await _commandstats(admin)
+        assert await admin.hget(Keys("c").meta, "seq") == b"40"
+        assert await _stream(admin, "c") == [("action", s) for s in range(1, 41)]  # none lost, none twice, in order
+        stored = await admin.hgetall(Keys("c").actions)
+        assert {int(k): json.loads(v) for k, v in stored.items()} == {s: {"seq": s} for s in range(1, 41)}
+        assert json.loads(await admin.get(Keys("c").playhead)) == {"seq": 40}
+        # after a flush the batch is refused (NOSCRIPT); after a restart it is refused too
+        # when redis-py's own retry reconnected and resent it, else the writer reconnected
+        # and loaded the scripts first; either way each refused write went exactly once more
+        refused = stats["evalsha"]["failed_calls"]
+        assert refused == 20 or (fault == "redis restart" and refused == 0)
+        assert stats["evalsha"]["calls"] == 20 + refused
+        assert stats["script|load"]["calls"] == len(SCRIPTS)  # loaded again, once
+        assert "script|exists" not in stats and "eval" not in stats
+        assert not store.pending and not store.queue
+    finally:
+        writer.cancel()
+        with contextlib.suppress(asyncio.CancelledError):
+            await writer
+        await client.aclose()
+        await admin.aclose()
+
+
+async def test_script_flush_mid_feed_across_processes(redis_server: RedisServer, tmp_path: Path) -> None:
+    """Two processes, a logger posting to both in turn.  First third: the writes are
+    EVALSHA calls, no ``SCRIPT EXISTS``.  Then Redis's script cache is flushed every 30 ms
+    while the logger goes on: every action is acknowledged at the first try, stored once and
+    in order, and the owner's game is the whole game."""
+    import redis.asyncio
+
+    doc = game(16, deals=1)
+    acts = actions_of(doc)
+    client = redis.asyncio.Redis.from_url(redis_server.url, protocol=2)
+    async with services(redis_server.url, tmp_path, 2) as cluster, aiohttp.ClientSession() as s:
+        owner, other = await _owner_and_other(s, cluster, "fl", doc)
+        logger = Logger(s, cluster, "fl", acts)
+        third = len(acts) // 3
+        await client.config_resetstat()
+        await logger.run(acts[:third], rate=200)
+        stats = await _commandstats(client)
+        assert stats["evalsha"]["calls"] >= third and stats["evalsha"]["failed_calls"] == 0
+        assert "script|exists" not in stats and "script|load" not in stats
+
+        flushing = True
+
+        async def flusher() -> None:
+            while flushing:
+                await client.script_flush()
+                await asyncio.sleep(0.03)
+
+        task = asyncio.ensure_future(flusher())
+        await logger.run(acts[third:], rate=200)
+        flushing = False
+        await task
+        stats = await _commandstats(client)
+        assert stats["evalsha"]["failed_calls"] > 0  # the flushes did refuse writes
+        assert stats["script|load"]["calls"] > 0 and "script|exists" not in stats
+        assert logger.acked == [a["seq"] for a in acts] and logger.retries == 0
+        assert await client.hget("eo:ch:fl:meta", "seq") == str(len(acts)).encode()
+        stored = await client.hgetall("eo:ch:fl:actions")
+        assert sorted(int(k) for k in stored) == [a["seq"] for a in acts]
+        entries = [seq for kind, seq in await _stream(client, "fl") if kind == "action"]
+        assert entries == list(range(entries[0], len(acts) + 1))  # (older entries are trimmed by snapshots)
+        async with s.get(f"{other}/api/channels/fl", headers=AUTH) as r:
+            info = await r.json()
+        assert info["game"]["seq"] == len(acts) and info["game"]["steps"] == _replayed_steps(doc, acts)
+    await client.aclose()
