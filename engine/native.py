@@ -19,8 +19,8 @@ the package's own modules is the loader's job, and it has to happen before the f
 them is imported, so it sits in the package and runs at import, once per process.  Compiled
 code must never run against sources that changed after it was built (the fix would not be
 running, and mypyc bakes types and constants of the modules it read into the code), which
-only the sources' contents can tell.  It stays cheap: a stamp of about a kilobyte and some
-twenty source files (about 200 kB) read and hashed, about a millisecond against the
+only the sources' contents can tell.  It stays cheap: a stamp of a few kilobytes and the
+39 source files it names (about 300 kB) read and hashed, 0.7 ms measured, against the
 ~200 ms that importing the engine's models takes; nothing is read when the build is absent
 or ``EUCHRE_OVERLAY_PURE`` is set.
 """
