@@ -6,7 +6,7 @@ renewed it).  Every process renews its leases every :data:`TICK` seconds and tak
 channels while it holds fewer than its share (channels / live processes, rounded up), so a
 dead owner's channels are taken over within ``LEASE_TTL + TICK`` seconds, and a process that
 holds more than its share hands one back each tick.  Taking a channel over rebuilds it from
-Redis (:mod:`overlay.redisstore`): the settings, the last snapshot of the game and the
+Redis (:mod:`overlay.takeover`): the settings, the last snapshot of the game and the
 stream entries after it, the action log, the playhead and the studio's control key; a
 followed file the new owner cannot read at the stored path is reported on the channel.
 
@@ -29,19 +29,17 @@ import time
 import uuid
 from collections import deque
 from collections.abc import Callable, Coroutine
-from pathlib import Path
 from typing import Any
 
 from aiohttp import web
 
-from . import feed
+from . import takeover
 from .channel import Channel
 from .clients import Outbox, Page, StateSub
-from .director import Playhead
 from .hub import Hub
-from .protocol import OUTPUTS, ActionIn, ChannelSettings, OutputName
+from .protocol import OUTPUTS, OutputName
 from .redisstore import Keys, RedisStore
-from .store import CONTROL_KEY, Store, settings_from_text
+from .store import CONTROL_KEY, Store
 
 __all__ = ["Cluster", "RemotePage", "RemoteSub", "LEASE_TTL", "TICK", "group_name", "parse_group"]
 
@@ -376,43 +374,26 @@ class Cluster:
     async def take(self, cid: str) -> None:
         """Rebuild ``cid`` from Redis and run it here (this process holds its lease)."""
         began = time.monotonic()
-        k = Keys(cid)
-        pipe = self.client.pipeline(transaction=False)
-        pipe.get(k.settings)
-        pipe.hgetall(k.snap)
-        pipe.get(k.playhead)
-        pipe.get(k.follow)
-        pipe.hgetall(k.actions)
-        pipe.hgetall(k.groups)
-        pipe.get(k.control)
-        raw, snap, playhead_raw, follow, actions, groups, control = await pipe.execute()
-        snap = {key.decode(): v for key, v in snap.items()}
-        start = "(" + snap["upto"].decode() if snap.get("upto") else "-"
-        entries = await self.client.xrange(k.log, min=start, max="+")
-        settings, problem = settings_from_text(raw.decode()) if raw else (ChannelSettings(title=cid), None)
-        game, seq, error = self._rebuild(cid, snap, entries)
-        try:
-            playhead = Playhead.from_json(json.loads(playhead_raw)) if playhead_raw else None
-        except (ValueError, TypeError, KeyError) as exc:
-            playhead, error = None, f"channel {cid!r}: the stored playhead cannot be read ({exc!r}); starting at step 0"
-        self.store.adopt(cid, settings, {int(s): d.decode() for s, d in actions.items()})
-        if problem is not None:
-            self.store.settings_problems[cid] = problem
+        saved = await takeover.read(self.client, cid)
+        game, seq, error = takeover.rebuild(cid, saved.snap, saved.entries)
+        self.store.adopt(cid, saved.settings, saved.actions)
+        if saved.problem is not None:
+            self.store.settings_problems[cid] = saved.problem
         # the studio's control key: its links keep working across a takeover, and a key
         # revoked meanwhile is not revived from this process's earlier copy
-        Store.set_meta(self.store, CONTROL_KEY + cid, control.decode() if control else "")
-        self.store.since_snapshot[cid] = len(entries)
-        path = follow.decode() if follow else None
-        unreadable = None if path is None else await asyncio.to_thread(self._unreadable, cid, path)
+        Store.set_meta(self.store, CONTROL_KEY + cid, saved.control)
+        self.store.since_snapshot[cid] = len(saved.entries)
+        path = saved.follow
+        unreadable = None if path is None else await asyncio.to_thread(takeover.unreadable, self.me, cid, path)
         ch = Channel(
-            self.hub, cid, settings, game=game, seq=seq, playhead=playhead,
-            follow=None if unreadable else path, load_error=error,
+            self.hub, cid, saved.settings, game=game, seq=seq, playhead=saved.playhead,
+            follow=None if unreadable else path, load_error=saved.playhead_error or error,
         )
         if cid in self.hub.channels:  # pragma: no cover - a lease is taken once
             return
         self.hub.channels[cid] = ch
         self.acquired[cid] = self.renewed[cid] = time.monotonic()
-        self._sync_groups(cid, groups, int(time.time() * 1000))
+        self._sync_groups(cid, saved.groups, int(time.time() * 1000))
         ch.start()
         if unreadable:
             # not followed here (the channel keeps its game from Redis); the path stays, so a
@@ -420,56 +401,8 @@ class Cluster:
             ch.follow_path, ch.follow_error = path, unreadable
             log.error("%s", unreadable)
         took = time.monotonic() - began
-        self.takeovers.append({"channel": cid, "entries": len(entries), "seconds": round(took, 4), "at": time.time()})
-        log.info("channel %s taken over (%d stream entries replayed in %.3f s)", cid, len(entries), took)
-
-    def _unreadable(self, cid: str, path: str) -> str | None:
-        """Why this process cannot follow ``cid``'s file at ``path`` (None: it can).  The
-        path was valid on the process that started following it; every process must see
-        the file at the same path."""
-        p = Path(path)
-        if not p.parent.is_dir():
-            why = "its folder is not there"
-        elif not p.exists():
-            why = "no such file"
-        elif not p.is_file():
-            why = "not a regular file"
-        elif not os.access(p, os.R_OK):
-            why = "permission denied"
-        else:
-            return None
-        return (
-            f"channel {cid!r}: follows {path}, which process {self.me} cannot read ({why}); "
-            "a followed file must be at the same path on every process (README: Scale-out)"
-        )
-
-    def _rebuild(self, cid: str, snap: dict[str, Any], entries: list[Any]) -> tuple[feed.Loaded | None, int, str | None]:
-        """The channel's game: the snapshot, then every stream entry after it, replayed."""
-        game: feed.Loaded | None = None
-        seq = 0
-        error: str | None = None
-        try:
-            if snap.get("data"):
-                game = feed.load_bytes(snap["data"], source=snap["source"].decode(), strict=False)
-                seq = int(snap["seq"])
-            for _, fields in entries:
-                f = {key.decode(): v for key, v in fields.items()}
-                kind = f["kind"].decode()
-                if kind == "action":
-                    action = ActionIn.model_validate_json(f["data"])
-                    source = game.source if game else f"{cid}.egn"
-                    doc = feed.apply_action(game, action, source=source)
-                    game = feed.load_bytes(feed.document_bytes(doc), source=source, strict=False, previous=game)
-                    seq = action.seq
-                else:
-                    game = feed.load_bytes(
-                        f["data"], source=f["source"].decode(), strict=False, previous=game if kind == "put" else None
-                    )
-                    seq = int(f["seq"])
-        except Exception as exc:  # a stored entry the engine refuses now: keep what replayed
-            error = f"channel {cid!r}: the stored game cannot be replayed ({type(exc).__name__}: {str(exc)[:200]})"
-            log.error("%s", error)
-        return game, seq, error
+        self.takeovers.append({"channel": cid, "entries": len(saved.entries), "seconds": round(took, 4), "at": time.time()})
+        log.info("channel %s taken over (%d stream entries replayed in %.3f s)", cid, len(saved.entries), took)
 
     # ------------------------------------------------------------------ remote page groups
 

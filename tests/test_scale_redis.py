@@ -400,3 +400,35 @@ async def test_script_flush_mid_feed_across_processes(redis_server: RedisServer,
             info = await r.json()
         assert info["game"]["seq"] == len(acts) and info["game"]["steps"] == _replayed_steps(doc, acts)
     await client.aclose()
+
+
+@pytest.mark.parametrize("after", [0.0, 0.0005, 0.001, 0.002, 0.005])
+async def test_writer_stops_when_cancelled_mid_batch(redis_server: RedisServer, after: float) -> None:
+    """The writer cancelled ``after`` seconds into a batch (after a ``SCRIPT FLUSH``, so
+    the batch is refused, the scripts loaded and the batch resent): it stops, as a
+    process's shutdown expects, even where redis-py swallowed the cancel mid-pipeline."""
+    import redis.asyncio
+
+    from overlay.redisstore import Keys, RedisStore
+
+    client = redis.asyncio.Redis.from_url(redis_server.url, protocol=2)
+    admin = redis.asyncio.Redis.from_url(redis_server.url)
+    store = RedisStore(client, "test:1:cancel")
+    writer = asyncio.ensure_future(store.run())
+    try:
+        await admin.set(Keys("c").lease, store.me)
+        store.create_channel("c")
+        await store.sync()
+        await admin.script_flush()
+        for seq in range(1, 21):
+            with store.transaction():
+                store.log_action("c", seq, json.dumps({"seq": seq}))
+                store.save_game("c", b"game", source="c.egn", seq=seq)
+        await asyncio.sleep(after)
+        writer.cancel()
+        done, _ = await asyncio.wait({writer}, timeout=5)
+        assert writer in done and writer.cancelled(), f"the writer did not stop: {writer!r}"
+    finally:
+        writer.cancel()
+        await client.aclose()
+        await admin.aclose()
