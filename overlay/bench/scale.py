@@ -178,7 +178,7 @@ async def _throughput(redis: RedisServer, n: int, args: argparse.Namespace, acts
     return {
         f"p{n}_actions_per_s": round(rate, 1),
         f"p{n}_actions": len(sent),
-        f"p{n}_seconds": round(wall, 2),
+        f"p{n}_seconds": round(wall, 3),
         # CPU per action: what the figures would be on idle cores (a shared machine starves
         # the processes, so actions/s there says more about the neighbours than about us)
         f"p{n}_server_cpu_ms_per_action": round(sum(cpu[:-2]) * 10 / rate, 2) if rate else None,
