@@ -79,7 +79,7 @@ def create_app(settings: ServerSettings | None = None) -> web.Application:
         shared, token, created = open_store(settings)
         store = shared
     else:
-        store = Store(settings.db_path, synchronous=settings.synchronous)
+        store = Store(settings.db_path, synchronous=settings.synchronous, hold=True)
         token, created = ensure_token(store, settings.token)
     app[SETTINGS] = settings
     app[STORE] = store

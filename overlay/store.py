@@ -1,12 +1,22 @@
 """Persistence: channels, their games, playheads and settings in one SQLite file (WAL).
 
-Only the event-loop thread uses the connection; writes are small and commit at once.  With
-``synchronous="FULL"`` (the default) an accepted game or action is on disk (fsync of the
-WAL) before the HTTP answer leaves, through a process kill and a power cut alike: SQLite
-itself runs with ``NORMAL`` and :meth:`Store.sync` fsyncs in a worker thread, so the event
-loop never waits on the disk and concurrent answers share one fsync.  ``"NORMAL"`` skips the
-fsync: a kill loses nothing, a power cut may lose the last acknowledged writes.  Settings documents carry a revision: a write naming an old revision is
-refused with the stored document (:class:`~overlay.errors.StaleRevision`).
+Only the event-loop thread uses the main connection; writes are small and commit at once.
+With ``synchronous="FULL"`` (the default) an accepted game or action is on disk before the
+HTTP answer leaves, through a process kill and a power cut alike.  SQLite alone makes it
+durable: the main connection commits without waiting for the disk (``synchronous=NORMAL``,
+so the loop never waits on an fsync) and :meth:`Store.sync` asks a second SQLite connection,
+used only by one worker thread and set to ``synchronous=FULL``, to checkpoint the WAL, which
+fsyncs the WAL before copying it.  Concurrent answers share one such sync (group commit).
+Nothing in the serving process opens the database file outside SQLite: closing any other
+descriptor of it would drop the POSIX locks SQLite holds, and the next process to open and
+close the database would delete the WAL the server is still writing into (SQLite's "How To
+Corrupt An SQLite Database File", 2.2).  ``"NORMAL"`` skips the sync: a kill loses nothing,
+a power cut may lose the last acknowledged writes.
+
+A serving process holds its data folder (:class:`FolderLock`: ``overlay.sqlite3.lock``,
+an ``flock`` with the holder's pid in it); a second ``serve`` on the same folder refuses to
+start with one line naming the holder.  Settings documents carry a revision: a write naming
+an old revision is refused with the stored document (:class:`~overlay.errors.StaleRevision`).
 
 Faults are typed: a database that cannot be opened or read raises :class:`StoreBroken`
 (one line naming the file and the fault; the CLI exits 2); a write that fails (disk full,
@@ -20,12 +30,14 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import fcntl
 import functools
 import json
 import logging
 import os
 import sqlite3
 import sys
+import threading
 import time
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass
@@ -37,7 +49,7 @@ from pydantic import ValidationError
 from .errors import Conflict, NotFound, StaleRevision, StoreFailed, StoreFull
 from .protocol import ChannelSettings, dump
 
-__all__ = ["Store", "StoreBroken", "StoredGame", "ChannelRecord", "CONTROL_KEY", "default_data_dir", "secure_folder", "settings_from_text"]
+__all__ = ["Store", "StoreBroken", "FolderHeld", "FolderLock", "folder_holder", "StoredGame", "ChannelRecord", "CONTROL_KEY", "default_data_dir", "secure_folder", "settings_from_text"]
 
 #: prefix of the meta entry holding a channel's control key (the studio's links), by channel id
 CONTROL_KEY = "control-key:"
@@ -47,9 +59,77 @@ log = logging.getLogger("overlay.store")
 F = TypeVar("F", bound=Callable[..., Any])
 
 
+#: faults a checkpoint meets only while copying into the database file, after its WAL fsync
+_COPY_FAULTS = frozenset({"SQLITE_FULL", "SQLITE_IOERR_WRITE"})
+
+
 class StoreBroken(Exception):
     """The database cannot be opened or read at all (corrupt, truncated, not a database,
     unreadable folder): the service cannot start on it."""
+
+
+class FolderHeld(StoreBroken):
+    """Another live ``serve`` holds this data folder (two writers would each believe the
+    other's WAL is stale)."""
+
+
+def _lock_path(db_path: str) -> str:
+    return db_path + ".lock"
+
+
+def folder_holder(db_path: str | Path) -> int | None:
+    """The pid of the live server holding the database's folder, or None when none does
+    (tried without taking it: a held ``flock`` cannot be taken)."""
+    path = _lock_path(str(db_path))
+    try:
+        fd = os.open(path, os.O_RDONLY)
+    except OSError:
+        return None
+    try:
+        try:
+            fcntl.flock(fd, fcntl.LOCK_SH | fcntl.LOCK_NB)
+        except BlockingIOError:
+            text = os.read(fd, 64).decode("ascii", "replace").strip()
+            return int(text) if text.isdigit() else -1
+        fcntl.flock(fd, fcntl.LOCK_UN)
+        return None
+    finally:
+        os.close(fd)
+
+
+class FolderLock:
+    """The serving process's hold on its database: ``<db>.lock``, locked with ``flock`` (not
+    POSIX record locks, which any ``close()`` in the process would drop) and holding the
+    pid.  Released by :meth:`release` or when the process dies (the kernel drops it)."""
+
+    def __init__(self, db_path: str | Path) -> None:
+        """Raises:
+        FolderHeld: a live process holds it (the message names its pid and the file).
+        StoreBroken: the lock file cannot be made."""
+        self.path = _lock_path(str(db_path))
+        try:
+            self.fd: int | None = os.open(self.path, os.O_RDWR | os.O_CREAT, 0o600)
+        except OSError as exc:
+            raise StoreBroken(f"{self.path}: cannot make the lock file: {exc.strerror or exc}") from None
+        try:
+            fcntl.flock(self.fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+        except BlockingIOError:
+            text = os.read(self.fd, 64).decode("ascii", "replace").strip()
+            os.close(self.fd)
+            self.fd = None
+            who = f"pid {text}" if text.isdigit() else "another process"
+            raise FolderHeld(
+                f"{db_path}: already served by {who} (lock {self.path}); stop that server or use another --data"
+            ) from None
+        os.ftruncate(self.fd, 0)
+        os.write(self.fd, f"{os.getpid()}\n".encode())
+
+    def release(self) -> None:
+        if self.fd is not None:
+            with contextlib.suppress(OSError):
+                os.ftruncate(self.fd, 0)
+            os.close(self.fd)  # closing the last descriptor releases the flock
+            self.fd = None
 
 
 def secure_folder(folder: Path) -> None:
@@ -174,10 +254,12 @@ class ChannelRecord:
 class Store:
     """The SQLite file.  ``path`` may be ``":memory:"`` for tests that need no restart."""
 
-    def __init__(self, path: str | Path, *, synchronous: str = "FULL") -> None:
-        """Open (or create) the database and check it.
+    def __init__(self, path: str | Path, *, synchronous: str = "FULL", hold: bool = False) -> None:
+        """Open (or create) the database and check it.  ``hold``: take the folder's
+        :class:`FolderLock` first (the serving process; released by :meth:`close`).
 
         Raises:
+            FolderHeld: ``hold`` and a live server already holds the folder.
             StoreBroken: the file is not a database, is corrupt or truncated, or its folder
                 cannot be written (one line naming the file and the fault).
         """
@@ -185,15 +267,20 @@ class Store:
             raise ValueError(f"synchronous {synchronous!r} is not FULL or NORMAL")
         self.path = str(path)
         self.depth = 0  # nesting of transaction()
-        #: FULL: SQLite writes without fsync (NORMAL) and :meth:`sync` fsyncs the WAL off the
-        #: event loop before answers leave: the same durability, without blocking the loop
+        #: FULL: the main connection commits without waiting for the disk (NORMAL) and
+        #: :meth:`sync` has SQLite fsync the WAL in a worker thread before answers leave
         self.durable = synchronous.upper() == "FULL" and self.path != ":memory:"
         self.written = 0  # commits so far
         self.synced = 0  # commits known durable
         self._syncing: asyncio.Future[None] | None = None
+        self._syncer: sqlite3.Connection | None = None  # used only inside _sync_lock
+        self._sync_lock = threading.Lock()
+        self.lock: FolderLock | None = None
         try:
             if self.path != ":memory:":
                 secure_folder(Path(self.path).parent)
+                if hold:
+                    self.lock = FolderLock(self.path)
                 fresh = not Path(self.path).exists()
             self.db = sqlite3.connect(self.path, isolation_level=None)
             if self.path != ":memory:" and fresh:
@@ -207,15 +294,26 @@ class Store:
             check = self.db.execute("PRAGMA quick_check").fetchone()
             if check is None or check[0] != "ok":
                 raise StoreBroken(f"{self.path}: the database is corrupt (quick_check: {check and check[0]})")
-        except sqlite3.Error as exc:
-            raise StoreBroken(f"{self.path}: cannot open the database: {exc}") from None
-        except OSError as exc:
-            raise StoreBroken(f"{self.path}: cannot open the database: {exc.strerror or exc}") from None
+        except BaseException as exc:
+            if self.lock is not None:
+                self.lock.release()
+            if isinstance(exc, sqlite3.Error):
+                raise StoreBroken(f"{self.path}: cannot open the database: {exc}") from None
+            if isinstance(exc, OSError):
+                raise StoreBroken(f"{self.path}: cannot open the database: {exc.strerror or exc}") from None
+            raise
         #: channel -> why its stored settings were refused (it runs on defaults until saved)
         self.settings_problems: dict[str, str] = {}
 
     def close(self) -> None:
+        with self._sync_lock:
+            if self._syncer is not None:
+                self._syncer.close()
+                self._syncer = None
         self.db.close()
+        if self.lock is not None:
+            self.lock.release()
+            self.lock = None
 
     @contextlib.contextmanager
     def transaction(self) -> Iterator[None]:
@@ -253,38 +351,64 @@ class Store:
         self.written += 1
 
     async def sync(self) -> None:
-        """Make every committed write durable (fsync of the WAL, in a worker thread) before
-        an answer leaves; a no-op with ``synchronous=NORMAL``.  Callers waiting together
-        share one fsync (group commit).
+        """Make every committed write durable before an answer leaves (SQLite fsyncs the
+        WAL, in a worker thread); a no-op with ``synchronous=NORMAL``.  Callers waiting
+        together share one sync (group commit).
 
         Raises:
-            StoreFailed: the fsync failed (an I/O error).
+            StoreFailed: the sync failed (an I/O error).
         """
         while self.durable and self.written > self.synced:
             if self._syncing is None or self._syncing.done():
-                self._syncing = asyncio.ensure_future(self._fsync(self.written))
+                self._syncing = asyncio.ensure_future(self._sync(self.written))
             task = self._syncing
             await asyncio.shield(task)
 
-    async def _fsync(self, upto: int) -> None:
+    async def _sync(self, upto: int) -> None:
         try:
-            await asyncio.to_thread(self._fsync_files)
-        except OSError as exc:
-            raise StoreFailed(f"{self.path}: the write could not be made durable ({exc.strerror or exc})") from None
+            await asyncio.to_thread(self.sync_now)
+        except sqlite3.Error as exc:
+            # the commit itself succeeded (it is in the WAL); whether it reached the disk is
+            # not known: the answer says so rather than claim it
+            text = f"{self.path}: the write was committed but could not be confirmed durable ({exc})"
+            if "full" in str(exc):
+                raise StoreFull(text) from None
+            raise StoreFailed(text) from None
         self.synced = max(self.synced, upto)
 
-    def _fsync_files(self) -> None:
-        # the WAL holds every commit since the last checkpoint; fsync on any descriptor of
-        # the file flushes it (the checkpoints themselves fsync the database file)
-        for name in (self.path + "-wal", self.path):
+    def sync_now(self) -> None:
+        """Have SQLite fsync every commit made so far (blocking; :meth:`sync` runs it in a
+        worker thread).  A second connection with ``synchronous=FULL`` checkpoints the WAL:
+        SQLite fsyncs the WAL before it copies frames, then the database file.  Where a
+        reader in another process pins the WAL so that nothing can be copied (SQLite then
+        skips the fsync), a one-row commit on that connection fsyncs the WAL instead.  The
+        database file is never opened outside SQLite.
+
+        Raises:
+            sqlite3.Error: SQLite could not sync (an I/O error, the disk).
+        """
+        with self._sync_lock:
+            if self._syncer is None:
+                self._syncer = sqlite3.connect(self.path, isolation_level=None, check_same_thread=False)
+                self._syncer.execute("PRAGMA synchronous=FULL")
+                self._syncer.execute("PRAGMA busy_timeout=5000")
             try:
-                fd = os.open(name, os.O_RDONLY)
-            except FileNotFoundError:
-                continue
-            try:
-                os.fsync(fd)
-            finally:
-                os.close(fd)
+                row = self._syncer.execute("PRAGMA wal_checkpoint(PASSIVE)").fetchone()
+                busy, frames, copied = (int(v) for v in row) if row is not None else (1, 1, 0)
+            except sqlite3.Error as exc:
+                if getattr(exc, "sqlite_errorname", "") in _COPY_FAULTS:
+                    # the checkpoint fsyncs the WAL before it copies a frame (walCheckpoint in
+                    # SQLite's wal.c): a copy that failed on a full disk left the WAL synced,
+                    # and another commit would need the space that is missing
+                    return
+                busy, frames, copied = 1, 1, 0
+            if busy or copied < frames:
+                # the checkpoint could not copy every frame: it may not have synced the WAL
+                self._syncer.execute(
+                    "INSERT INTO meta(key, value) VALUES('synced', ?) "
+                    "ON CONFLICT(key) DO UPDATE SET value = excluded.value",
+                    (repr(time.time()),),
+                )
 
     @property
     def journal_mode(self) -> str:

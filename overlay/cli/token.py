@@ -2,7 +2,9 @@
 
 The store keeps only the token's SHA-256, so a lost token cannot be read back: rotating
 makes a new one, prints it once and stores its hash.  A running server reads the hash at
-start-up: restart it to switch to the new token.
+start-up: restart it to switch to the new token.  Rotating while a server runs on the folder
+is safe (the write goes through SQLite, as the server's own do); the message then names that
+server's pid.
 """
 
 from __future__ import annotations
@@ -32,7 +34,7 @@ def run(args: argparse.Namespace) -> int:
     from ..auth import rotate_token
     from ..config import ServerSettings
     from ..errors import StoreFailed
-    from ..store import Store, StoreBroken, default_data_dir
+    from ..store import Store, StoreBroken, default_data_dir, folder_holder
 
     settings = ServerSettings(data_dir=args.data or default_data_dir())
     try:
@@ -46,5 +48,7 @@ def run(args: argparse.Namespace) -> int:
         print(f"euchre-overlay: {exc}", file=sys.stderr)
         return 2
     print(token)
-    print(f"new API token stored (as a hash) in {settings.db_path}; restart the server to use it", file=sys.stderr)
+    holder = folder_holder(settings.db_path)
+    running = f"the server running on it (pid {holder}) keeps the old token until it restarts" if holder else "restart the server to use it"
+    print(f"new API token stored (as a hash) in {settings.db_path}; {running}", file=sys.stderr)
     return 0
