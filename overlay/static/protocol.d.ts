@@ -9,63 +9,63 @@
  * no game.
  */
 export interface SceneMessage {
-  /**  (default "scene") */
+  /** (default "scene") */
   type?: "scene";
   seq: number;
   channel: string;
   output: "program" | "preview" | "clean";
   step: number | null;
   steps: number;
-  /**  (default null) */
+  /** (default null) */
   deal?: number | null;
-  /**  (default null) */
+  /** (default null) */
   game?: number | null;
-  /**  (default 0) */
+  /** (default 0) */
   games?: number;
-  /**  (default null) */
+  /** (default null) */
   gameTitle?: string | null;
-  /**  (default 0.0) */
+  /** (default 0.0) */
   age?: number;
-  /**  (default 1.0) */
+  /** (default 1.0) */
   rate?: number;
-  /**  (default false) */
+  /** (default false) */
   playing?: boolean;
-  /**  (default false) */
+  /** (default false) */
   snapshot?: boolean;
-  /**  (default false) */
+  /** (default false) */
   jump?: boolean;
-  /**  (default 1920) */
+  /** (default 1920) */
   width?: number;
-  /**  (default 1080) */
+  /** (default 1080) */
   height?: number;
-  /**  (default null) */
+  /** (default null) */
   scene?: unknown;
 }
 
 export interface ByeMessage {
-  /**  (default "bye") */
+  /** (default "bye") */
   type?: "bye";
   reason: string;
 }
 
 export interface PageHello {
   type: "hello";
-  /**  (default "program") */
+  /** (default "program") */
   output?: "program" | "preview" | "clean";
-  /**  (default null) */
+  /** (default null) */
   width?: number | null;
-  /**  (default null) */
+  /** (default null) */
   height?: number | null;
-  /**  (default true) */
+  /** (default true) */
   visible?: boolean;
-  /**  (default null) */
+  /** (default null) */
   token?: string | null;
 }
 
 /** Asks for a full snapshot (after reconnect, or when OBS shows the source again). */
 export interface PageResync {
   type: "resync";
-  /**  (default "") */
+  /** (default "") */
   reason?: string;
 }
 
@@ -73,7 +73,7 @@ export interface PageResync {
 export interface PageDrawn {
   type: "drawn";
   seq: number;
-  /**  (default null) */
+  /** (default null) */
   step?: number | null;
 }
 
