@@ -115,7 +115,7 @@ export interface OpTable {
 // ---- the scene (renderer.scene.Scene.to_json)
 
 /** A keyframe `[t, v]` or `[t, v, easing]`: seconds (scene-local), value, the easing into it. */
-export type Keyframe = [t: number, v: number] | [t: number, v: number, ease: EasingName];
+export type Keyframe = [t: number, v: number, ease?: EasingName];
 /** Keyframes, times ascending: before the first the value is its value, after the last the last's. */
 export type Track = Keyframe[];
 /** Where a view element landed, in canvas pixels (for tests and the studio; executors ignore it). */
