@@ -18,7 +18,6 @@ import importlib.util
 import re
 import shutil
 import subprocess
-import sys
 from pathlib import Path
 from types import ModuleType
 from typing import Any
@@ -158,15 +157,16 @@ async def test_modules_are_served_as_javascript(client: Any) -> None:
 
 def test_wheel_packs_the_modules_and_their_types() -> None:
     """pyproject's package-data globs take every static file, the .d.ts files included."""
-    if sys.version_info >= (3, 11):
-        import tomllib
-    else:  # pragma: no cover
-        pytest.skip("tomllib needs Python 3.11")
+    import tomllib
+
     data = tomllib.loads((ROOT / "pyproject.toml").read_text(encoding="utf-8"))
-    globs = data["tool"]["setuptools"]["package-data"]
-    for package, folder in [("overlay", STATIC), ("studio", ROOT / "studio" / "static")]:
-        base = ROOT / package
-        packed = {p for pattern in globs.get(package, []) for p in base.glob(pattern) if p.is_file()}
-        files = {p for p in folder.rglob("*") if p.is_file() and "__pycache__" not in p.parts}
-        assert files <= packed, sorted(str(p.relative_to(ROOT)) for p in files - packed)
-        assert any(p.suffix == ".ts" for p in packed) and any(p.suffix in (".js", ".mjs") for p in packed), package
+    globs: dict[str, list[str]] = data["tool"]["setuptools"].get("package-data", {})
+    for package in ("overlay", "studio"):
+        base, folder = ROOT / package, ROOT / package / "static"
+        # patterns under the package, under its static folder as a package of its own, or any
+        where = [(base, p) for p in globs.get(package, []) + globs.get("*", [])]
+        where += [(folder, p) for p in globs.get(f"{package}.static", [])]
+        packed = {f for root, pattern in where for f in root.glob(pattern) if f.is_file()}
+        files = {f for f in folder.rglob("*") if f.is_file() and "__pycache__" not in f.parts}
+        assert files <= packed, sorted(str(f.relative_to(ROOT)) for f in files - packed)
+        assert {".ts", ".js"} <= {f.suffix for f in packed}, package
