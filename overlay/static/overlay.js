@@ -387,12 +387,12 @@ function benchProbe(rendered) {
 // ---- OBS and tab visibility: draw the current state at once when shown again
 // (OBS's browser source dispatches them as CustomEvents: detail {visible} / {active})
 window.addEventListener("obsSourceVisibleChanged", function (e) {
-  var detail = /** @type {CustomEvent<{ visible?: boolean } | null>} */ (e).detail;
-  if (e && detail && detail.visible) resync("visible");
+  var detail = e && /** @type {CustomEvent<{ visible?: boolean } | null>} */ (e).detail;
+  if (detail && detail.visible) resync("visible");
 });
 window.addEventListener("obsSourceActiveChanged", function (e) {
-  var detail = /** @type {CustomEvent<{ active?: boolean } | null>} */ (e).detail;
-  if (e && detail && detail.active) resync("active");
+  var detail = e && /** @type {CustomEvent<{ active?: boolean } | null>} */ (e).detail;
+  if (detail && detail.active) resync("active");
 });
 document.addEventListener("visibilitychange", function () {
   if (!document.hidden) resync("visible");
