@@ -91,6 +91,8 @@ def launch_options() -> dict[str, Any]:
 
 #: the origin under which :func:`serve_player_page` serves the page, the player and its fonts
 PLAYER_ORIGIN = "https://player.test"
+#: the player module's URL there: a page imports it (``await import(PLAYER_MODULE)``)
+PLAYER_MODULE = f"{PLAYER_ORIGIN}/static/player.js"
 
 
 def serve_player_page(page: Any, html: str, font_files: dict[str, Path]) -> dict[str, str]:

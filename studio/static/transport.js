@@ -1,3 +1,4 @@
+// @ts-check
 // The transport bar: Director commands, the playhead and pages per output (polled), the
 // scrubber with deal markers, and the picker of the game's alternative lines.
 
