@@ -21,6 +21,7 @@ from engine.hindsight import RECONSTRUCTED, RECORDED, hands_for
 from engine.load import LoadedGame, load_game
 from engine.ruleset import Ruleset
 from engine.state import StepKind
+from overlay.cli import main
 from tests.support import shared_egn
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -220,6 +221,24 @@ def test_agreed_table_keeps_what_every_table_says() -> None:
     both = agreed_table([table((1, 0), (0, 2), "Order"), table((1, 0), (0, 2), "Order")])
     assert both is not None and [c.label for c in both.best] == ["Order"]
     assert agreed_table([]) is None
+
+
+def test_analyse_json_marks_hands_and_reports_deals(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    doc = stripped(generate_game(1, deals=3))
+    path = tmp_path / "bare.egn"
+    path.write_text(json.dumps(doc))
+    assert main(["analyse", str(path), "--json"]) == 0
+    out = json.loads(capsys.readouterr().out)
+    assert {"hands", "reason"} <= set(out["steps"][0])
+    assert {s["hands"] for s in out["steps"]} <= {"reconstructed", None}
+    assert any(s["hands"] == "reconstructed" and s["ddTricks"] is not None for s in out["steps"])
+    deals = out["deals"]
+    assert [d["deal"] for d in deals] == [0, 1, 2]
+    assert set(deals[0]) == {"deal", "dealNumber", "complete", "steps", "analysed", "hands", "reason"}
+    assert all(d["hands"] == "reconstructed" for d in deals if d["analysed"])
+    assert main(["analyse", str(path)]) == 0
+    text = capsys.readouterr().out
+    assert "reconstructed" in text
 
 
 # -- coverage ----------------------------------------------------------------------------------
