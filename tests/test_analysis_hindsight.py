@@ -270,3 +270,27 @@ def test_coverage_of_a_real_game() -> None:
     t = _coverage("--generated", "0", str(game))["examples"]
     assert (t["deals"], t["before"], t["after"]) == (12, 3, 12)
     assert t["deal start table after"] > t["deal start table before"] == 3
+
+
+# -- on air ------------------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize("size", [(1920, 1080), (1280, 720)])
+def test_the_win_bar_says_hindsight_over_rebuilt_hands(size: tuple[int, int]) -> None:
+    """The win bar's heading says HINDSIGHT (whole, not cut) where the reading comes from
+    hands rebuilt from the play, nothing where the file recorded them, EST. on the clean
+    output."""
+    from renderer.analysis import GameAnalysis, build_analysis_layer
+    from renderer.view import default_view
+
+    doc = generate_game(1, deals=1)
+
+    def heads(d: dict[str, Any], *, public: bool = False) -> list[str]:
+        steps = _load(d).timeline.steps
+        step = next(i for i, s in enumerate(steps) if s.kind is StepKind.CARD)
+        layer = build_analysis_layer(steps[step], default_view(), GameAnalysis(steps, Ruleset(), public=public)(step), size=size, public=public)
+        return [op[5] for op in layer.ops if op[0] == "t" and str(op[5]).startswith("WIN PROBABILITY") and "MATCH" not in str(op[5])]
+
+    assert heads(stripped(doc)) == ["WIN PROBABILITY \u00b7 HINDSIGHT"]
+    assert heads(doc) == ["WIN PROBABILITY"]
+    assert heads(stripped(doc), public=True) == ["WIN PROBABILITY \u00b7 EST."]
