@@ -32,7 +32,7 @@ from .layout import HAND_SIZE
 from .ruleset import Ruleset
 from .state import GameState, StepKind, UpCardState
 
-__all__ = ["RECORDED", "RECONSTRUCTED", "Source", "Hands", "hands_for", "needs_hands", "discard_options", "plays_no_card", "sat_out"]
+__all__ = ["RECORDED", "RECONSTRUCTED", "Source", "Hands", "hands_for", "needs_hands", "played_out", "discard_options", "plays_no_card", "sat_out"]
 
 Source = Literal["recorded", "reconstructed"]
 RECORDED: Final[Source] = "recorded"
@@ -67,6 +67,17 @@ def needs_hands(state: GameState) -> Literal["dealt", "held"] | None:
     if state.kind is StepKind.CALL and state.up_card_state is UpCardState.TAKEN:
         return "dealt"  # the dealer's discard table: its hand as dealt and the up-card
     return "held" if state.kind in _PLAY_KINDS else None
+
+
+def played_out(state: GameState) -> bool:
+    """Every card of the deal is on the table or taken at this step (its last card played,
+    or the deal scored): nothing of its hands is hidden any more, wherever this step is shown."""
+    if state.kind in (StepKind.DEAL_SCORED, StepKind.GAME_OVER):
+        return True
+    per_trick = state.num_players - len(state.sit_out)
+    trick = state.trick
+    on_table = len(trick.cards) if trick is not None and not trick.complete else 0
+    return per_trick > 0 and len(state.tricks) * per_trick + on_table >= HAND_SIZE * per_trick
 
 
 def hands_for(state: GameState) -> Hands:

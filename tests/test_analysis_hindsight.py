@@ -294,3 +294,16 @@ def test_the_win_bar_says_hindsight_over_rebuilt_hands(size: tuple[int, int]) ->
     assert heads(stripped(doc)) == ["WIN PROBABILITY \u00b7 HINDSIGHT"]
     assert heads(doc) == ["WIN PROBABILITY"]
     assert heads(stripped(doc), public=True) == ["WIN PROBABILITY \u00b7 EST."]
+
+
+def test_played_out_from_the_last_card_on() -> None:
+    from engine.hindsight import played_out
+
+    steps = _load(generate_game(3, ruleset={"defend_alone": True}, deals=6)).timeline.steps
+    for deal in {s.deal for s in steps}:
+        mine = [s for s in steps if s.deal == deal]
+        cards = [i for i, s in enumerate(mine) if s.kind is StepKind.CARD]
+        if not cards:
+            assert [played_out(s) for s in mine] == [s.kind in (StepKind.DEAL_SCORED, StepKind.GAME_OVER) for s in mine]
+            continue
+        assert [played_out(s) for s in mine] == [i >= cards[-1] for i in range(len(mine))], deal
