@@ -105,7 +105,9 @@ def hands_for(state: GameState) -> Hands:
         return Hands(None, reason)
     dealer = state.dealer
     if need == "held" and state.up_card_state is UpCardState.TAKEN and dealer in seats and len(hands[dealer]) > HAND_SIZE:
-        return Hands(None, f"the dealer's discard is not recorded and the play does not show it (seat {dealer} holds six cards)")
+        if state.discard is None:
+            return Hands(None, f"the dealer's discard is not recorded and the play does not show it (seat {dealer} holds six cards)")
+        return Hands(None, f"the dealer's discard {card_name(state.discard)!r} is not in its hand (seat {dealer} holds six cards)")
     twice = _held_twice(state, seats, need)
     if twice is not None:
         return Hands(None, f"{card_name(twice)!r} is in two places at once (the record shows it twice)")

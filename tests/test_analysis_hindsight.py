@@ -307,3 +307,12 @@ def test_played_out_from_the_last_card_on() -> None:
             assert [played_out(s) for s in mine] == [s.kind in (StepKind.DEAL_SCORED, StepKind.GAME_OVER) for s in mine]
             continue
         assert [played_out(s) for s in mine] == [i >= cards[-1] for i in range(len(mine))], deal
+
+
+def test_a_discard_the_dealer_never_held_is_named() -> None:
+    doc = generate_game(35, deals=1)
+    deal = doc["deals"][0]
+    foreign = deal["initialState"]["playerCards"][(deal["initialState"]["dealer"] + 1) % 4][0]
+    deal["phases"][0]["discard"] = foreign
+    reasons = {a.reason for a in _analyse(_load(doc)) if a.reason}
+    assert any(f"discard {foreign!r} is not in its hand" in r for r in reasons), reasons
