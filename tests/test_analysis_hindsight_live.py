@@ -108,3 +108,14 @@ async def test_an_output_that_hides_hole_cards_gets_hindsight_from_the_last_card
     for step in (mid, last):
         clean = (await _analysed(ch, "clean", step))["analysis"]
         assert clean["estimate"] and clean["hands"] is None and clean["ddTricks"] is None and clean["reason"] is None
+
+
+async def test_hands_added_to_a_live_file_are_not_a_correction(client: Any) -> None:
+    """A logger that adds the hands a deal was dealt changes no action: the feed takes it as
+    the same game (no jump), though the analysis now calls those hands recorded."""
+    full = generate_game(1, deals=2)
+    await _channel(client, {})
+    await _put(client, stripped(full))
+    r = await client.put("/api/channels/h/game", data=json.dumps(full), headers=AUTH)
+    assert r.status == 200, await r.text()
+    assert (await r.json())["correction"] is False
