@@ -14,6 +14,14 @@ longer the newest is dropped, never sent.  The clean output never gets analysis 
 hidden cards: it is analysed with ``public=True`` (score, dealer and contract only, labelled an
 estimate), or not at all, as the channel's settings say.
 
+**Hindsight.**  Hands the file does not list are rebuilt from the deal's play
+(:mod:`engine.hindsight`); ``analysis.hands`` says ``"recorded"`` or ``"reconstructed"`` and
+``analysis.reason`` why a step got nothing from hands (the studio shows it).  An output
+analyses the game version it shows (its delay applied), so rebuilt hands reach it only once
+that version holds the deal's whole play: every card was public at the table by then.  An
+output whose view hides hole cards gets rebuilt hands only from the deal's last card on (it
+shows them all by then); before, it is analysed from public information, with a reason.
+
 **Why a layer scene, built here.**  ``layer`` is the analysis elements of the output's view
 (:func:`renderer.analysis.build_analysis_layer`), a small scene of its own that the page's
 player draws over the step scene on a clock of its own.  Rebuilding the step scene with the
@@ -245,6 +253,8 @@ def after_scene(channel: Any, output: str, size: tuple[int, int], step: int | No
     if game is None or step >= len(game.steps):
         return
     state = game.steps[step]
+    withheld = not public and hides_hindsight(channel, output, state)
+    public = public or withheld
     part = game.part_of(step) if getattr(game, "parts", ()) else None
     rules = rules_of(game.document, part.index if part is not None else 0)
     begin = part.first_step if part is not None else 0
@@ -253,10 +263,25 @@ def after_scene(channel: Any, output: str, size: tuple[int, int], step: int | No
     key = _key(channel, output, size)
     pool().latest.setdefault(key, _Latest()).pending = step
     task = asyncio.get_running_loop().create_task(
-        _deliver(channel, key, output, size, step, game, rules, public, first, ends), name=f"analysis:{key}"
+        _deliver(channel, key, output, size, step, game, rules, public, first, ends, withheld), name=f"analysis:{key}"
     )
     _tasks.add(task)
     task.add_done_callback(_tasks.discard)
+
+
+#: ``analysis.reason`` where :func:`hides_hindsight` kept rebuilt hands from an output
+WITHHELD = "this output hides hole cards: hands rebuilt from the play are used once the deal's last card is played"
+
+
+def hides_hindsight(channel: Any, output: str, state: GameState) -> bool:
+    """``state``'s analysis would read hands rebuilt from the play that ``output`` does not
+    show yet: its view draws some hand face down and the deal is not played out there."""
+    from engine.hindsight import RECONSTRUCTED, hands_for, played_out
+    from renderer.view import Perspective
+
+    if played_out(state) or hands_for(state).source != RECONSTRUCTED:
+        return False
+    return bool(channel.render.view(output, state.step).perspective is not Perspective.ALL)
 
 
 def _shown_game(channel: Any, output: str) -> Any:
@@ -306,6 +331,7 @@ async def _deliver(
     public: bool,
     first: GameState,
     ends: tuple[DealEnd, ...],
+    withheld: bool = False,
 ) -> None:
     from renderer.analysis import AnalysisFrame
 
@@ -324,6 +350,8 @@ async def _deliver(
         return
     slot = work.latest.setdefault(key, _Latest())
     analysis, graph = result["analysis"], result["graph"]
+    if withheld:
+        analysis["reason"] = WITHHELD
     try:
         frame = AnalysisFrame.from_json(analysis, slot.shown, graph)
         layer = layer_text(channel, output, size, state, frame, public=public)

@@ -269,7 +269,7 @@ def _played(state: Any) -> Any:
     every new card also fills in the hands of earlier steps.  That is not a correction of
     what happened: only a change in the actions (calls, cards, tricks, score...) is.
     """
-    return replace(state, hands=(), hands_known=()) if isinstance(state, GameState) else state
+    return replace(state, hands=(), hands_known=(), hands_recorded=()) if isinstance(state, GameState) else state
 
 
 def new_warnings(old: Loaded | None, new: Loaded) -> list[str]:

@@ -5,7 +5,8 @@ with the existing ops; times are the layer's (0: the analysis is shown), motion 
 
 What is drawn where hole cards are hidden: the best-card marks only on a hand drawn face up
 (and never with ``public``); the bar and the graph say "EST." when the reading comes from
-public information only.
+public information only, and the bar "HINDSIGHT" when it comes from hands rebuilt from the
+deal's play (the file does not list them).
 """
 
 from __future__ import annotations
@@ -73,7 +74,7 @@ def _win_bar(ctx: Ctx, ex: Extra, frame: AnalysisFrame) -> None:
     at = ctx.timing.analysis
     w, h = ANALYSIS_SIZES[ex.type]
     extra_panel(ctx, ex, w, h)
-    head = "WIN PROBABILITY" + (" \u00b7 EST." if now.estimate else "")
+    head = "WIN PROBABILITY" + (" \u00b7 EST." if now.estimate else " \u00b7 HINDSIGHT" if now.hands == "reconstructed" else "")
     size = ex.style.font_size or 20.0
     half = (w - 32) / 2 - 8
     ctx.label(th.font_heading, size, 16, 27, ctx.team_label(0, th.font_heading, size, half * 0.62), ctx.team_colour(0), width=half * 0.62, ls=0.5)

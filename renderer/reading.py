@@ -44,7 +44,8 @@ class Reading:
     """One step's analysis as the renderer reads it (from the ``analyse --json`` step object):
     ``win`` per team, ``best`` cards or calls of ``to_act``, ``losses`` per legal card name
     (tricks, points given up against the best), ``calls`` at the bidding; ``estimate``: from
-    public information only."""
+    public information only; ``hands``: ``"reconstructed"`` when the hands read were rebuilt
+    from the deal's play (hindsight), ``"recorded"``, or ``None``."""
 
     step: int
     deal: int
@@ -55,6 +56,7 @@ class Reading:
     losses: dict[str, tuple[int, int]] = field(default_factory=dict)
     calls: tuple[CallRow, ...] | None = None
     tricks: tuple[int, int] | None = None
+    hands: str | None = None
 
     @classmethod
     def from_json(cls, data: dict[str, Any]) -> Reading:
@@ -75,6 +77,7 @@ class Reading:
             losses={str(c["card"]): (int(c["trickLoss"]), int(c["pointLoss"])) for c in data.get("cards") or ()},
             calls=None if calls is None else tuple(CallRow(str(c["call"]), bool(c["alone"]), _pair(c.get("ddTricks")), _pair(c.get("points"))) for c in calls),
             tricks=_pair(data.get("ddTricks")),
+            hands=None if data.get("hands") is None else str(data["hands"]),
         )
 
 
