@@ -199,7 +199,7 @@ def _best_marks(ctx: Ctx, now: Reading) -> None:
     b.translate(el.x, el.y)
     b.scale(el.scale)
     _fade_in(ctx)
-    tab = measure(th.font_heading, 20, "BEST", 1.0) + 20
+    tab = measure(th.font_heading, 20, "BEST", 1.0) + 16  # adjacent best cards keep a gap between tabs
     for i, n in slots:
         cx = hand_slots(n)[i]
         b.rrect(cx - CW / 2 - 3, -3, CW + 6, CH + 6, r + 3, None, th.good, 4.0)
