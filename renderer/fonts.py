@@ -17,6 +17,7 @@ font, the way Chromium falls back from a CSS font list (the page draws ``"bold",
 
 from __future__ import annotations
 
+import math
 import os
 import sys
 import unicodedata
@@ -224,11 +225,6 @@ class Fitted:
     width: float
 
 
-#: the least letter spacing, as a share of the asked spacing, that fitting tightens to before
-#: it shrinks the size: tracking is the first thing a typesetter takes back
-TIGHTEST = 0.0
-
-
 @lru_cache(maxsize=8192)
 def fit(key: str, size: float, text: str, width: float, *, spacing: float = 0.0, floor: float = MIN_TEXT) -> Fitted:
     """``text`` made to fit ``width`` the way a broadcast typesetter does: first the letter
@@ -243,12 +239,12 @@ def fit(key: str, size: float, text: str, width: float, *, spacing: float = 0.0,
     w = measure(key, size, text, spacing)
     if w <= width:
         return Fitted(text, size, spacing, w)
-    tight = spacing * TIGHTEST if spacing > 0 else spacing
+    tight = min(spacing, 0.0)  # tracking is the first thing a typesetter takes back
     w = measure(key, size, text, tight)
     if w <= width:
         # the spacing that just fits, in hundredths of a pixel (frames stay stable)
         room = (width - measure(key, size, text, 0.0)) / max(1, len(text))
-        sp = max(tight, min(spacing, int(room * 100) / 100))
+        sp = max(tight, min(spacing, math.floor(room * 100) / 100))
         return Fitted(text, size, sp, measure(key, size, text, sp))
     least = min(size, floor)
     smaller = _shrink(key, size, text, width, tight, least, w)

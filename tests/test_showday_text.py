@@ -87,26 +87,53 @@ def _box(m: Matrix, x: float, y: float, w: float, h: float) -> tuple[float, floa
 _NUM = re.compile(r"-?[0-9.]+")
 
 
-def _owner(scene: Scene, x: float, y: float) -> str:
-    """The type of the smallest element box holding (x, y), else of the nearest box."""
-    best: tuple[float, str] | None = None
-    for e in scene.elements:
-        dx = max(e["x"] - x, 0.0, x - e["x"] - e["w"])
-        dy = max(e["y"] - y, 0.0, y - e["y"] - e["h"])
-        key = (math.hypot(dx, dy) * 1e6 + e["w"] * e["h"], str(e["type"]))
-        if best is None or key[0] < best[0]:
-            best = key
-    return best[1] if best is not None else ""
+#: where a card's own print can lie (a hand, the trick, the kitty)
+_CARD_HOLDERS = {"hand-south", "hand-west", "hand-north", "hand-east", "play-area", "kitty-tracker"}
 
 
-def walk(scene: Scene, t: float) -> Iterator[Seen]:
-    """Every visible text op of ``scene`` at time ``t``."""
+Boxes = list[tuple[float, float, float, float, float, str]]
+
+
+def _boxes(scene: Scene) -> Boxes:
+    """The scene's element boxes, smallest first: (area, x0, y0, x1, y1, type)."""
+    return sorted((e["w"] * e["h"], e["x"], e["y"], e["x"] + e["w"], e["y"] + e["h"], str(e["type"])) for e in scene.elements)
+
+
+def _owner(boxes: Boxes, x: float, y: float, in_sprite: bool) -> str:
+    """The type of the smallest element box holding (x, y), else of the nearest box (a card's
+    print: of the elements that hold cards)."""
+    near: tuple[float, str] | None = None
+    for _, x0, y0, x1, y1, kind in boxes:
+        if in_sprite and kind not in _CARD_HOLDERS:
+            continue
+        if x0 <= x <= x1 and y0 <= y <= y1:
+            return kind
+        d = math.hypot(max(x0 - x, 0.0, x - x1), max(y0 - y, 0.0, y - y1))
+        if near is None or d < near[0]:
+            near = (d, kind)
+    return near[1] if near is not None else ""
+
+
+@lru_cache(maxsize=None)
+def _colour(text: str) -> tuple[float, float, float, float]:
+    return parse_colour(text)
+
+
+@lru_cache(maxsize=65536)
+def _contrast(fill: str, under: tuple[tuple[tuple[float, float, float, float], float], ...], alpha: float) -> float:
+    return worst_contrast(_colour(fill), list(under), text_alpha=alpha)
+
+
+def walk(scene: Scene, t: float, *, owners: bool = False) -> Iterator[Seen]:
+    """Every visible text op of ``scene`` at time ``t`` (``owners``: with the element or extra
+    each lies in, for messages and the coverage check)."""
     tracks = scene.tracks
 
     def val(v: Any) -> float:
         return sample(tracks[v["k"]], t) if isinstance(v, dict) else float(v)
 
     fills: list[tuple[tuple[float, float, float, float], tuple[float, float, float, float], float]] = []
+    boxes = _boxes(scene) if owners else []
 
     def run(ops: list[Any], m: Matrix, alpha: float, in_sprite: bool) -> Iterator[Seen]:
         stack: list[tuple[Matrix, float]] = []
@@ -128,12 +155,12 @@ def walk(scene: Scene, t: float) -> Iterator[Seen]:
             elif name == "a":
                 alpha *= max(0.0, min(1.0, val(op[1])))
             elif name == "rr" and isinstance(op[6], str) and alpha > 0:
-                fills.append((_box(m, op[1], op[2], op[3], op[4]), parse_colour(op[6]), alpha))
+                fills.append((_box(m, op[1], op[2], op[3], op[4]), _colour(op[6]), alpha))
             elif name == "p" and isinstance(op[2], str) and alpha > 0:
                 nums = [float(v) for v in _NUM.findall(op[1])]
                 xs, ys = nums[0::2], nums[1::2]
                 x0, y0 = min(xs), min(ys)
-                fills.append((_box(m, x0, y0, max(xs) - x0, max(ys) - y0), parse_colour(op[2]), alpha))
+                fills.append((_box(m, x0, y0, max(xs) - x0, max(ys) - y0), _colour(op[2]), alpha))
             elif name == "sp":
                 inner = _mul(_mul(m, (1, 0, 0, 1, op[2], op[3])), (op[4], 0, 0, op[4], 0, 0))
                 yield from run(scene.defs[op[1]], inner, alpha, True)
@@ -142,8 +169,9 @@ def walk(scene: Scene, t: float) -> Iterator[Seen]:
                 w = measure(font, size, text, ls)
                 scale = math.sqrt(abs(m[0] * m[3] - m[1] * m[2]))
                 cx, cy = _apply(m, x + w / 2, y - size * 0.35)
-                under = [(c, a) for (bx0, by0, bx1, by1), c, a in fills if bx0 <= cx <= bx1 and by0 <= cy <= by1]
-                yield Seen(text, size * scale, worst_contrast(parse_colour(fill), under, text_alpha=alpha), in_sprite, (round(cx), round(cy)), _owner(scene, cx, cy))
+                under = tuple((c, a) for (bx0, by0, bx1, by1), c, a in fills if bx0 <= cx <= bx1 and by0 <= cy <= by1)
+                owner = _owner(boxes, cx, cy, in_sprite) if owners else ""
+                yield Seen(text, size * scale, _contrast(fill, under, alpha), in_sprite, (round(cx), round(cy)), owner)
 
     yield from run(scene.ops, (1.0, 0.0, 0.0, 1.0, 0.0, 0.0), 1.0, False)
 
@@ -253,18 +281,18 @@ def _broadcast(timeline: Timeline, match: MatchData, *, every: int = 1, line: Al
             if view is views[0]:
                 scene = compose(scene, build_analysis_layer(state, view, frame, match=match, size=SIZE))
             for t in _times(state, least=_ANALYSIS_TIME):
-                out += walk(scene, t)
+                out += walk(scene, t, owners=True)
     return out
 
 
 @lru_cache(maxsize=None)
 def broadcast_seen() -> tuple[Seen, ...]:
     """The broadcast pictures of the demo game (long names, fallback team names), a generated
-    game (match team names), the joker game (every third step) and an alternative line on
-    air; with the statistics of the game so far."""
+    game (match team names, every second step), the joker game (every third step) and an
+    alternative line on air; with the statistics of the game so far."""
     out: list[Seen] = []
     out += _broadcast(demo(), MATCH)
-    out += _broadcast(generated(2), TEAMS)
+    out += _broadcast(generated(2), TEAMS, every=2)
     out += _broadcast(generated(3, joker=True), MATCH, every=3)
     lined = _timeline(lined_game(), "lines.egn")
     br = next(b for b in lined.branches if b.deal == 1 and b.line == 0)
