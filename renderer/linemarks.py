@@ -10,7 +10,7 @@ __all__ = ["ALT_COLOUR", "BANNER_W", "BANNER_H", "draw_card_mark", "draw_banner"
 
 #: the colour of the line's marks: magenta, unlike any team, suit or theme accent colour
 ALT_COLOUR = "#ff3fd2ff"
-BANNER_W, BANNER_H = 540.0, 80.0
+BANNER_W, BANNER_H = 540.0, 76.0  # its bottom clears the north hand of the default view
 
 
 def draw_card_mark(ctx: Ctx, w: float, h: float) -> None:
@@ -38,6 +38,6 @@ def draw_banner(ctx: Ctx, line: AltLine) -> None:
     b.restore()
     b.rrect(0, 0, 16, BANNER_H, 6, ALT_COLOUR, None, 0)
     b.rrect(BANNER_W - 16, 0, 16, BANNER_H, 6, ALT_COLOUR, None, 0)
-    ctx.label(th.font_title, 36, BANNER_W / 2, 41, "ALTERNATIVE LINE", "#ffffffff", align="center", width=BANNER_W - 50, ls=2.5)
-    ctx.label(th.font_body, 20, BANNER_W / 2, 68, line.label(), "#ffc4f1ff", align="center", width=BANNER_W - 50, ls=1.2)
+    ctx.label(th.font_title, 36, BANNER_W / 2, 40, "ALTERNATIVE LINE", "#ffffffff", align="center", width=BANNER_W - 50, ls=2.5)
+    ctx.label(th.font_body, 20, BANNER_W / 2, 66, line.label(), "#ffc4f1ff", align="center", width=BANNER_W - 50, ls=1.2)
     b.restore()
