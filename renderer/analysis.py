@@ -53,7 +53,7 @@ __all__ = [
 #: where the defaults sit on the 1920x1080 default view (free space, inside title-safe)
 _DEFAULT_PLACES: dict[ExtraType, tuple[float, float]] = {
     ExtraType.WIN_BAR: (96.0, 244.0),
-    ExtraType.WIN_GRAPH: (1464.0, 150.0),
+    ExtraType.WIN_GRAPH: (1464.0, 176.0),  # under the title grown for an event subtitle, over the BEST tabs of the east hand
     ExtraType.BEST_PLAY: (1220.0, 610.0),
     ExtraType.PLAY_QUALITY: (1220.0, 684.0),
     ExtraType.BIDDING_TABLE: (96.0, 640.0),

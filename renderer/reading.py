@@ -19,7 +19,7 @@ ANALYSIS_TYPES = (ExtraType.WIN_BAR, ExtraType.WIN_GRAPH, ExtraType.BEST_PLAY, E
 #: unscaled boxes in view pixels
 ANALYSIS_SIZES: dict[ExtraType, tuple[float, float]] = {
     ExtraType.WIN_BAR: (600.0, 76.0),
-    ExtraType.WIN_GRAPH: (360.0, 220.0),
+    ExtraType.WIN_GRAPH: (360.0, 184.0),
     ExtraType.BEST_PLAY: (300.0, 64.0),
     ExtraType.PLAY_QUALITY: (360.0, 64.0),
     ExtraType.BIDDING_TABLE: (420.0, 204.0),

@@ -93,7 +93,7 @@ def test_a_players_photo_is_drawn_on_the_name_plate(steps: tuple[GameState, ...]
     match = MatchData.model_validate({"players": [{"photo": PHOTO_ID}, {}, {}, {}]})
     scene = build_broadcast_scene(st, view, match=match)
     assert scene.images == [PHOTO_ID]
-    assert [op for op in scene.ops if op[0] == "im"] == [["im", PHOTO_ID, 64.0, 150.0, 38.0, 38.0, "cover"]]
+    assert [op for op in scene.ops if op[0] == "im"] == [["im", PHOTO_ID, PLATE_X + 14, PLATE_Y + 4, PLATE_H - 8, PLATE_H - 8, "cover"]]
     x, y = badge_centre(view)
     frame = to_rgba(raster(scene, 5.0, assets))
     assert rgb(frame, x, y) == GREEN
