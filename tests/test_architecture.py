@@ -167,6 +167,6 @@ def test_cycle_finder(edges: dict[str, dict[str, int]], expected: list[frozenset
 def test_graph_sees_relative_and_module_imports() -> None:
     """Relative imports resolve: the graph knows the overlay imports its own modules and the
     engine, so an empty graph cannot pass the layer test."""
-    assert "overlay.hub" in EDGES["overlay.app"]
-    assert "overlay.feed" in EDGES["overlay.core"]  # ``from . import feed``
-    assert any(t.startswith("engine.") for t in EDGES["overlay.feed"])
+    assert "overlay.service.hub" in EDGES["overlay.service.app"]
+    assert "overlay.service.feed" in EDGES["overlay.service.core"]  # ``from . import feed``
+    assert any(t.startswith("engine.") for t in EDGES["overlay.service.feed"])
