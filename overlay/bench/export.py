@@ -60,8 +60,9 @@ def _job(size: tuple[int, int]) -> tuple[Any, Any, Any]:
 
 
 def _render(args: argparse.Namespace, size: tuple[int, int], fps: Fraction, tmp: Path) -> dict[str, Any]:
-    from overlay.video.writer import CODECS, VideoWriter
     from renderer.frames import FrameSource, Schedule
+
+    from ..video.writer import CODECS, VideoWriter
 
     tl, starts, durations = _job(size)
     out: dict[str, Any] = {}
@@ -208,8 +209,9 @@ def _long_render(args: argparse.Namespace, size: tuple[int, int], fps: Fraction)
 
     The renderer's caches are bounded and fill during the first pass over the game, so the
     growth that matters is the second half's."""
-    from overlay.video.writer import CODECS, VideoWriter
     from renderer.frames import FrameSource, Schedule
+
+    from ..video.writer import CODECS, VideoWriter
 
     tl, starts, durations = _job(size)
     sched = Schedule.of(starts, durations)

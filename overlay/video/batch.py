@@ -318,7 +318,7 @@ def render_segment(spec: GameSpec, segment: Segment, *, on_progress: Callable[[i
         EgnError: the game cannot be read.
         ValueError: the codec refuses the size.
     """
-    from overlay.video.writer import CODECS, VideoWriter
+    from .writer import CODECS, VideoWriter
 
     game = load(spec)
     steps = steps_of(spec, game)
