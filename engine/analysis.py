@@ -44,7 +44,7 @@ class StepAnalysis:
     estimate: bool = False
 
     def to_json(self) -> dict[str, Any]:
-        """The ``analyse --json`` step object (README, "analyse --json")."""
+        """The ``analyse --json`` step object (docs/analysis.md, "``analyse`` JSON")."""
         return {
             "step": self.step,
             "deal": self.deal,

@@ -293,7 +293,7 @@ class Timeline:
         return self.deals[deal].first_step
 
     def to_json(self) -> dict[str, Any]:
-        """The ``inspect --json`` contract (README, "``inspect --json``")."""
+        """The ``inspect --json`` contract (docs/engine.md, "``inspect`` JSON")."""
         return {
             "deals": [d.to_json() for d in self.deals],
             "finalScore": list(self.final_score),

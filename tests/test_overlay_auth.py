@@ -15,7 +15,7 @@ from overlay.service.config import ServerSettings
 from overlay.service import keys
 from overlay.service.hub import Hub
 from overlay.service.auth import token_hash
-from overlay.service.keys import TOKEN, TOKEN_CREATED
+from overlay.service.keys import STORE, TOKEN, TOKEN_CREATED
 from overlay.service.store import Store
 from tests.support import AUTH, game, make_channel
 from tests.support import TOKEN as TOKEN_VALUE
@@ -87,8 +87,10 @@ async def test_token_created_on_first_start_and_kept(tmp_path: Path) -> None:
     app1 = create_app(s)
     created = app1[TOKEN_CREATED]
     assert len(created) >= 24 and app1[TOKEN] == token_hash(created)
+    app1[STORE].close()  # a restart: the first server let go of the folder
     app2 = create_app(s)
     assert app2[TOKEN_CREATED] == "" and app2[TOKEN] == app1[TOKEN]
+    app2[STORE].close()
     # only the hash is stored
     assert created.encode() not in (tmp_path / "overlay.sqlite3").read_bytes()
 

@@ -2,8 +2,8 @@
 
 For each step where the hands are known: the tricks each team ends the deal with under best
 play (``ddTricks``), the best cards of the player to act (``best``), at the bidding the value
-of each call (``calls``), and the win probability; ``--json`` prints the contract in the
-README ("analyse --json").
+of each call (``calls``), and the win probability; ``--json`` prints the contract in
+docs/analysis.md ("``analyse`` JSON").
 """
 
 from __future__ import annotations
@@ -24,7 +24,7 @@ from engine.stats import match_stats
 def register(sub: Any) -> None:
     p = sub.add_parser("analyse", help="double-dummy analysis of every step: tricks under best play, best cards, the bidding table, win probability")
     p.add_argument("file", nargs="?", default=str(DEMO), help="a .egn, .egnb or .emn file (default: the bundled demo game)")
-    p.add_argument("--json", action="store_true", help="print {\"steps\": [{step, deal, kind, ddTricks, best, calls, winProbability, ...}]} (fields listed in the README)")
+    p.add_argument("--json", action="store_true", help="print {\"steps\": [{step, deal, kind, ddTricks, best, calls, winProbability, ...}]} (fields listed in docs/analysis.md)")
     p.add_argument("--strict", action="store_true", help="refuse any schema problem instead of repairing it")
     p.add_argument("--public", action="store_true", help="use no hidden card: only what the clean output may show (win probability from public information)")
     p.set_defaults(func=run)

@@ -15,7 +15,7 @@ from typing import Any
 
 __all__ = ["register", "run", "OPS_HELP"]
 
-#: what each op does, as an operator coming from SPX, NodeCG or vMix expects (also the README)
+#: what each op does, as an operator coming from SPX, NodeCG or vMix expects (also docs/running-a-show.md)
 OPS_HELP = """\
 ops:
   play          play from here (also after next/step/back/seek: auto-advance resumes)

@@ -54,7 +54,7 @@ def register(sub: Any) -> None:
         metavar="URL",
         default=None,
         help="share the channels with other serve processes through Redis (redis://host:port/db); "
-        "the data lives in Redis, not in the SQLite file (README: Scale-out)",
+        "the data lives in Redis, not in the SQLite file (docs/scale-out.md)",
     )
     p.add_argument(
         "--advertise",

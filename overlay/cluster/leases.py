@@ -234,7 +234,7 @@ class Cluster:
         if p.get("appendonly") == "no":
             log.warning(
                 "redis at %s runs without its append-only file: a Redis restart loses acknowledged actions "
-                "(set appendonly yes, appendfsync always; README: Scale-out)", self.url
+                "(set appendonly yes, appendfsync always; docs/scale-out.md)", self.url
             )
 
     # ------------------------------------------------------------------ publishing scenes

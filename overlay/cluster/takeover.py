@@ -100,7 +100,7 @@ def unreadable(me: str, cid: str, path: str) -> str | None:
         return None
     return (
         f"channel {cid!r}: follows {path}, which process {me} cannot read ({why}); "
-        "a followed file must be at the same path on every process (README: Scale-out)"
+        "a followed file must be at the same path on every process (docs/scale-out.md)"
     )
 
 
