@@ -11,7 +11,7 @@ existing ops through the Builder; its time 0 is when the analysis is shown:
   appends the layer to the step's scene, so it starts with the step;
 * a page gets its step scene at once and the layer when a worker has the analysis; the page
   player draws the layer over the step scene on a clock of its own, so the step's animation
-  is not restarted (``overlay/analysis.py`` says why the layer is a separate scene).
+  is not restarted (``overlay/service/analysis.py`` says why the layer is a separate scene).
 
 A view that places none of the analysis extras gets :func:`default_extras` (turning analysis
 on shows it without editing the view; the studio adds them to move or hide them).  An output

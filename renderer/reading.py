@@ -93,7 +93,7 @@ class AnalysisFrame:
 
     @classmethod
     def from_json(cls, analysis: dict[str, Any], previous: dict[str, Any] | None = None, graph: list[dict[str, Any]] | None = None) -> AnalysisFrame:
-        """From the live message's parts (see :func:`overlay.analysis.message`)."""
+        """From the live message's parts (see :func:`overlay.service.analysis.message`)."""
         return cls(
             Reading.from_json(analysis),
             None if previous is None else Reading.from_json(previous),

@@ -184,7 +184,7 @@ def test_the_lines_cards_are_marked_and_the_main_lines_are_not(tl: Timeline) -> 
 
 
 def test_video_frames_draw_the_statistics_as_the_page_does(long: Timeline) -> None:
-    from renderer.export import FrameSource, Schedule
+    from renderer.frames import FrameSource, Schedule
 
     view = view_with(ExtraType.DEAL_HISTORY, ExtraType.MATCH_STATS)
     durations = [1.0] * len(long.steps)

@@ -17,8 +17,8 @@ from PIL import Image
 
 from engine.load import load_game
 from engine.state import GameState, StepKind
-from overlay.app import create_app
-from overlay.config import ServerSettings
+from overlay.service.app import create_app
+from overlay.service.config import ServerSettings
 from renderer.extras import EXTRA_SIZES, build_broadcast_scene
 from renderer.matchdata import MatchData
 from renderer.raster import Assets, raster, to_rgba

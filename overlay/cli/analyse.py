@@ -16,12 +16,11 @@ import sys
 from pathlib import Path
 from typing import Any
 
+from assets import DEMO_GAME as DEMO
 from engine.analysis import Analyst, DealReport, StepAnalysis, deal_reports
 from engine.load import LoadedGame, LoadedMatch, load_any
 from engine.ruleset import Ruleset
 from engine.stats import match_stats
-
-from ..bench.corpus import DEMO_GAME as DEMO
 
 
 def register(sub: Any) -> None:

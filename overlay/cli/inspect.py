@@ -8,10 +8,9 @@ import sys
 from pathlib import Path
 from typing import Any
 
+from assets import DEMO_GAME as DEMO
 from engine.load import LoadedGame, LoadedMatch, load_any
 from engine.state import DealSummary, team_of
-
-from ..bench.corpus import DEMO_GAME as DEMO
 
 
 def register(sub: Any) -> None:
