@@ -1,4 +1,4 @@
-"""Hindsight on the live service (``overlay.analysis``): hands rebuilt from a deal's play reach
+"""Hindsight on the live service (``overlay.service.analysis``): hands rebuilt from a deal's play reach
 an output only once the game version it shows holds the whole play (a delayed output later
 than preview), an output whose view hides hole cards only from the deal's last card on, the
 clean output never; the message carries ``hands`` and ``reason``."""
@@ -14,8 +14,8 @@ import pytest
 from engine.generate import generate_game
 from engine.hindsight import played_out
 from engine.state import GameState, StepKind
-from overlay import analysis
-from overlay.keys import HUB
+from overlay.service import analysis
+from overlay.service.keys import HUB
 from renderer.view import Perspective, default_view
 from tests.support import AUTH, FakeClock
 from tests.test_analysis_hindsight import stripped

@@ -15,7 +15,7 @@
  *   transparent, says why on the console (once per outage, not once per retry) and keeps
  *   retrying, so it connects as soon as the channel is created.  An {"type": "error"}
  *   message from the server goes to the console too.
- * - An "analysis" message (overlay/analysis.py) carries the analysis layer of one step: drawn
+ * - An "analysis" message (overlay/service/analysis.py) carries the analysis layer of one step: drawn
  *   over that step's scene on its own clock (the step's animation goes on), kept while the
  *   page shows that step and dropped when it leaves it (a layer that arrives before its
  *   step's scene waits for it; one for a step already left is dropped).
@@ -39,7 +39,7 @@ import { EuchrePlayer } from "./player.js";
  * @property {Record<string, string>} fonts font file URLs by key
  */
 /**
- * The analysis of one step (overlay/analysis.py; "layer": a scene drawn over the step's).
+ * The analysis of one step (overlay/service/analysis.py; "layer": a scene drawn over the step's).
  * @typedef {{ type: "analysis", step: number | null, output: string, tookMs?: number, analysis: unknown,
  *   graph?: unknown[] | null, layer?: Scene | null }} AnalysisMessage
  */

@@ -29,7 +29,7 @@ export interface ChannelSettings {
   looks?: { [key: string]: Look };
 }
 
-/** Analysis on air for one channel (``overlay/analysis.py``): off unless turned on. */
+/** Analysis on air for one channel (``overlay/service/analysis.py``): off unless turned on. */
 export interface AnalysisSettings {
   /**
    * Analysis on air — Draw the analysis elements (win-probability bar and graph, best play, play quality, bidding table) on this channel's pages; computed beside the server in a worker process. (default false)
