@@ -25,7 +25,7 @@ from engine.load import load_game
 from engine.state import StepKind
 from overlay.browser.capture import ORIGIN, GraphicCapture, decode_png
 from overlay.service.director import StepTimes
-from overlay.service.outputs import durations_of
+from renderer.timing import durations_of
 from renderer.frames import FrameSource, Schedule
 from renderer.raster import Assets, raster, to_premul
 from renderer.timing import DEFAULT_TIMING

@@ -29,17 +29,21 @@ import time
 import uuid
 from collections import deque
 from collections.abc import Callable, Coroutine
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from aiohttp import web
+
+from renderer.settings import OUTPUTS, OutputName
+
+if TYPE_CHECKING:
+    from redis.asyncio import Redis
 
 from ..service.channel import Channel
 from ..service.clients import Outbox, Page, StateSub
 from ..service.hub import Hub
-from ..service.protocol import OUTPUTS, OutputName
 from ..service.store import CONTROL_KEY, Store
 from . import takeover
-from .redisstore import Keys, RedisStore
+from .redisstore import Keys, RedisStore, text_of
 
 __all__ = ["Cluster", "RemotePage", "RemoteSub", "LEASE_TTL", "TICK", "group_name", "parse_group"]
 
@@ -137,7 +141,7 @@ class RemoteSub(StateSub):
 class Cluster:
     """This process's part in a set of processes sharing channels through Redis."""
 
-    def __init__(self, url: str, hub: Hub, store: RedisStore, client: Any) -> None:
+    def __init__(self, url: str, hub: Hub, store: RedisStore, client: Redis) -> None:
         self.url = url
         self.hub = hub
         self.store = store
@@ -210,8 +214,9 @@ class Cluster:
         takeovers it made, and the persistence Redis runs with."""
         persistence: dict[str, Any] = {}
         try:
-            persistence = {**await self.client.config_get("appendonly"), **await self.client.config_get("appendfsync")}
-            persistence = {k.decode() if isinstance(k, bytes) else k: v.decode() if isinstance(v, bytes) else v for k, v in persistence.items()}
+            for name in ("appendonly", "appendfsync"):
+                reply = await self.client.config_get(name)
+                persistence.update({text_of(k): None if v is None else text_of(v) for k, v in reply.items() if k is not None})
         except Exception as exc:  # CONFIG may be renamed or refused on a managed Redis
             persistence = {"unknown": str(exc)[:200]}
         return {
@@ -265,8 +270,8 @@ class Cluster:
         holder = await self.client.get(Keys(cid).lease)
         if holder is None:
             return None
-        url = await self.client.get(f"eo:proc:{holder.decode()}")
-        return None if url is None else str(url.decode())
+        url = await self.client.get(f"eo:proc:{text_of(holder)}")
+        return None if url is None else text_of(url)
 
     async def _leases(self) -> None:
         ttl = int(LEASE_TTL * 1000)

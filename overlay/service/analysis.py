@@ -48,13 +48,21 @@ import logging
 import multiprocessing
 import os
 import time
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
-from typing import Any, Literal
+from typing import TYPE_CHECKING, Any, Literal
 
 from engine.analysis import Analyst, DealEnd, deal_ends
 from engine.ruleset import Ruleset
 from engine.state import GameState
+from renderer.settings import OutputName
+
+from .clients import Page
+from .core import ChannelCore
+from .feed import Loaded
+
+if TYPE_CHECKING:
+    from renderer.analysis import AnalysisFrame
 
 __all__ = ["CLEAN", "AnalysisPool", "configure", "enabled", "policy", "pool", "after_scene", "after_snapshot", "rules_of", "shutdown"]
 
@@ -139,7 +147,7 @@ class AnalysisPool:
         state, ``ends``: the game's scored deals so far), or ``None`` as :meth:`analyse`."""
         return await self._run(key, _work_frame, rules, state, public, first, ends)
 
-    async def _run(self, key: tuple[str, str], fn: Any, *args: Any) -> dict[str, Any] | None:
+    async def _run(self, key: tuple[str, str], fn: Callable[..., dict[str, Any]], *args: Any) -> dict[str, Any] | None:
         slot = self.latest.setdefault(key, _Latest())
         if slot.future is not None and slot.future.cancel():
             self.dropped += 1
@@ -208,7 +216,7 @@ def rules_of(document: dict[str, Any], game_index: int = 0) -> Ruleset:
         return Ruleset()
 
 
-def policy(channel: Any, output: str) -> Literal["full", "public", "none"]:
+def policy(channel: ChannelCore, output: OutputName) -> Literal["full", "public", "none"]:
     """What ``output`` of ``channel`` gets: analysis from all four hands, from public
     information only (the clean output's "public"), or none (analysis off, or the clean
     output's "none").  The channel's settings decide where they turn analysis on; else the
@@ -225,7 +233,7 @@ def policy(channel: Any, output: str) -> Literal["full", "public", "none"]:
     return "public" if clean == "public" else "none"
 
 
-def message(channel: str, output: str, step: int, analysis: dict[str, Any], *, took_ms: float, graph: list[dict[str, Any]] | None = None, layer: str | None = None) -> str:
+def message(channel: str, output: OutputName, step: int, analysis: dict[str, Any], *, took_ms: float, graph: list[dict[str, Any]] | None = None, layer: str | None = None) -> str:
     """The analysis message (``layer``: the layer scene's JSON text, spliced in as it is)."""
     head: dict[str, Any] = {"type": "analysis", "channel": channel, "output": output, "step": step, "tookMs": round(took_ms, 2), "analysis": analysis}
     if graph is not None:
@@ -234,11 +242,11 @@ def message(channel: str, output: str, step: int, analysis: dict[str, Any], *, t
     return text if layer is None else text[:-1] + ',"layer":' + layer + "}"
 
 
-def _key(channel: Any, output: str, size: tuple[int, int]) -> tuple[str, str]:
+def _key(channel: ChannelCore, output: OutputName, size: tuple[int, int]) -> tuple[str, str]:
     return (channel.id, f"{output}@{size[0]}x{size[1]}")
 
 
-def after_scene(channel: Any, output: str, size: tuple[int, int], step: int | None, pages: Iterable[Any] = ()) -> None:
+def after_scene(channel: ChannelCore, output: OutputName, size: tuple[int, int], step: int | None, pages: Iterable[Page] = ()) -> None:
     """The pump's hook: the scene of ``step`` was just sent to the pages of one group (an
     output at one size); start its analysis and send it, with its layer, to the group's pages
     when ready (never awaited by the pump).  ``pages`` is not read: the pages of the group
@@ -273,7 +281,7 @@ def after_scene(channel: Any, output: str, size: tuple[int, int], step: int | No
 WITHHELD = "this output hides hole cards: hands rebuilt from the play are used once the deal's last card is played"
 
 
-def hides_hindsight(channel: Any, output: str, state: GameState) -> bool:
+def hides_hindsight(channel: ChannelCore, output: OutputName, state: GameState) -> bool:
     """``state``'s analysis would read hands rebuilt from the play that ``output`` does not
     show yet: its view draws some hand face down and the deal is not played out there."""
     from engine.hindsight import RECONSTRUCTED, hands_for, played_out
@@ -284,14 +292,14 @@ def hides_hindsight(channel: Any, output: str, state: GameState) -> bool:
     return bool(channel.render.view(output, state.step).perspective is not Perspective.ALL)
 
 
-def _shown_game(channel: Any, output: str) -> Any:
+def _shown_game(channel: ChannelCore, output: OutputName) -> Loaded | None:
     """The game ``output`` shows now (its delay applied): while an alternative line is on air
     there, the line game, whose states are the line's (overlay.service.branching)."""
     pos = channel.director.position(channel.hub.clock() - channel.settings.output(output).delay)
     return channel.shown(pos.version)
 
 
-def after_snapshot(channel: Any, page: Any, step: int | None) -> None:
+def after_snapshot(channel: ChannelCore, page: Page, step: int | None) -> None:
     """A page just got a snapshot of ``step``: send it the last analysis of that step, when
     there is one (a page that reconnects or is shown again by OBS gets it back at once)."""
     if step is None or policy(channel, page.output) == "none":
@@ -310,7 +318,7 @@ def after_snapshot(channel: Any, page: Any, step: int | None) -> None:
 _tasks: set[asyncio.Task[Any]] = set()
 
 
-def layer_text(channel: Any, output: str, size: tuple[int, int], state: GameState, frame: Any, *, public: bool) -> str:
+def layer_text(channel: ChannelCore, output: OutputName, size: tuple[int, int], state: GameState, frame: AnalysisFrame, *, public: bool) -> str:
     """The analysis layer scene of ``output`` at ``size`` for ``state`` (compact JSON)."""
     from renderer.analysis import build_analysis_layer
 
@@ -321,12 +329,12 @@ def layer_text(channel: Any, output: str, size: tuple[int, int], state: GameStat
 
 
 async def _deliver(
-    channel: Any,
+    channel: ChannelCore,
     key: tuple[str, str],
-    output: str,
+    output: OutputName,
     size: tuple[int, int],
     step: int,
-    game: Any,
+    game: Loaded,
     rules: Ruleset,
     public: bool,
     first: GameState,

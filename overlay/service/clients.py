@@ -20,7 +20,7 @@ from typing import Any
 
 from aiohttp import WSMsgType, web
 
-from .protocol import OutputName
+from renderer.settings import OutputName
 
 __all__ = ["Page", "StateSub", "Outbox", "send_text", "close_socket", "SEND_TIMEOUT"]
 

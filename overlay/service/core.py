@@ -21,13 +21,16 @@ from typing import Any, Protocol
 
 from aiohttp import web
 
+from engine.state import GameState, Timeline
+from renderer.settings import OUTPUTS, ChannelSettings, RenderSettings
+from renderer.timing import durations_of
+
 from . import feed
 from .branching import OnAir
 from .clients import Page, StateSub
 from .director import Director, Playhead
 from .errors import NotFound
-from .outputs import RenderSettings, SceneCache, durations_of, lags_of, marks_of
-from .protocol import OUTPUTS, ChannelSettings
+from .outputs import SceneCache, lags_of, marks_of
 from .record import ChannelRecord
 from .store import Store
 
@@ -104,11 +107,12 @@ class ChannelCore:
     # ------------------------------------------------------------------ views
 
     @property
-    def timeline(self) -> Any:
+    def timeline(self) -> Timeline | None:
+        """The game's replay (a match's first game's), None without a game."""
         return None if self.game is None else self.game.timeline
 
     @property
-    def game_steps(self) -> tuple[Any, ...]:
+    def game_steps(self) -> tuple[GameState, ...]:
         return () if self.game is None else self.game.steps
 
     @property
@@ -148,7 +152,6 @@ class ChannelCore:
         return ph
 
     def info(self, now: float) -> dict[str, Any]:
-        tl = self.timeline
         g = self.game
         return {
             "id": self.id,
@@ -158,8 +161,8 @@ class ChannelCore:
             if g is None
             else {
                 "source": g.source,
-                "title": tl.title,
-                "players": list(tl.players),
+                "title": g.timeline.title,
+                "players": list(g.timeline.players),
                 "steps": len(g.steps),
                 "deals": sum(len(p.timeline.deals) for p in g.parts),
                 "seq": self.seq,

@@ -4,9 +4,11 @@ from __future__ import annotations
 
 import json
 
+from renderer.settings import ChannelSettings
+
 from .director import Playhead
 from .hub import Hub
-from .protocol import ChannelSettings, ControlRequest
+from .protocol import ControlRequest
 
 __all__ = ["demo_game_bytes", "install_demo"]
 

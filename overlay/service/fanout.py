@@ -17,13 +17,14 @@ from typing import Any
 from collections.abc import Callable
 
 from renderer.statboard import stats_book
+from renderer.settings import OUTPUTS, OutputName
 
 from . import analysis
 from .branching import LineGame
 from .clients import Page, StateSub
 from .core import ChannelCore
 from .errors import BadRequest
-from .protocol import OUTPUTS, OutputName, SceneMessage, StateMessage, dump
+from .protocol import SceneMessage, StateMessage, dump
 
 __all__ = ["FanOut", "MAX_SIZES", "public_state"]
 

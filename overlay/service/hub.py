@@ -6,14 +6,13 @@ import logging
 import time
 
 from engine.errors import EgnError
+from renderer.settings import ChannelSettings, RenderSettings
 
 from . import feed
 from .channel import Channel
 from .core import Clock
 from .director import Playhead
 from .errors import BadRequest, NotFound, StoreFailed, TooLarge
-from .protocol import ChannelSettings
-from .outputs import RenderSettings
 from .store import Store
 
 __all__ = ["Hub"]

@@ -16,11 +16,13 @@ import copy
 import json
 import time
 
+from renderer.timing import durations_of
+
 from . import feed
 from .core import ChannelCore
 from .errors import Conflict, SequenceGap
 from .protocol import ActionIn, FeedAck
-from .outputs import durations_of, marks_of
+from .outputs import marks_of
 
 __all__ = ["Ingest"]
 

@@ -13,12 +13,15 @@ from collections.abc import Callable
 from dataclasses import replace
 from typing import Any
 
+from renderer.settings import ChannelSettings, RenderSettings
+from renderer.timing import Timing, durations_of
+
 from .branching import OnAir, find_branch, line_game
 from .core import ChannelCore
 from .director import Director, Playhead
 from .errors import BadRequest, Unprocessable
-from .protocol import ChannelSettings, ControlRequest
-from .outputs import RenderSettings, durations_of, lags_of, marks_of
+from .protocol import ControlRequest
+from .outputs import lags_of, marks_of
 
 __all__ = ["Playback"]
 
@@ -223,7 +226,7 @@ class Playback(ChannelCore):
         self.poke()
         return stored
 
-    def _retimed(self, resume: Playhead, old_timing: Any) -> Playhead:
+    def _retimed(self, resume: Playhead, old_timing: Timing) -> Playhead:
         """``resume`` (a place on the main line timed by ``old_timing``) at the same progress
         through its step under the current timing; a complete step stays complete."""
         steps = () if self.game is None else self.game.steps

@@ -10,7 +10,7 @@ from collections.abc import Iterator
 from contextlib import contextmanager
 from typing import Any
 
-from .protocol import ChannelSettings
+from renderer.settings import ChannelSettings
 from .store import Store
 
 __all__ = ["ChannelRecord"]

@@ -6,27 +6,31 @@ from __future__ import annotations
 
 import hmac
 import secrets
+from collections.abc import Callable, Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
 from aiohttp import web
 
+from engine.state import GameState
+from renderer.altline import LineInfo
+from renderer.settings import OUTPUTS, ChannelSettings, OutputName, clean_view
 from studio.host import TRANSPORT_OPS, Handler
 
 from .branching import line_list
 from .errors import BadRequest, NotFound
 from .hub import Hub
-from .outputs import clean_view
-from .protocol import OUTPUTS, ChannelSettings, ControlRequest, OutputName, dump
+from .protocol import ControlRequest
 from .store import CONTROL_KEY
 
 __all__ = ["StudioBridge"]
 
 
 class StudioBridge:
-    """What the studio may do: read schemas, run transport, switch views, take, keep control keys."""
+    """What the studio may do: list channels and their steps and lines, run transport, switch
+    views, take, keep control keys."""
 
-    def __init__(self, hub: Hub, *, uploads: Path, guard: Any) -> None:
+    def __init__(self, hub: Hub, *, uploads: Path, guard: Callable[[Handler], Handler]) -> None:
         self.hub = hub
         self._uploads = uploads
         self._guard = guard
@@ -47,27 +51,17 @@ class StudioBridge:
     def channel_ids(self) -> list[str]:
         return list(self.hub.channels)
 
-    def settings_schema(self) -> dict[str, Any]:
-        return ChannelSettings.model_json_schema(by_alias=True)
-
-    def default_views(self) -> dict[str, Any]:
-        from renderer.view import default_view
-
-        base = default_view()
-        return {o: (clean_view(base) if o == "clean" else base).model_dump(mode="json") for o in OUTPUTS}
-
     def settings_problem(self, channel: str) -> str | None:
         self.hub.get(channel)
         return self.hub.store.settings_problems.get(channel)
 
-    def timeline(self, channel: str) -> list[dict[str, Any]]:
-        ch = self.hub.get(channel)
-        return [{"deal": s.deal, "dealNumber": s.deal_number, "kind": s.kind.value} for s in ch.game_steps]
+    def timeline(self, channel: str) -> Sequence[GameState]:
+        return self.hub.get(channel).game_steps
 
-    def lines(self, channel: str) -> list[dict[str, Any]]:
-        return [line.to_json() for line in line_list(self.hub.get(channel).game)]
+    def lines(self, channel: str) -> Sequence[LineInfo]:
+        return line_list(self.hub.get(channel).game)
 
-    def control(self, channel: str, op: str, params: dict[str, Any]) -> dict[str, Any]:
+    def control(self, channel: str, op: str, params: Mapping[str, str]) -> dict[str, Any]:
         if op not in TRANSPORT_OPS:
             raise BadRequest(f"control op {op!r} is not one of {', '.join(TRANSPORT_OPS)}")
         return self.hub.get(channel).control(ControlRequest.model_validate({**params, "op": op}))
@@ -78,7 +72,7 @@ class StudioBridge:
                 return o
         raise BadRequest(f"output {output!r} is not one of {', '.join(OUTPUTS)}")
 
-    def switch_view(self, channel: str, index: int, output: str) -> dict[str, Any]:
+    def switch_view(self, channel: str, index: int, output: str) -> ChannelSettings:
         ch = self.hub.get(channel)
         out = self._output(output)
         cur = ch.settings
@@ -86,9 +80,9 @@ class StudioBridge:
             raise NotFound(f"channel {channel!r} has {len(cur.views)} named view(s), not a view {index + 1}", channel=channel)
         outputs = dict(cur.outputs)
         outputs[out] = cur.output(out).model_copy(update={"view": cur.views[index]})
-        return dump(ch.put_settings(cur.model_copy(update={"outputs": outputs})))
+        return ch.put_settings(cur.model_copy(update={"outputs": outputs}))
 
-    def take(self, channel: str) -> dict[str, Any]:
+    def take(self, channel: str) -> ChannelSettings:
         from renderer.view import default_view
 
         ch = self.hub.get(channel)
@@ -97,7 +91,7 @@ class StudioBridge:
         outputs = dict(cur.outputs)
         outputs["program"] = cur.output("program").model_copy(update={"view": view})
         outputs["clean"] = cur.output("clean").model_copy(update={"view": None if view is None else clean_view(view or default_view())})
-        return dump(ch.put_settings(cur.model_copy(update={"outputs": outputs})))
+        return ch.put_settings(cur.model_copy(update={"outputs": outputs}))
 
     def _key_name(self, channel: str) -> str:
         return CONTROL_KEY + channel
@@ -122,7 +116,7 @@ class StudioBridge:
         return bool(stored) and hmac.compare_digest(stored.encode(), key.encode())
 
 
-def mount_studio(app: web.Application, hub: Hub, data_dir: Path, guard: Any) -> None:
+def mount_studio(app: web.Application, hub: Hub, data_dir: Path, guard: Callable[[Handler], Handler]) -> None:
     """Mount the studio on ``app`` (the one place the overlay does so)."""
     from studio.app import mount
 

@@ -15,12 +15,22 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from fractions import Fraction
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, TypeVar
+
+from pydantic import BaseModel
 
 if TYPE_CHECKING:
-    from engine.state import GameState
+    from engine.load import LoadedGame
+    from engine.ruleset import Ruleset
+    from engine.state import GameState, Timeline
+    from renderer.frames import FrameSource, Schedule
+    from renderer.matchdata import MatchData
+    from renderer.settings import OutputName
+    from renderer.theme import Theme
+    from renderer.timing import Timing
+    from renderer.view import View
 
-    from ..service.protocol import OutputName
+M = TypeVar("M", bound=BaseModel)
 
 __all__ = ["Job", "JobOptions", "load_job", "frame_source", "parse_deals", "parse_size", "load_view"]
 
@@ -58,22 +68,22 @@ class Job:
     """What to draw: the steps, the renderer models and when each step starts."""
 
     source: str
-    steps: Sequence[Any]
+    steps: Sequence[GameState]
     title: str | None
-    view: Any
-    theme: Any
-    timing: Any
+    view: View | None  # None: the renderer's default view
+    theme: Theme | None  # None: the default theme
+    timing: Timing
     size: tuple[int, int]
     fps: Fraction
-    schedule: Any  # renderer.frames.Schedule
+    schedule: Schedule
     video_url: str | None = None
-    match: Any = None  # renderer.matchdata.MatchData of --channel-settings
+    match: MatchData | None = None  # of --channel-settings
     uploads: Path | None = None  # where the images the scenes name are stored
-    timeline: Any = None  # engine.state.Timeline of ``steps``: the statistics extras' numbers
-    rules: Any = None  # engine.ruleset.Ruleset of the game (for --analysis)
+    timeline: Timeline | None = None  # of ``steps``: the statistics extras' numbers
+    rules: Ruleset | None = None  # of the game (for --analysis)
     analysis: str | None = None  # "full", "public" or None (no analysis drawn)
 
-    def frames(self) -> Any:
+    def frames(self) -> FrameSource:
         """A :class:`renderer.frames.FrameSource` over this job."""
         from studio.uploads import read_images
 
@@ -95,7 +105,7 @@ class Job:
         )
 
 
-def parse_deals(text: str | None, steps: Sequence[Any]) -> tuple[int, int] | None:
+def parse_deals(text: str | None, steps: Sequence[GameState]) -> tuple[int, int] | None:
     """``"3-5"`` -> the first and last step of deals 3..5 (1-based positions)."""
     if not text:
         return None
@@ -113,7 +123,8 @@ def parse_deals(text: str | None, steps: Sequence[Any]) -> tuple[int, int] | Non
     return idx[0], idx[-1]
 
 
-def _model(path: str | None, cls: Any) -> Any:
+def _model(path: str | None, cls: type[M]) -> M | None:
+    """The ``cls`` document in the JSON file ``path`` (None: no path given)."""
     if not path:
         return None
     return cls.model_validate(json.loads(Path(path).read_text(encoding="utf-8")))
@@ -125,12 +136,12 @@ def load_job(
     size: tuple[int, int] | None = None,
     fps: Fraction | None = None,
     from_zero: bool = False,
-    loaded: Any = None,
+    loaded: LoadedGame | None = None,
 ) -> Job:
     """Load the game and settings named by ``options``.
 
     Step start times are the Director's (:class:`overlay.service.director.StepTimes` over
-    :func:`overlay.service.outputs.durations_of`), so a render shows what a channel plays.
+    :func:`renderer.timing.durations_of`), so a render shows what a channel plays.
     ``loaded`` (an :class:`engine.load.LoadedGame`, e.g. one game of a match file) is
     drawn instead of reading ``options.game``.
 
@@ -140,12 +151,11 @@ def load_job(
     """
     from engine.load import load_game
     from renderer.frames import Schedule
+    from renderer.settings import ChannelSettings, RenderSettings
     from renderer.theme import Theme
-    from renderer.timing import Timing
+    from renderer.timing import Timing, durations_of
 
     from ..service.director import StepTimes
-    from ..service.outputs import RenderSettings, durations_of
-    from ..service.protocol import ChannelSettings
     from .sync import parse_sync, sync_starts
     from .writer import parse_fps
 
@@ -154,7 +164,10 @@ def load_job(
     steps = game.timeline.steps
     if not steps:
         raise OSError(f"{source}: the game has no steps")
-    view = theme = timing = match = None
+    view: View | None = None
+    theme: Theme | None = None
+    timing: Timing | None = None
+    match: MatchData | None = None
     if options.channel_settings:
         rs = RenderSettings(ChannelSettings.model_validate(json.loads(Path(options.channel_settings).read_text(encoding="utf-8"))))
         view, theme, timing, match = rs.view(options.output_name), rs.theme, rs.timing, rs.match
@@ -220,19 +233,19 @@ def _uploads(options: JobOptions) -> Path | None:
 
 def frame_source(
     steps: Sequence[GameState],
-    schedule: Any,
+    schedule: Schedule,
     *,
-    view: Any,
-    theme: Any,
-    timing: Any,
+    view: View | None,
+    theme: Theme | None,
+    timing: Timing | None,
     title: str | None,
     size: tuple[int, int],
-    match: Any,
+    match: MatchData | None,
     images: Callable[[Sequence[str]], dict[str, bytes]] | None,
-    timeline: Any = None,
-    rules: Any = None,
+    timeline: Timeline | None = None,
+    rules: Ruleset | None = None,
     analysis: str | None = None,
-) -> Any:
+) -> FrameSource:
     """The :class:`renderer.frames.FrameSource` of a game as ``render`` draws it: the
     statistics extras from ``timeline``, the analysis layer with ``analysis`` ("full" or
     "public"); one place, so a Ray segment draws what one process draws."""
@@ -272,7 +285,7 @@ def parse_size(text: str | None) -> tuple[int, int] | None:
     return w, h
 
 
-def load_view(path: str) -> Any:
+def load_view(path: str) -> View:
     from renderer.legacy import views_from_legacy
     from renderer.view import View
 

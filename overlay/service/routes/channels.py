@@ -4,8 +4,10 @@ from __future__ import annotations
 
 from aiohttp import web
 
+from renderer.settings import ChannelSettings
+
 from ..auth import protected
-from ..protocol import ChannelCreate, ChannelSettings
+from ..protocol import ChannelCreate
 from .common import channel_of, clock_of, hub_of, read_json
 
 __all__ = ["routes"]

@@ -15,10 +15,11 @@ from pathlib import Path
 
 from aiohttp import web
 
+from renderer.settings import OutputName
+
 from ..auth import check_origin, has_token
 from ..errors import BadRequest, NotFound
 from ..keys import SETTINGS
-from ..protocol import OutputName
 from .common import channel_of, hub_of, page_query
 from .pagesocket import open_page, read_page
 

@@ -8,9 +8,11 @@ from aiohttp import web
 
 from typing import Any
 
+from renderer.settings import OUTPUTS, ChannelSettings
+
 from ..auth import protected
 from ..errors import BadRequest
-from ..protocol import OUTPUTS, ChannelSettings, dump
+from ..protocol import dump
 from .common import channel_of, read_json
 
 __all__ = ["routes", "merge_patch"]

@@ -9,8 +9,9 @@ from __future__ import annotations
 
 from aiohttp import web
 
+from renderer.settings import OutputName
+
 from ..auth import require_token
-from ..protocol import OutputName
 from .common import channel_of, clock_of, output_of
 from .pagesocket import open_state
 
