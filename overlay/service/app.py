@@ -25,7 +25,8 @@ from .auth import Handler, auth_middleware, ensure_token, protected
 from .config import ServerSettings
 from .demo import install_demo
 from .hub import Hub
-from .keys import HUB, SETTINGS, SOCKETS, STORE, TOKEN, TOKEN_CREATED
+from .analysis import LiveAnalysis
+from .keys import ANALYSIS, HUB, SETTINGS, SOCKETS, STORE, TOKEN, TOKEN_CREATED
 from .refusals import error_middleware
 from .routes import TABLES
 from .store import Store
@@ -37,7 +38,8 @@ log = logging.getLogger("overlay.service.app")
 
 
 async def _hub_ctx(app: web.Application) -> AsyncIterator[None]:
-    """Restore the channels (and, on a fresh install, the demo), run them, stop them."""
+    """Restore the channels (and, on a fresh install, the demo), run them, stop them (and the
+    live analysis's workers)."""
     hub = app[HUB]
     store = app[STORE]
     hub.restore()
@@ -50,6 +52,7 @@ async def _hub_ctx(app: web.Application) -> AsyncIterator[None]:
     hub.start()
     yield
     await hub.stop()
+    await app[ANALYSIS].close()
     store.close()
 
 
@@ -108,7 +111,8 @@ def create_app(settings: ServerSettings | None = None, *, scale_out: ScaleOut | 
         token, created = ensure_token(store, settings.token)
     app[SETTINGS] = settings
     app[STORE] = store
-    app[HUB] = Hub(store, clock=settings.clock, max_delay=settings.max_delay)
+    app[ANALYSIS] = LiveAnalysis(on=settings.analysis, clean=settings.analysis_clean)
+    app[HUB] = Hub(store, clock=settings.clock, max_delay=settings.max_delay, analysis=app[ANALYSIS])
     app[TOKEN] = token
     app[TOKEN_CREATED] = created or ""
     app[SOCKETS] = weakref.WeakSet()

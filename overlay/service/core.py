@@ -26,6 +26,7 @@ from renderer.settings import OUTPUTS, ChannelSettings, RenderSettings
 from renderer.timing import durations_of
 
 from . import feed
+from .analysis import LiveAnalysis
 from .branching import OnAir
 from .clients import Page, StateSub
 from .director import Director, Playhead
@@ -45,6 +46,7 @@ class Host(Protocol):
     clock: Clock
     store: Store
     max_delay: float
+    analysis: LiveAnalysis
 
 
 class ChannelCore:

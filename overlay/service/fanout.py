@@ -19,7 +19,6 @@ from collections.abc import Callable
 from renderer.statboard import stats_book
 from renderer.settings import OUTPUTS, OutputName
 
-from . import analysis
 from .branching import LineGame
 from .clients import Page, StateSub
 from .core import ChannelCore
@@ -160,7 +159,17 @@ class FanOut(ChannelCore):
         # the pump need not send this picture again to a first page of its group
         self.last_key.setdefault(page.group, self._scene_key(page.output, page.size, now))
         page.outbox.offer(text, lambda: page.note_sent(seq, step, now))
-        analysis.after_snapshot(self, page, step)  # the last analysis of that step, if any
+        # the last analysis of that step, if any
+        self.hub.analysis.after_snapshot(self, page, step, self._group_sender(page.output, page.size))
+
+    def _group_sender(self, output: OutputName, size: tuple[int, int]) -> Callable[[str], None]:
+        """Offers a message, beside the scenes, to the pages of one group as they are then."""
+
+        def send(text: str) -> None:
+            for page in [p for p in self.pages if p.output == output and p.size == size]:
+                page.outbox.offer_aside(text)
+
+        return send
 
     def send_state(self, sub: StateSub) -> None:
         now = self.hub.clock()
@@ -208,7 +217,7 @@ class FanOut(ChannelCore):
                     # never awaits a page: a slow one gets the latest scene when it catches up
                     page.outbox.offer(out, _sent(page, seq, step, now))
                 # the analysis of this step follows when ready (off unless enabled)
-                analysis.after_scene(self, output, size, step, pages)
+                self.hub.analysis.after_scene(self, output, size, step, self._group_sender(output, size))
         for output in OUTPUTS:
             if output not in outputs:
                 continue

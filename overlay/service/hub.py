@@ -9,6 +9,7 @@ from engine.errors import EgnError
 from renderer.settings import ChannelSettings, RenderSettings
 
 from . import feed
+from .analysis import LiveAnalysis
 from .channel import Channel
 from .core import Clock
 from .director import Playhead
@@ -23,10 +24,12 @@ log = logging.getLogger("overlay.service.hub")
 class Hub:
     """Every channel of the process, restored from and written to the store."""
 
-    def __init__(self, store: Store, *, clock: Clock = time.monotonic, max_delay: float = 600.0) -> None:
+    def __init__(self, store: Store, *, clock: Clock = time.monotonic, max_delay: float = 600.0, analysis: LiveAnalysis | None = None) -> None:
         self.store = store
         self.clock = clock
         self.max_delay = max_delay
+        #: the service's live analysis (the app's, :data:`overlay.service.keys.ANALYSIS`)
+        self.analysis = analysis if analysis is not None else LiveAnalysis()
         self.channels: dict[str, Channel] = {}
         self.started = False
         #: pages asking for a channel that does not exist (yet), newest last; bounded
