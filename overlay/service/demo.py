@@ -28,5 +28,5 @@ def install_demo(hub: Hub) -> None:
     """Create the ``demo`` channel playing the bundled game in a loop."""
     data, source = demo_game_bytes()
     ch = hub.create("demo", ChannelSettings(title="Demo"), playhead=Playhead(loop=True))
-    ch.load_game(data, source=source)
-    ch.control(ControlRequest(op="loop", value=True))
+    ch.ingest.load_game(data, source=source)
+    ch.playback.control(ControlRequest(op="loop", value=True))

@@ -9,6 +9,7 @@ clients get the state of their output the same way.
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import json
 import logging
 import time
@@ -20,8 +21,9 @@ from renderer.statboard import stats_book
 from renderer.settings import OUTPUTS, OutputName
 
 from .branching import LineGame
-from .clients import Page, StateSub
+from .clients import Page, StateSub, bye, bye_text
 from .core import ChannelCore
+from .outputs import SceneCache
 from .errors import BadRequest
 from .protocol import SceneMessage, StateMessage, dump
 
@@ -62,30 +64,41 @@ def _sent(page: Page, seq: int, step: int | None, now: float) -> Callable[[], No
     return lambda: page.note_sent(seq, step, now)
 
 
-class FanOut(ChannelCore):
-    """Scene and state messages of a channel, and the pump that sends them."""
+class FanOut:
+    """Scene and state messages of a channel, and the pump that sends them: the pages and
+    state clients of the channel, its scene cache and what each group was last sent."""
+
+    def __init__(self, channel: ChannelCore) -> None:
+        self.channel = channel
+        self.pages: set[Page] = set()
+        self.subs: set[StateSub] = set()
+        self.cache = SceneCache(size=8)
+        #: per page group (output, width, height) or ("state", output): the key of the last scene sent
+        self.last_key: dict[tuple[Any, ...], tuple[Any, ...]] = {}
+        self.out_seq = 0
+        self.pump_task: asyncio.Task[None] | None = None
 
     def _scene_key(self, output: OutputName, size: tuple[int, int], now: float) -> tuple[Any, ...]:
-        pos = self.director.position(now - self.settings.output(output).delay)
-        return (pos.key, pos.version, self.render.revision, size)
+        pos = self.channel.director.position(now - self.channel.settings.output(output).delay)
+        return (pos.key, pos.version, self.channel.render.revision, size)
 
     def scene_text(
         self, output: OutputName, size: tuple[int, int], now: float, *, snapshot: bool
     ) -> tuple[str, int, int | None]:
         """The scene message for ``output`` at ``now`` (its delay applied) drawn at ``size``;
         returns the text, its seq and its step."""
-        out = self.settings.output(output)
-        pos = self.director.position(now - out.delay)
+        out = self.channel.settings.output(output)
+        pos = self.channel.director.position(now - out.delay)
         self.out_seq += 1
         step = pos.step
-        game = self.shown(pos.version)  # a delayed output shows the game as it was then
+        game = self.channel.shown(pos.version)  # a delayed output shows the game as it was then
         steps = () if game is None else game.steps
         if step is not None and step >= len(steps):
             step = None
-        w = self.where(game, step)
+        w = self.channel.where(game, step)
         head = SceneMessage(
             seq=self.out_seq,
-            channel=self.id,
+            channel=self.channel.id,
             output=output,
             step=step,
             steps=len(steps),
@@ -106,15 +119,15 @@ class FanOut(ChannelCore):
         text = json.dumps(data, separators=(",", ":"), ensure_ascii=False)
         if game is not None and not steps and game.timeline.players:
             # players seated, no deal yet: the pre-show picture, not a blank page
-            scene = self.cache.preshow((pos.version, self.render.revision, output, size, -1), game.timeline, self.render, title=game.timeline.title)
+            scene = self.cache.preshow((pos.version, self.channel.render.revision, output, size, -1), game.timeline, self.channel.render, title=game.timeline.title)
         elif step is None or game is None:
             scene = "null"
         else:
             part = game.part_of(step)
             scene = self.cache.get(
-                (pos.version, self.render.revision, output, size, step),
+                (pos.version, self.channel.render.revision, output, size, step),
                 steps,
-                self.render,
+                self.channel.render,
                 title=part.title,
                 line=game.line if isinstance(game, LineGame) else None,
                 stats_of=lambda: stats_book(part.timeline).at(step - part.first_step),
@@ -122,15 +135,15 @@ class FanOut(ChannelCore):
         return text[:-1] + ',"scene":' + scene + "}", self.out_seq, step
 
     def state_text(self, output: OutputName, now: float) -> str:
-        pos = self.director.position(now - self.settings.output(output).delay)
-        game = self.shown(pos.version)
+        pos = self.channel.director.position(now - self.channel.settings.output(output).delay)
+        game = self.channel.shown(pos.version)
         steps = () if game is None else game.steps
         step = pos.step if pos.step is not None and pos.step < len(steps) else None
-        w = self.where(game, step)
+        w = self.channel.where(game, step)
         msg = StateMessage(
-            channel=self.id,
+            channel=self.channel.id,
             output=output,
-            delay=self.settings.output(output).delay,
+            delay=self.channel.settings.output(output).delay,
             step=step,
             steps=len(steps),
             playing=pos.playing,
@@ -148,19 +161,19 @@ class FanOut(ChannelCore):
         sizes = {(p.width, p.height) for p in self.pages}
         if size not in sizes and len(sizes) >= MAX_SIZES:
             raise BadRequest(
-                f"channel {self.id!r}: pages already draw at {len(sizes)} sizes (at most {MAX_SIZES}); "
+                f"channel {self.channel.id!r}: pages already draw at {len(sizes)} sizes (at most {MAX_SIZES}); "
                 f"use one of {', '.join(f'{w}x{h}' for w, h in sorted(sizes))}"
             )
 
     def send_snapshot(self, page: Page) -> None:
         """Queue the full picture for ``page`` (its sender delivers it; nothing waits)."""
-        now = self.hub.clock()
+        now = self.channel.hub.clock()
         text, seq, step = self.scene_text(page.output, page.size, now, snapshot=True)
         # the pump need not send this picture again to a first page of its group
         self.last_key.setdefault(page.group, self._scene_key(page.output, page.size, now))
         page.outbox.offer(text, lambda: page.note_sent(seq, step, now))
         # the last analysis of that step, if any
-        self.hub.analysis.after_snapshot(self, page, step, self._group_sender(page.output, page.size))
+        self.channel.hub.analysis.after_snapshot(self.channel, page, step, self._group_sender(page.output, page.size))
 
     def _group_sender(self, output: OutputName, size: tuple[int, int]) -> Callable[[str], None]:
         """Offers a message, beside the scenes, to the pages of one group as they are then."""
@@ -172,25 +185,44 @@ class FanOut(ChannelCore):
         return send
 
     def send_state(self, sub: StateSub) -> None:
-        now = self.hub.clock()
+        now = self.channel.hub.clock()
         self.last_key.setdefault(("state", sub.output), self._scene_key(sub.output, (0, 0), now))
         sub.outbox.offer(self.state_text(sub.output, now))
+
+    def start(self) -> None:
+        """Start the pump (the channel's :meth:`~overlay.service.channel.Channel.start`)."""
+        self.pump_task = asyncio.get_running_loop().create_task(self.pump(), name=f"pump:{self.channel.id}")
+
+    async def close(self, *, reason: str) -> None:
+        """Stop the pump (awaited) and say goodbye to every page and state client, each
+        within a time limit (a page that never reads cannot hold up the others')."""
+        task, self.pump_task = self.pump_task, None
+        if task is not None:
+            task.cancel()
+            with contextlib.suppress(asyncio.CancelledError, Exception):
+                await task
+        text = bye_text(reason)
+        members: list[Page | StateSub] = [*self.pages, *self.subs]
+        for member in members:
+            await member.outbox.stop()
+        for member in members:
+            await bye(member.ws, member.transport, text, reason)
 
     async def pump(self) -> None:
         loop = asyncio.get_running_loop()
         while True:
-            self.wake.clear()
+            self.channel.wake.clear()
             try:
-                self.director.catch_up(self.hub.clock())  # live catch-up (overlay.service.director)
-                deadline = await self._broadcast(self.hub.clock())
+                self.channel.director.catch_up(self.channel.hub.clock())  # live catch-up (overlay.service.director)
+                deadline = await self._broadcast(self.channel.hub.clock())
             except Exception:  # a bad scene must not kill the channel's pump
-                log.exception("channel %s: broadcast failed", self.id)
-                deadline = self.hub.clock() + 1.0
+                log.exception("channel %s: broadcast failed", self.channel.id)
+                deadline = self.channel.hub.clock() + 1.0
             handle = None
             if deadline is not None:
-                delay = max(0.0, deadline - self.hub.clock()) + 0.0005
-                handle = loop.call_later(delay, self.wake.set)
-            await self.wake.wait()
+                delay = max(0.0, deadline - self.channel.hub.clock()) + 0.0005
+                handle = loop.call_later(delay, self.channel.wake.set)
+            await self.channel.wake.wait()
             if handle is not None:
                 handle.cancel()
 
@@ -212,12 +244,12 @@ class FanOut(ChannelCore):
                 for page in pages:
                     out = text
                     if page.trace:
-                        trace = {**self.feed_trace, "woke": woke, "built": time.time() * 1000}
+                        trace = {**self.channel.feed_trace, "woke": woke, "built": time.time() * 1000}
                         out = text[:-1] + ',"trace":' + json.dumps(trace) + "}"
                     # never awaits a page: a slow one gets the latest scene when it catches up
                     page.outbox.offer(out, _sent(page, seq, step, now))
                 # the analysis of this step follows when ready (off unless enabled)
-                self.hub.analysis.after_scene(self, output, size, step, self._group_sender(output, size))
+                self.channel.hub.analysis.after_scene(self.channel, output, size, step, self._group_sender(output, size))
         for output in OUTPUTS:
             if output not in outputs:
                 continue
@@ -230,8 +262,8 @@ class FanOut(ChannelCore):
                     state = self.state_text(output, now)
                     for sub in subs:
                         sub.outbox.offer(state)
-            delay = self.settings.output(output).delay
-            pos = self.director.position(now - delay)
+            delay = self.channel.settings.output(output).delay
+            pos = self.channel.director.position(now - delay)
             if pos.next_change is not None:
                 at = pos.next_change + delay
                 deadline = at if deadline is None else min(deadline, at)

@@ -16,19 +16,28 @@ import copy
 import json
 import time
 
+from aiohttp import web
+
 from renderer.timing import durations_of
 
 from . import feed
 from .core import ChannelCore
+from .outputs import SceneCache, marks_of
 from .errors import Conflict, SequenceGap
 from .protocol import ActionIn, FeedAck
-from .outputs import marks_of
 
 __all__ = ["Ingest"]
 
 
-class Ingest(ChannelCore):
-    """Whole games (PUT, upload, file) and logger actions of a channel."""
+class Ingest:
+    """Whole games (PUT, upload, file) and logger actions of a channel, and its logger feed
+    sockets.  ``scenes`` is the channel's scene cache (told which scenes a new revision
+    shares with the one before)."""
+
+    def __init__(self, channel: ChannelCore, *, scenes: SceneCache) -> None:
+        self.channel = channel
+        self.scenes = scenes
+        self.feeds: set[web.WebSocketResponse] = set()  # logger feed sockets
 
     def _commit(
         self, loaded: feed.Loaded, *, seq: int, reset: bool = False, action: tuple[int, str] | None = None
@@ -38,60 +47,62 @@ class Ingest(ChannelCore):
         Raises:
             StoreFailed, StoreFull: the database refused; the channel is unchanged.
         """
-        now = self.hub.clock()
+        ch = self.channel
+        now = ch.hub.clock()
         # leading steps with equal states keep their scenes; ``first``: the first step changed
-        shared, first = (0, None) if reset else feed.compare(self.game, loaded)
-        old_steps = self.steps
+        shared, first = (0, None) if reset else feed.compare(ch.game, loaded)
+        old_steps = ch.steps
         correction = first is not None and first < old_steps
-        revision = self.revision + 1
+        revision = ch.revision + 1
         if reset or first is None:
-            durations = durations_of(loaded.steps, self.render.timing)
+            durations = durations_of(loaded.steps, ch.render.timing)
         else:
             # steps before the first change are the same steps: keep their durations
-            keep = list(self.director.durations[:first])
-            durations = keep + durations_of(loaded.steps[first:], self.render.timing)
-        director = copy.deepcopy(self.director)  # memory changes only once the store has it
+            keep = list(ch.director.durations[:first])
+            durations = keep + durations_of(loaded.steps[first:], ch.render.timing)
+        director = copy.deepcopy(ch.director)  # memory changes only once the store has it
         # an alternative line on air holds the live play: the game takes the action, the
         # picture stays on the line until ``mainline`` (overlay.service.branching); a new game ends it
-        held = self.on_air is not None and not reset
+        held = ch.on_air is not None and not reset
         if reset:
             director.reset(now, durations, version=revision, marks=marks_of(loaded.steps))
         elif not held:
             changed = first if first is not None else len(durations)
             # the marks before the first change stand, as the durations do (a feed's games
             # grow long: reading every step's kind per action cost 2 % of the CPU)
-            marks = sorted(m for m in self.director.times.marks if m < changed)
+            marks = sorted(m for m in ch.director.times.marks if m < changed)
             marks += [changed + i for i in marks_of(loaded.steps[changed:])]
             director.timeline_changed(now, durations, first_changed=changed, version=revision, marks=marks)
-        with self.record.transaction():
-            self.record.save_game(loaded.data, source=loaded.source, seq=seq)
-            self.record.save_playhead(self.main_playhead(director, now).to_json() if held else director.playhead(now).to_json())
+        with ch.record.transaction():
+            ch.record.save_game(loaded.data, source=loaded.source, seq=seq)
+            ch.record.save_playhead(ch.main_playhead(director, now).to_json() if held else director.playhead(now).to_json())
             if reset:
-                self.record.clear_actions()
+                ch.record.clear_actions()
             if action is not None:
-                self.record.log_action(*action)
-        warnings = feed.new_warnings(self.game, loaded)
-        before = self.versions.get(self.revision)
-        if not reset and self.on_air is None and self.game is not None and before is not None and before.steps is self.game.steps:
+                ch.record.log_action(*action)
+        warnings = feed.new_warnings(ch.game, loaded)
+        before = ch.versions.get(ch.revision)
+        if not reset and ch.on_air is None and ch.game is not None and before is not None and before.steps is ch.game.steps:
             # the steps the action left alone keep their scenes (overlay.service.outputs.SceneCache)
-            self.cache.same_as(revision, self.revision, shared)
-        self.game = loaded
-        self.seq = seq
-        self.load_error = None
-        self.revision = revision
-        self.versions[revision] = loaded.slim()
-        self.director = director
+            self.scenes.same_as(revision, ch.revision, shared)
+        ch.game = loaded
+        ch.seq = seq
+        ch.load_error = None
+        ch.revision = revision
+        ch.versions[revision] = loaded.slim()
+        ch.director = director
         if reset:
-            self.on_air = None
-        self._prune_versions()
-        self.updated = now
-        self.poke()
+            ch.on_air = None
+        ch.prune_versions()
+        ch.updated = now
+        ch.poke()
         return FeedAck(
-            seq=None, changed=True, correction=correction, steps=self.steps, expected=self.seq + 1, warnings=warnings
+            seq=None, changed=True, correction=correction, steps=ch.steps, expected=ch.seq + 1, warnings=warnings
         )
 
     def _unchanged(self, seq: int | None = None, *, duplicate: bool = False) -> FeedAck:
-        return FeedAck(seq=seq, duplicate=duplicate, changed=False, steps=self.steps, expected=self.seq + 1)
+        ch = self.channel
+        return FeedAck(seq=seq, duplicate=duplicate, changed=False, steps=ch.steps, expected=ch.seq + 1)
 
     def put_game(self, data: bytes, *, source: str, strict: bool = True) -> FeedAck:
         """A whole game from the logger (idempotent).
@@ -99,22 +110,24 @@ class Ingest(ChannelCore):
         Raises:
             EgnError: the engine refused it (the channel keeps its last good state).
         """
-        self._alive()
-        if self.game is not None and feed.digest(data) == self.game.digest:
+        ch = self.channel
+        ch.check_alive()
+        if ch.game is not None and feed.digest(data) == ch.game.digest:
             return self._unchanged()
-        loaded = feed.load_bytes(data, source=source, strict=strict, previous=self.game)
-        if self.game is not None and loaded.document == self.game.document:
+        loaded = feed.load_bytes(data, source=source, strict=strict, previous=ch.game)
+        if ch.game is not None and loaded.document == ch.game.document:
             # same game in another encoding: keep the new bytes, nothing to show
-            self.record.save_game(loaded.data, source=loaded.source, seq=self.seq)
-            self.game = loaded
-            if self.on_air is None or self.on_air.version != self.revision:  # not the line game's version
-                self.versions[self.revision] = loaded.slim()
+            ch.record.save_game(loaded.data, source=loaded.source, seq=ch.seq)
+            ch.game = loaded
+            if ch.on_air is None or ch.on_air.version != ch.revision:  # not the line game's version
+                ch.versions[ch.revision] = loaded.slim()
             return self._unchanged()
-        return self._commit(loaded, seq=self.seq)
+        return self._commit(loaded, seq=ch.seq)
 
     def load_game(self, data: bytes, *, source: str) -> FeedAck:
         """Load a (different) game: lenient, starts from its first step."""
-        self._alive()
+        ch = self.channel
+        ch.check_alive()
         loaded = feed.load_bytes(data, source=source, strict=False)
         return self._commit(loaded, seq=0, reset=True)
 
@@ -126,15 +139,16 @@ class Ingest(ChannelCore):
             EgnError: the engine found the action illegal or malformed.
             BadRequest: the action does not fit the document (no deal yet...).
         """
-        self._alive()
+        ch = self.channel
+        ch.check_alive()
         received = time.time() * 1000
-        expected = self.seq + 1
+        expected = ch.seq + 1
         content = json.dumps(action.model_dump(mode="json", by_alias=True, exclude_none=True), sort_keys=True)
         if action.seq < expected:
-            logged = self.record.action(action.seq)
+            logged = ch.record.action(action.seq)
             if logged is not None and logged != content:
                 raise Conflict(
-                    f"channel {self.id!r}: action {action.seq} was already accepted as {logged}; "
+                    f"channel {ch.id!r}: action {action.seq} was already accepted as {logged}; "
                     f"this one differs: {content}",
                     seq=action.seq,
                     accepted=json.loads(logged),
@@ -143,13 +157,13 @@ class Ingest(ChannelCore):
             return self._unchanged(action.seq, duplicate=True)
         if action.seq > expected:
             raise SequenceGap(
-                f"channel {self.id!r}: action {action.seq} skips ahead; expected {expected}", expected=expected
+                f"channel {ch.id!r}: action {action.seq} skips ahead; expected {expected}", expected=expected
             )
-        source = self.game.source if self.game else f"{self.id}.egn"
-        document = feed.apply_action(self.game, action, source=source)
-        loaded = feed.load_bytes(feed.document_bytes(document), source=source, strict=True, previous=self.game)
-        feed.refuse_new_problems(self.game, loaded)
+        source = ch.game.source if ch.game else f"{ch.id}.egn"
+        document = feed.apply_action(ch.game, action, source=source)
+        loaded = feed.load_bytes(feed.document_bytes(document), source=source, strict=True, previous=ch.game)
+        feed.refuse_new_problems(ch.game, loaded)
         replayed = time.time() * 1000
         ack = self._commit(loaded, seq=action.seq, action=(action.seq, content))
-        self.feed_trace = {"received": received, "replayed": replayed, "committed": time.time() * 1000}
+        ch.feed_trace = {"received": received, "replayed": replayed, "committed": time.time() * 1000}
         return ack.model_copy(update={"seq": action.seq})

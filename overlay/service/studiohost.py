@@ -64,7 +64,7 @@ class StudioBridge:
     def control(self, channel: str, op: str, params: Mapping[str, str]) -> dict[str, Any]:
         if op not in TRANSPORT_OPS:
             raise BadRequest(f"control op {op!r} is not one of {', '.join(TRANSPORT_OPS)}")
-        return self.hub.get(channel).control(ControlRequest.model_validate({**params, "op": op}))
+        return self.hub.get(channel).playback.control(ControlRequest.model_validate({**params, "op": op}))
 
     def _output(self, output: str) -> OutputName:
         for o in OUTPUTS:
@@ -80,7 +80,7 @@ class StudioBridge:
             raise NotFound(f"channel {channel!r} has {len(cur.views)} named view(s), not a view {index + 1}", channel=channel)
         outputs = dict(cur.outputs)
         outputs[out] = cur.output(out).model_copy(update={"view": cur.views[index]})
-        return ch.put_settings(cur.model_copy(update={"outputs": outputs}))
+        return ch.playback.put_settings(cur.model_copy(update={"outputs": outputs}))
 
     def take(self, channel: str) -> ChannelSettings:
         from renderer.view import default_view
@@ -91,7 +91,7 @@ class StudioBridge:
         outputs = dict(cur.outputs)
         outputs["program"] = cur.output("program").model_copy(update={"view": view})
         outputs["clean"] = cur.output("clean").model_copy(update={"view": None if view is None else clean_view(view or default_view())})
-        return ch.put_settings(cur.model_copy(update={"outputs": outputs}))
+        return ch.playback.put_settings(cur.model_copy(update={"outputs": outputs}))
 
     def _key_name(self, channel: str) -> str:
         return CONTROL_KEY + channel

@@ -29,4 +29,4 @@ async def control(request: web.Request) -> web.Response:
         body = {**dict(request.query), **body, "op": op}
         body.pop("token", None)
     req = ControlRequest.model_validate(body)
-    return web.json_response(ch.control(req))
+    return web.json_response(ch.playback.control(req))

@@ -124,22 +124,22 @@ async def page_socket(request: web.Request) -> web.WebSocketResponse:
         raise  # refused: the page retries every second and says so on its console
     output, width, height = page_query(request, ch)
     check_origin(request, request.app[SETTINGS].allow_origins)
-    ch.check_page_size(output, (width, height))
+    ch.fanout.check_page_size(output, (width, height))
     page = await open_page(request, output, width, height, trace=request.query.get("trace") == "1")
     # the preview output shows live hole cards: a page gets it only with the token (a
     # header, or the hello message's token that the page reads from its URL's fragment)
     locked = output == "preview" and not has_token(request)
 
     async def admit() -> None:
-        ch.pages.add(page)
-        ch.send_snapshot(page)
+        ch.fanout.pages.add(page)
+        ch.fanout.send_snapshot(page)
         ch.poke()
 
     if not locked:
         await admit()
     try:
-        await read_page(request, page, locked=locked, admit=admit, resync=lambda: ch.send_snapshot(page))
+        await read_page(request, page, locked=locked, admit=admit, resync=lambda: ch.fanout.send_snapshot(page))
     finally:
-        ch.pages.discard(page)
+        ch.fanout.pages.discard(page)
         await page.outbox.stop()
     return page.ws

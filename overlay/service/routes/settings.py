@@ -48,7 +48,7 @@ async def put_settings(request: web.Request) -> web.Response:
             f"PUT replaces the whole settings document; missing {', '.join(missing)} "
             "(send PATCH with a JSON merge patch to change part of it)"
         )
-    return web.json_response(dump(ch.put_settings(doc)))
+    return web.json_response(dump(ch.playback.put_settings(doc)))
 
 
 def merge_patch(target: Any, patch: Any) -> Any:
@@ -78,4 +78,4 @@ async def patch_settings(request: web.Request) -> web.Response:
         raise BadRequest("a settings PATCH needs the 'revision' you read (a whole number)")
     merged = merge_patch(dump(ch.settings), body)
     merged["revision"] = revision
-    return web.json_response(dump(ch.put_settings(ChannelSettings.model_validate(merged))))
+    return web.json_response(dump(ch.playback.put_settings(ChannelSettings.model_validate(merged))))
