@@ -30,7 +30,8 @@ from renderer.frames import FrameSource, Schedule
 from renderer.raster import Assets, raster, to_premul
 from renderer.timing import DEFAULT_TIMING
 
-pytestmark = pytest.mark.browser
+#: one worker runs this file under pytest-xdist (--dist loadgroup): its shared set-up is made once
+pytestmark = [pytest.mark.browser, pytest.mark.xdist_group("capture_page")]
 
 SIZE = (1280, 720)
 
