@@ -24,6 +24,7 @@ Records (made by :mod:`engine.dealstate`, read only here):
 
 from __future__ import annotations
 
+from bisect import bisect_right
 from collections.abc import Iterable, Iterator, Sequence
 from typing import Any, Union, overload
 
@@ -31,7 +32,7 @@ from .cards import Card, Suit
 from .errors import Problem
 from .state import Action, GameState, StepKind, TrickState, build, make_state
 
-__all__ = ["Steps", "CardRecord", "Record", "state_of"]
+__all__ = ["Steps", "JoinedSteps", "CardRecord", "Record", "state_of"]
 
 #: A card step: (row of the last step that was not a card, hands, step, seat, card,
 #: flat play index, trick number, trick leader, the trick's seats, the trick's cards,
@@ -145,4 +146,74 @@ class Steps(Sequence[GameState]):
 
     def __reduce__(self) -> tuple[type[Steps], tuple[tuple[GameState, ...]]]:
         """Pickled as its built states (a process pool or a cache gets plain values)."""
+        return (Steps, (tuple(self),))
+
+
+class JoinedSteps(Sequence[GameState]):
+    """Several :class:`Steps` read as one: a live game's timeline, one part per deal
+    (:mod:`engine.live`).
+
+    Joining costs a pointer per part, not per step, and a state built through the join is
+    kept by its part, so every later timeline that shares the part reads the same state.
+    It behaves as :class:`Steps` does (a tuple of states); pickled, it is a :class:`Steps`
+    of its built states.
+    """
+
+    __slots__ = ("_parts", "_starts", "_len")
+
+    def __init__(self, parts: Iterable[Steps]) -> None:
+        self._parts: tuple[Steps, ...] = tuple(p for p in parts if len(p))
+        starts: list[int] = []
+        at = 0
+        for part in self._parts:
+            starts.append(at)
+            at += len(part)
+        self._starts = starts
+        self._len = at
+
+    def __len__(self) -> int:
+        return self._len
+
+    @overload
+    def __getitem__(self, index: int) -> GameState: ...
+
+    @overload
+    def __getitem__(self, index: slice) -> tuple[GameState, ...]: ...
+
+    def __getitem__(self, index: int | slice) -> GameState | tuple[GameState, ...]:
+        if isinstance(index, slice):
+            return tuple([self[i] for i in range(*index.indices(self._len))])
+        i = index + self._len if index < 0 else index
+        if not 0 <= i < self._len:
+            raise IndexError("step index out of range")
+        part = bisect_right(self._starts, i) - 1
+        return self._parts[part][i - self._starts[part]]
+
+    def __iter__(self) -> Iterator[GameState]:
+        for part in self._parts:
+            yield from part
+
+    def __eq__(self, other: object) -> bool:
+        if isinstance(other, (JoinedSteps, Steps, tuple)):
+            return len(self) == len(other) and all(a == b for a, b in zip(self, other))
+        return NotImplemented
+
+    def __hash__(self) -> int:
+        return hash(tuple(self))
+
+    def __add__(self, other: object) -> tuple[GameState, ...]:
+        if isinstance(other, (JoinedSteps, Steps, tuple)):
+            return tuple(self) + tuple(other)
+        return NotImplemented
+
+    def __radd__(self, other: object) -> tuple[GameState, ...]:
+        if isinstance(other, tuple):
+            return other + tuple(self)
+        return NotImplemented
+
+    def __repr__(self) -> str:
+        return f"JoinedSteps({tuple(self)!r})"
+
+    def __reduce__(self) -> tuple[type[Steps], tuple[tuple[GameState, ...]]]:
+        """Pickled as a :class:`Steps` of its built states (as a :class:`Steps` is)."""
         return (Steps, (tuple(self),))
