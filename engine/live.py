@@ -448,7 +448,7 @@ class LiveGame:
             entries[index] = entry
         self._bytes = total
         self._timeline = None
-        return self._change(before.steps, old.block.steps if old is not None else Steps(), block.steps, tuple(warnings))
+        return self._change(before.steps, old.block if old is not None else None, block, tuple(warnings))
 
     def _drop(self) -> Change:
         """Remove the last deal (an undo on a deal with no action yet)."""
@@ -460,14 +460,26 @@ class LiveGame:
         final = self._final_problem(start)
         before = self._final_problem(old.block.checkpoint)
         warnings = (final,) if final is not None and (before is None or str(final) != str(before)) else ()
-        return self._change(start.steps, old.block.steps, Steps(), warnings)
+        return self._change(start.steps, old.block, None, warnings)
 
-    def _change(self, offset: int, old: Steps, new: Steps, warnings: tuple[Problem, ...]) -> Change:
-        """The change from the last deal's steps ``old`` to ``new`` (both from step ``offset``)."""
+    def _change(self, offset: int, before: DealBlock | None, after: DealBlock | None, warnings: tuple[Problem, ...]) -> Change:
+        """The change from the last deal's replay ``before`` to ``after`` (None: no such deal),
+        whose steps both start at step ``offset``."""
+        old, new = before.steps if before else Steps(), after.steps if after else Steps()
         n = min(len(old), len(new))
         same = 0
-        while same < n and old[same] == new[same]:
-            same += 1
+        if before is not None and after is not None:
+            # equal records make equal states (the states are built only where they differ)
+            a, b = before.records, after.records
+            built = old.records()
+            while same < n:
+                if a[same] == b[same]:
+                    state = built[same]
+                    if type(state) is GameState:  # built already: shared, not built again
+                        new.adopt(same, state)
+                elif old[same] != new[same]:
+                    break
+                same += 1
         first: int | None = None
         for i in range(same, n):
             if _without_hands(old[i]) != _without_hands(new[i]):

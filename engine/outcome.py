@@ -16,7 +16,7 @@ from typing import Any
 from .errors import Problem
 from .model import Deal
 from .state import Branch, DealSummary
-from .steps import Steps
+from .steps import Record, Steps
 
 __all__ = ["DealOutcome", "Checkpoint", "DealBlock"]
 
@@ -65,6 +65,9 @@ class DealBlock:
     """
 
     steps: Steps  # the deal's steps (and the game-over step when the deal ends the game)
+    #: the steps' records as the replay made them (``steps`` replaces each by its state when
+    #: read): equal records make equal states, so comparing two replays of a deal is cheap
+    records: tuple[Record, ...]
     summary: DealSummary | None  # None: a packed deal that could not be read (no steps either)
     branches: tuple[Branch, ...]
     problems: tuple[Problem, ...]  # found in this deal (its alternative lines' too), in order

@@ -183,6 +183,7 @@ def replay_next(
         DealBlock,
         {
             "steps": Steps(records),
+            "records": tuple(records),
             "summary": summary,
             "branches": tuple(branches),
             "problems": tuple(ctx.problems[first:]),

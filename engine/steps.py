@@ -92,6 +92,11 @@ class Steps(Sequence[GameState]):
         timelines: a view, not a copy (records are never changed, only replaced by their state)."""
         return self._records
 
+    def adopt(self, index: int, state: GameState) -> None:
+        """Take ``state``, built from a record equal to step ``index``'s (another replay of
+        the same deal: :mod:`engine.live`), as that step's state: it is not built again."""
+        self._records[index] = state
+
     def __len__(self) -> int:
         return len(self._records)
 
