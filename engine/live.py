@@ -50,7 +50,7 @@ from .model import FILE_TYPE, Deal, EgnDocument
 from .outcome import Checkpoint, DealBlock
 from .packed import UnpackedDeal, unpack_deals
 from .replay import final_score_problem, game_context, opening, replay_next, timeline_of
-from .state import GameState, StepKind, Timeline, evolve_state
+from .state import Branch, DealSummary, GameState, StepKind, Timeline, evolve_state
 from .steps import JoinedSteps, Steps
 from .validate import validate_deal, validate_document
 
@@ -173,6 +173,38 @@ class _Entry:
     known: frozenset[str]  # problems the load reported at this deal before any replay (repairs)
 
 
+@dataclass(frozen=True)
+class _Prefix:
+    """The timeline's parts from the game's first ``count`` deals (every deal but the last,
+    which actions change), kept between pushes so a timeline costs no pass over the game."""
+
+    count: int
+    last: _Entry | None  # the deal at ``count - 1`` (a prefix is good while it is still there)
+    parts: tuple[Steps, ...]
+    starts: tuple[int, ...]
+    steps: int
+    deals: tuple[DealSummary, ...]
+    branches: tuple[Branch, ...]
+    problems: tuple[Problem, ...]
+    checkpoints: tuple[Checkpoint, ...]
+
+    def extended(self, entry: _Entry) -> _Prefix:
+        """The prefix with one more deal (tuple joins: a copy of pointers, no Python loop)."""
+        block = entry.block
+        size = len(block.steps)
+        return _Prefix(
+            count=self.count + 1,
+            last=entry,
+            parts=self.parts + (block.steps,) if size else self.parts,
+            starts=self.starts + (self.steps,) if size else self.starts,
+            steps=self.steps + size,
+            deals=self.deals + (block.summary,) if block.summary is not None else self.deals,
+            branches=self.branches + block.branches,
+            problems=self.problems + block.problems,
+            checkpoints=self.checkpoints + (block.checkpoint,),
+        )
+
+
 def _compact(value: Any) -> bytes:
     """The compact JSON a game is stored as (the feed's ``document_bytes``)."""
     return json.dumps(value, ensure_ascii=False, separators=(",", ":")).encode()
@@ -217,6 +249,8 @@ class LiveGame:
         self._entries = entries
         self._bytes = self._frame + sum(e.size for e in entries) + max(0, len(entries) - 1)
         self._timeline: Timeline | None = None
+        self._empty = _Prefix(0, None, (), (), 0, (), (), self._head, ())
+        self._prefix = self._empty
 
     # -- making one -------------------------------------------------------------
 
@@ -260,24 +294,33 @@ class LiveGame:
         replays (a pointer per deal and per problem), once per change."""
         if self._timeline is None:
             entries = self._entries
+            whole = self._before_last().extended(entries[-1]) if entries else self._empty
             state = entries[-1].block.checkpoint if entries else self._opening
-            problems = list(self._head)
-            for e in entries:
-                problems.extend(e.block.problems)
             last = self._final_problem(state)
-            if last is not None:
-                problems.append(last)
             self._timeline = timeline_of(
-                steps=JoinedSteps(e.block.steps for e in entries),
-                deals=tuple(e.block.summary for e in entries if e.block.summary is not None),
-                branches=tuple(b for e in entries for b in e.block.branches),
-                problems=tuple(problems),
+                steps=JoinedSteps.of(whole.parts, whole.starts, whole.steps),
+                deals=whole.deals,
+                branches=whole.branches,
+                problems=whole.problems + (last,) if last is not None else whole.problems,
                 state=state,
                 players=self._ctx.players,
                 title=self.metadata.title,
-                checkpoints=tuple(e.block.checkpoint for e in entries),
+                checkpoints=whole.checkpoints,
             )
         return self._timeline
+
+    def _before_last(self) -> _Prefix:
+        """The prefix of every deal but the last: kept, extended by a deal when one is added,
+        built again only when an undo removed a deal it holds."""
+        entries = self._entries
+        want = len(entries) - 1
+        prefix = self._prefix
+        if prefix.count > want or (prefix.count and entries[prefix.count - 1] is not prefix.last):
+            prefix = self._empty
+        while prefix.count < want:
+            prefix = prefix.extended(entries[prefix.count])
+        self._prefix = prefix
+        return prefix
 
     @property
     def last(self) -> GameState | None:

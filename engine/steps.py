@@ -173,8 +173,16 @@ class JoinedSteps(Sequence[GameState]):
         for part in self._parts:
             starts.append(at)
             at += len(part)
-        self._starts = starts
+        self._starts: Sequence[int] = starts
         self._len = at
+
+    @classmethod
+    def of(cls, parts: tuple[Steps, ...], starts: tuple[int, ...], length: int) -> JoinedSteps:
+        """The join of non-empty ``parts`` whose first steps are at ``starts``, ``length``
+        steps in all, as a caller that keeps them knows them (no pass over the parts)."""
+        joined = cls(())
+        joined._parts, joined._starts, joined._len = parts, starts, length
+        return joined
 
     def __len__(self) -> int:
         return self._len

@@ -61,6 +61,9 @@ def push_latency(doc: dict[str, Any], deals: Sequence[int] = (2, 51, 100), *, re
     """Latency of each action of the deals ``deals`` (from 1) of ``doc``, pushed onto a live
     game holding the deals before: median, p99 and max in microseconds, by deal and path."""
     result: dict[str, Any] = {}
+    warm = LiveGame.from_loaded(load_game(_compact({**doc, "deals": doc["deals"][:3]}), source=SOURCE, strict=True))
+    for action in actions_of(doc, deals=6)[len(actions_of(doc, deals=3)) :]:
+        warm.push(action)  # caches (parsed cards, validators) filled before the first figure
     for number in deals:
         base = {**doc, "deals": doc["deals"][: number - 1]}
         loaded = load_game(_compact(base), source=SOURCE, strict=True)
