@@ -169,7 +169,7 @@ class _Entry:
     raw: Deal | str  # as the document model holds it
     deal: UnpackedDeal
     block: DealBlock
-    size: int  # bytes of ``json`` in compact JSON
+    data: bytes  # ``json`` as compact JSON (the stored game is these, joined)
     known: frozenset[str]  # problems the load reported at this deal before any replay (repairs)
 
 
@@ -221,11 +221,15 @@ class LiveGame:
     that keeps the game before an action until the action is stored.
     """
 
-    def __init__(self, document: EgnDocument, *, source: str = "<input>", problems: Sequence[Problem] = ()) -> None:
-        """A live game continuing ``document`` (validated), replayed here once.
+    def __init__(
+        self, document: EgnDocument, *, source: str = "<input>", problems: Sequence[Problem] = (), timeline: Timeline | None = None
+    ) -> None:
+        """A live game continuing ``document`` (validated).
 
         ``problems``: what loading it reported (a lenient load's repairs), for the refusal
-        rule (an action is refused for an error its deal did not have).
+        rule (an action is refused for an error its deal did not have).  ``timeline``: its
+        replay, if at hand (a load's): the deals are cut out of it instead of replayed
+        again, where its checkpoints say it is this document's full replay.
         """
         self.source = source
         self.metadata = document.metadata
@@ -235,19 +239,23 @@ class LiveGame:
         self._opening = opening(document, ctx, (source, document.metadata, False))
         whole = document.to_json()
         self._header = {k: v for k, v in whole.items() if k != "deals"}
-        self._frame = len(_compact({**self._header, "deals": []}))
+        self._lead = _compact({**self._header, "deals": []})[:-2]  # the document's bytes up to its first deal
         known: dict[int, set[str]] = {}
         for p in problems:
             if p.place.deal is not None:
                 known.setdefault(p.place.deal, set()).add(str(p))
+        cut = timeline is not None and _replays(timeline, document, self._opening, self._head)
         entries: list[_Entry] = []
         before = self._opening
         for index, (js, raw, deal) in enumerate(zip(whole["deals"], document.deals, unpack_deals(document, source=source))):
-            block = replay_next(self._ctx.fresh(), index, raw, deal, before)
-            entries.append(_Entry(js, raw, deal, block, len(_compact(js)), frozenset(known.get(index, ()))))
+            if cut and timeline is not None:
+                block = _cut(timeline, before, timeline.checkpoints[index])
+            else:
+                block = replay_next(self._ctx.fresh(), index, raw, deal, before)
+            entries.append(_Entry(js, raw, deal, block, _compact(js), frozenset(known.get(index, ()))))
             before = block.checkpoint
         self._entries = entries
-        self._bytes = self._frame + sum(e.size for e in entries) + max(0, len(entries) - 1)
+        self._bytes = len(self._lead) + sum(len(e.data) for e in entries) + max(0, len(entries) - 1) + 2
         self._timeline: Timeline | None = None
         self._empty = _Prefix(0, None, (), (), 0, (), (), self._head, ())
         self._prefix = self._empty
@@ -256,8 +264,9 @@ class LiveGame:
 
     @classmethod
     def from_loaded(cls, loaded: LoadedGame) -> LiveGame:
-        """The live game continuing a loaded game (:func:`engine.load.load_game`)."""
-        return cls(loaded.document, source=loaded.source, problems=loaded.problems)
+        """The live game continuing a loaded game (:func:`engine.load.load_game`; its replay
+        is reused, not made again)."""
+        return cls(loaded.document, source=loaded.source, problems=loaded.problems, timeline=loaded.timeline)
 
     @classmethod
     def new(cls, metadata: Mapping[str, Any], *, source: str = "<input>", version: str = "1.4") -> LiveGame:
@@ -285,8 +294,13 @@ class LiveGame:
 
     @property
     def size(self) -> int:
-        """Bytes of :meth:`to_egn` written as compact JSON (what the store keeps)."""
+        """Bytes of :meth:`to_egn_bytes`."""
         return self._bytes
+
+    def to_egn_bytes(self) -> bytes:
+        """:meth:`to_egn` as compact JSON (UTF-8, the feed's stored form), joined from each
+        deal's bytes kept since the deal last changed: no pass of a JSON encoder over the game."""
+        return self._lead + b",".join([e.data for e in self._entries]) + b"]}"
 
     @property
     def timeline(self) -> Timeline:
@@ -464,8 +478,8 @@ class LiveGame:
         """Make ``js`` the deal at ``index`` (the last deal, or a new one after it), or refuse it."""
         entries = self._entries
         old = entries[index] if index < len(entries) else None
-        size = len(_compact(js))
-        total = self._bytes + size - (old.size if old is not None else (-1 if entries else 0))
+        data = _compact(js)
+        total = self._bytes + len(data) - (len(old.data) if old is not None else (-1 if entries else 0))
         if total > MAX_INPUT:
             raise SizeLimitError(
                 f"the game would be {total} bytes of JSON: a game is limited to {MAX_INPUT} bytes (8 MiB), what a load accepts; start a new game",
@@ -484,7 +498,7 @@ class LiveGame:
         new_final = self._final_problem(block.checkpoint)
         if new_final is not None and (old_final is None or str(new_final) != str(old_final)):
             warnings.append(new_final)
-        entry = _Entry(js, raw, raw, block, size, frozenset())
+        entry = _Entry(js, raw, raw, block, data, frozenset())
         if old is None:
             entries.append(entry)
         else:
@@ -497,7 +511,7 @@ class LiveGame:
         """Remove the last deal (an undo on a deal with no action yet)."""
         entries = self._entries
         old = entries.pop()
-        self._bytes -= old.size + (1 if entries else 0)
+        self._bytes -= len(old.data) + (1 if entries else 0)
         self._timeline = None
         start = entries[-1].block.checkpoint if entries else self._opening
         final = self._final_problem(start)
@@ -567,6 +581,31 @@ def actions_of(document: Mapping[str, Any], *, deals: int | None = None) -> list
     for i, a in enumerate(out, 1):
         a["seq"] = i
     return out
+
+
+def _replays(timeline: Timeline, document: EgnDocument, start: Checkpoint, head: tuple[Problem, ...]) -> bool:
+    """``timeline`` is the full replay of ``document`` under ``start``'s key, whose own
+    problems are ``head`` (its checkpoints say so)."""
+    cps = timeline.checkpoints
+    if len(cps) != len(document.deals) or not isinstance(timeline.steps, (Steps, JoinedSteps)):
+        return False
+    if timeline.problems[: len(head)] != head:
+        return False
+    return all(isinstance(cp, Checkpoint) and cp.key == start.key and (cp.deal is raw or cp.deal == raw) for cp, raw in zip(cps, document.deals))
+
+
+def _cut(timeline: Timeline, before: Checkpoint, after: Checkpoint) -> DealBlock:
+    """The block of the deal between checkpoints ``before`` and ``after``, cut out of its replay."""
+    steps = timeline.steps
+    records = steps.records()[before.steps : after.steps] if isinstance(steps, Steps) else steps[before.steps : after.steps]
+    return DealBlock(
+        steps=Steps(records),
+        records=tuple(records),
+        summary=timeline.deals[before.summaries] if after.summaries > before.summaries else None,
+        branches=timeline.branches[before.branches : after.branches],
+        problems=timeline.problems[before.problems : after.problems],
+        checkpoint=after,
+    )
 
 
 def _find(deal: dict[str, Any], kind: str) -> int | None:
