@@ -26,6 +26,7 @@ from __future__ import annotations
 
 from bisect import bisect_right
 from collections.abc import Iterable, Iterator, Sequence
+from itertools import chain
 from typing import Any, Union, overload
 
 from .cards import Card, Suit
@@ -82,10 +83,11 @@ def state_of(record: Record) -> GameState:
 class Steps(Sequence[GameState]):
     """The states of a timeline (or of one deal), built on first access; see the module docstring."""
 
-    __slots__ = ("_records",)
+    __slots__ = ("_records", "_built")
 
     def __init__(self, records: Iterable[Record] = ()) -> None:
         self._records: list[Record] = list(records)
+        self._built = False  # every record is its state (found by a whole pass of __iter__)
 
     def records(self) -> Sequence[Record]:
         """The records as they stand (built states and records still to build), for joining
@@ -123,10 +125,16 @@ class Steps(Sequence[GameState]):
         return state
 
     def __iter__(self) -> Iterator[GameState]:
+        if self._built:  # records are only ever replaced by their states: the list is the states
+            return iter(self._records)  # type: ignore[arg-type]  # every record is a GameState
+        return self._build_all()
+
+    def _build_all(self) -> Iterator[GameState]:
         records = self._records
         for i in range(len(records)):
             record = records[i]
             yield record if type(record) is GameState else self._at(i)
+        self._built = True
 
     def __eq__(self, other: object) -> bool:
         if isinstance(other, (Steps, tuple)):
@@ -203,8 +211,7 @@ class JoinedSteps(Sequence[GameState]):
         return self._parts[part][i - self._starts[part]]
 
     def __iter__(self) -> Iterator[GameState]:
-        for part in self._parts:
-            yield from part
+        return chain.from_iterable(self._parts)
 
     def __eq__(self, other: object) -> bool:
         if isinstance(other, (JoinedSteps, Steps, tuple)):
