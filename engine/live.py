@@ -46,9 +46,9 @@ from typing import Any, Final
 
 from .errors import ActionError, Place, Problem, SizeLimitError
 from .load import MAX_INPUT, LoadedGame
-from .model import FILE_TYPE, Deal, EgnDocument
+from .model import FILE_TYPE, EgnDocument
 from .outcome import Checkpoint, DealBlock
-from .packed import UnpackedDeal, unpack_deals
+from .packed import unpack_deals
 from .replay import final_score_problem, game_context, opening, replay_next, timeline_of
 from .state import Branch, DealSummary, GameState, StepKind, Timeline, evolve_state
 from .steps import JoinedSteps, Steps
@@ -163,11 +163,9 @@ class Change:
 
 @dataclass(frozen=True)
 class _Entry:
-    """One deal of the game: its JSON as the document holds it, read, and replayed."""
+    """One deal of the game: its JSON as the document holds it, and its replay."""
 
     json: dict[str, Any] | str  # a packed deal stays a string; never mutated (a push makes a new one)
-    raw: Deal | str  # as the document model holds it
-    deal: UnpackedDeal
     block: DealBlock
     data: bytes  # ``json`` as compact JSON (the stored game is these, joined)
     known: frozenset[str]  # problems the load reported at this deal before any replay (repairs)
@@ -252,7 +250,7 @@ class LiveGame:
                 block = _cut(timeline, before, timeline.checkpoints[index])
             else:
                 block = replay_next(self._ctx.fresh(), index, raw, deal, before)
-            entries.append(_Entry(js, raw, deal, block, _compact(js), frozenset(known.get(index, ()))))
+            entries.append(_Entry(js, block, _compact(js), frozenset(known.get(index, ()))))
             before = block.checkpoint
         self._entries = entries
         self._bytes = len(self._lead) + sum(len(e.data) for e in entries) + max(0, len(entries) - 1) + 2
@@ -498,7 +496,7 @@ class LiveGame:
         new_final = self._final_problem(block.checkpoint)
         if new_final is not None and (old_final is None or str(new_final) != str(old_final)):
             warnings.append(new_final)
-        entry = _Entry(js, raw, raw, block, data, frozenset())
+        entry = _Entry(js, block, data, frozenset())
         if old is None:
             entries.append(entry)
         else:

@@ -22,9 +22,9 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 import engine.live
-from engine.errors import ActionError, EgnError, Place, Problem, SchemaError, SizeLimitError
+from engine.errors import ActionError, EgnError, Place, SchemaError, SizeLimitError
 from engine.generate import generate_game
-from engine.live import Change, LiveAction, LiveGame, actions_of
+from engine.live import LiveAction, LiveGame, actions_of
 from engine.load import LoadedGame, load_game
 from engine.model import MAX_DEALS
 from engine.replay import replay_next
