@@ -21,7 +21,7 @@ from .ruleset import Ruleset
 from .solve import CardValue, PlayAnalysis, Position, Solver, value_of
 from .state import GameState, StepKind, UpCardState, team_of
 
-__all__ = ["CallValue", "BiddingTable", "bidding_table", "discard_table", "call_value"]
+__all__ = ["CallValue", "BiddingTable", "bidding_table", "agreed_table", "discard_table", "call_value"]
 
 _TABLE4 = Table(4)
 
@@ -143,7 +143,7 @@ def bidding_table(state: GameState, rules: Ruleset, solver: Solver) -> BiddingTa
         return None
     if state.kind not in (StepKind.DEAL_START, StepKind.CALL) or state.up_card is None or not state.up_card.known:
         return None
-    if not all(state.hands_known[:4]) or not _known(state.hands):
+    if not _known(state.hands):
         return None
     seat = state.to_act
     rnd = 1 if len(state.calls) < 4 else 2
@@ -180,12 +180,36 @@ def bidding_table(state: GameState, rules: Ruleset, solver: Solver) -> BiddingTa
     return BiddingTable(seat, rnd, tuple(calls), tuple(c for c in valued if worth(c) == top))
 
 
+def agreed_table(tables: Sequence[BiddingTable]) -> BiddingTable | None:
+    """What several tables of one bidding decision agree on (the same calls valued on hands
+    that differ in one card nobody saw, :func:`engine.hindsight.discard_options`): a call
+    keeps its value where every table gives it the same tricks and points, and has none
+    otherwise (as ``Pass``); the dealer's best discard and the lone defender are kept where
+    they agree too.  The best calls are those best in every table and valued here (none, when
+    no call is).  ``None`` without tables."""
+    if not tables:
+        return None
+    first = tables[0]
+    calls: list[CallValue] = []
+    for i, c in enumerate(first.calls):
+        rows = [t.calls[i] for t in tables]
+        if any(r.tricks != c.tricks or r.points != c.points for r in rows):
+            calls.append(CallValue(c.call, c.alone, None, None))
+            continue
+        same_discard = all((r.discard is None) == (c.discard is None) and (r.discard is None or c.discard is None or r.discard.same(c.discard)) for r in rows)
+        same_defender = all(r.alone_defender == c.alone_defender for r in rows)
+        calls.append(CallValue(c.call, c.alone, c.tricks, c.points, c.discard if same_discard else None, c.alone_defender if same_defender else -1))
+    everywhere = set.intersection(*({(b.call, b.alone) for b in t.best} for t in tables))
+    best = tuple(c for c in calls if (c.call, c.alone) in everywhere and c.tricks is not None)
+    return BiddingTable(first.seat, first.round, tuple(calls), best)
+
+
 def discard_table(state: GameState, rules: Ruleset, solver: Solver) -> PlayAnalysis | None:
     """After a round-1 order-up, before the discard: the value of each of the dealer's six
     cards as the discard, in the shape of a play analysis (``best``: the best discards)."""
     if state.num_players != 4 or state.kind is not StepKind.CALL or state.maker is None or state.up_card_state is not UpCardState.TAKEN:
         return None
-    if state.up_card is None or not state.up_card.known or not all(state.hands_known[:4]) or not _known(state.hands):
+    if state.up_card is None or not state.up_card.known or not _known(state.hands):
         return None
     trump = None if state.no_trump else state.trump
     if trump is None and not state.no_trump:

@@ -98,6 +98,7 @@ class DealState:
         self.layout: Layout | None = None
         self.hands, self.known, self.given = self._initial_hands()
         self._known_t = tuple(self.known)
+        self._recorded_t = tuple(self.known)  # before any hand is back-calculated: the file's own
         self.ready = False  # hands back-calculated (see engine.deal's docstring)
         self.ids: list[list[tuple[object, ...]]] = []  # per seat: identity of each card held (set with the hands)
         self.suits: list[list[Suit | None]] = []  # per seat: effective suit of each card held
@@ -203,6 +204,7 @@ class DealState:
             "discard": self.discard,
             "hands": hands,
             "hands_known": self._known_t,
+            "hands_recorded": self._recorded_t,
             "tricks": self._tricks_t,
             "tricks_per_seat": self._per_seat_t,
             "tricks_per_team": self._per_team_t,

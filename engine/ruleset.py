@@ -74,7 +74,7 @@ def _make(**kw: Any) -> Ruleset:
     return Ruleset.model_validate(kw)
 
 
-#: Regional presets: name -> the ruleset most played there (README, "Rules").
+#: Regional presets: name -> the ruleset most played there (docs/engine.md, "Rules").
 PRESETS: dict[str, Ruleset] = {
     "us-canada": _make(winning_score=10, min_rank=9, joker=False),
     "british": _make(winning_score=11, min_rank=9, joker=True),

@@ -503,8 +503,10 @@ class Solver:
 def position_of(state: GameState, rules: Ruleset, *, hands: Sequence[Sequence[Card]] | None = None) -> Position | None:
     """The solver's position at a step of the trick play (the last trick taken included: its
     value is the deal's result), or ``None`` when there is none: trump not made (or unknown),
-    a thrown-in or scored deal, a table other than four, or an
-    active hand not fully known.  ``hands`` replaces the state's hands (for sampled deals).
+    a thrown-in or scored deal, a table other than four, or an active hand holding a card
+    not known.  The hands may be recorded or rebuilt from a play that shows every card
+    (:mod:`engine.hindsight` says which, and why not).  ``hands`` replaces the state's hands
+    (for sampled deals).
     """
     if state.num_players != 4 or state.maker is None or state.thrown_in:
         return None
@@ -516,10 +518,8 @@ def position_of(state: GameState, rules: Ruleset, *, hands: Sequence[Sequence[Ca
         return None  # the dealer still has to pick up and discard: see engine.bidtable
     trump = None if state.no_trump else state.trump
     use = hands if hands is not None else state.hands
-    if hands is None:
-        for seat in range(4):
-            if seat not in state.sit_out and not (seat < len(state.hands_known) and state.hands_known[seat]):
-                return None
+    if len(use) < 4:
+        return None
     cards = tuple(tuple(resolve(c, trump) for c in use[seat]) if seat not in state.sit_out else () for seat in range(4))
     if any(not c.known for h in cards for c in h):
         return None

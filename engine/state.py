@@ -121,6 +121,9 @@ class GameState:
     hands: tuple[tuple[Card, ...], ...] = ()
     #: per seat: True when the hand comes from ``playerCards`` or was back-calculated in full
     hands_known: tuple[bool, ...] = ()
+    #: per seat: True when ``playerCards`` gives the whole hand as dealt (every card named);
+    #: a known hand that is not recorded was rebuilt from the cards the seat played (empty: not said)
+    hands_recorded: tuple[bool, ...] = ()
     trick: TrickState | None = None  # trick in progress (or just taken)
     tricks: tuple[TrickState, ...] = ()  # completed tricks of this deal
     tricks_per_seat: tuple[int, ...] = ()
@@ -293,7 +296,7 @@ class Timeline:
         return self.deals[deal].first_step
 
     def to_json(self) -> dict[str, Any]:
-        """The ``inspect --json`` contract (README, "``inspect --json``")."""
+        """The ``inspect --json`` contract (docs/engine.md, "``inspect`` JSON")."""
         return {
             "deals": [d.to_json() for d in self.deals],
             "finalScore": list(self.final_score),

@@ -1,6 +1,6 @@
 """Win probability: the chance that each team wins the game from a step.
 
-The method, in four facts (the README's "Analysis" section says the same):
+The method, in four facts (docs/analysis.md, "Win probability", says the same):
 
 1. **This deal** is a distribution over its points.  Once trump is made and the hands are known,
    it is the double-dummy points of the deal (:mod:`engine.solve`) with weight

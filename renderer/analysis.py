@@ -11,7 +11,7 @@ existing ops through the Builder; its time 0 is when the analysis is shown:
   appends the layer to the step's scene, so it starts with the step;
 * a page gets its step scene at once and the layer when a worker has the analysis; the page
   player draws the layer over the step scene on a clock of its own, so the step's animation
-  is not restarted (``overlay/analysis.py`` says why the layer is a separate scene).
+  is not restarted (``overlay/service/analysis.py`` says why the layer is a separate scene).
 
 A view that places none of the analysis extras gets :func:`default_extras` (turning analysis
 on shows it without editing the view; the studio adds them to move or hide them).  An output
@@ -53,7 +53,7 @@ __all__ = [
 #: where the defaults sit on the 1920x1080 default view (free space, inside title-safe)
 _DEFAULT_PLACES: dict[ExtraType, tuple[float, float]] = {
     ExtraType.WIN_BAR: (96.0, 244.0),
-    ExtraType.WIN_GRAPH: (1464.0, 150.0),
+    ExtraType.WIN_GRAPH: (1464.0, 176.0),  # under the title grown for an event subtitle, over the BEST tabs of the east hand
     ExtraType.BEST_PLAY: (1220.0, 610.0),
     ExtraType.PLAY_QUALITY: (1220.0, 684.0),
     ExtraType.BIDDING_TABLE: (96.0, 640.0),

@@ -10,7 +10,7 @@ from engine.state import GameState
 
 from .altline import AltLine
 from .context import HAND_TYPES, Ctx
-from .panels import SIZES, draw_panel
+from .panels import SIZES, draw_panel, title_size
 from .scene import Fit, Scene
 from .table import HAND_H, HAND_W, PLAY_H, PLAY_W, draw_flights, draw_hand, draw_play_area
 from .theme import DEFAULT_THEME, Theme
@@ -42,6 +42,7 @@ def build_scene(
     teams: tuple[str, ...] = (),
     photos: tuple[str | None, ...] = (),
     line: AltLine | None = None,
+    subtitle: str = "",
 ) -> Scene:
     """Compute the scene of ``state``.
 
@@ -49,14 +50,15 @@ def build_scene(
     uniformly to fit it and centred.  ``teams`` are the match data's team names (the scorebug
     and name plates prefer them to the players' surnames; empty = those); ``photos`` per seat
     an image id drawn on the name plate (:mod:`renderer.photo`); ``line`` the alternative
-    line on air, whose cards are marked (:mod:`renderer.altline`).
+    line on air, whose cards are marked (:mod:`renderer.altline`); ``subtitle`` the event's
+    subtitle, which the title element shows on a line of its own.
     """
     global _DEFAULT_VIEW
     if view is None:
         if _DEFAULT_VIEW is None:
             _DEFAULT_VIEW = default_view()
         view = _DEFAULT_VIEW
-    ctx = Ctx(state, view, theme or DEFAULT_THEME, timing or DEFAULT_TIMING, title, teams=tuple(teams), photos=tuple(photos), line=line)
+    ctx = Ctx(state, view, theme or DEFAULT_THEME, timing or DEFAULT_TIMING, title, teams=tuple(teams), photos=tuple(photos), line=line, subtitle=subtitle)
     out_w, out_h = size or (view.width, view.height)
     fit = Fit.of(view.width, view.height, out_w, out_h)
     ctx.out_scale = fit.scale
@@ -68,7 +70,8 @@ def build_scene(
     for el in view.elements:
         if not el.visible:
             continue
-        boxes.append(fit.box(el.id, el.type.value, el.x, el.y, element_size(el.type), el.scale))
+        box = title_size(ctx) if el.type is ElementType.TITLE else element_size(el.type)
+        boxes.append(fit.box(el.id, el.type.value, el.x, el.y, box, el.scale))
         _draw(ctx, el)
     draw_flights(ctx)
     b.restore()

@@ -1,4 +1,4 @@
-"""The trick-taken callout's content and the gather's timing: "RAMAN TAKES IT WITH A♠".
+"""The trick-taken callout's content and the gather's timing: "RAMAN TAKES IT WITH THE A♠".
 
 Pure content, no drawing (``renderer.panels`` draws the ``trick-callout`` element from it),
 so that the table, the panels and the tests share one definition of what the callout says
@@ -39,7 +39,10 @@ def callout_text(state: GameState, name: str, fits: Callable[[str], bool]) -> st
     """The callout's words for a trick-taken state (the card's suit is drawn as a shape after
     them), or None.  ``name`` is the winner's display name; ``fits`` says whether a text fits
     the callout at the least text size: the name is used whole when it fits, else its first
-    word (a name, never a cut)."""
+    word (a name, never a cut).
+
+    The card is named as a card ("THE A" and the spade shape: the ace of spades), the way
+    the scene names the joker ("THE JOKER"): "WITH A♠" read as "with a spade"."""
     won = trick_winner(state)
     if won is None:
         return None
@@ -49,7 +52,7 @@ def callout_text(state: GameState, name: str, fits: Callable[[str], bool]) -> st
     elif c.rank is None:
         what = "?"
     else:
-        what = "10" if c.rank == Rank.TEN else c.rank.letter
+        what = "THE " + ("10" if c.rank == Rank.TEN else c.rank.letter)
     upper = name.upper()
     for who in (upper, (upper.split() or [upper])[0]):
         text = f"{who} TAKES IT WITH {what}"

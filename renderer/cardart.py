@@ -16,7 +16,7 @@ from .fonts import measure
 from .scene import Builder, Op
 from .theme import CardStyle
 
-__all__ = ["CARD_W", "CARD_H", "suit_path", "card_sprite", "back_sprite", "suit_colour", "star_path"]
+__all__ = ["CARD_W", "CARD_H", "PRINT", "MIN_CARD_SCALE", "suit_path", "card_sprite", "back_sprite", "suit_colour", "star_path"]
 
 CARD_W = 100.0
 CARD_H = 140.0
@@ -135,6 +135,14 @@ _RANK_TEXT = {Rank.TEN: "10"}
 #: the card index font of the default theme (``Theme.font_card``)
 FONT = "bold"
 
+#: the size of the card's small print (the bower tab's word, the joker's letters), in card
+#: units: a card in a hand or the trick is drawn 0.96 of its size, 0.64 at 1280x720, so this
+#: is 14 px there, over the 13 px floor (at 17 units the tab read 10.9 px)
+PRINT = 22.0
+#: the least scale (of the 100 x 140 card) at which a card's print is drawn at 720p no smaller
+#: than the floor: a smaller card would make it unreadable (the kitty draws its cards this big)
+MIN_CARD_SCALE = 0.9
+
 
 def _face_base(b: Builder, style: CardStyle, outline: bool) -> None:
     r = round(CARD_W * style.radius, 2)
@@ -158,7 +166,7 @@ def _face_ops(text: str, bower: str, outline: bool, style: CardStyle, font: str)
     if card.joker:
         ink = style.black
         for i, ch in enumerate("JOKER"):
-            _text(b, font, 19, 16, 25 + i * 19, ch, ink)
+            _text(b, font, PRINT, 16, 26 + i * PRINT, ch, ink)
         b.path(star_path(30, 38, 64), style.bower, style.black, 2)
         return b.ops
     assert card.suit is not None and card.rank is not None
@@ -173,8 +181,8 @@ def _face_ops(text: str, bower: str, outline: bool, style: CardStyle, font: str)
         b.path(suit_path(card.suit, 66 - big / 2, 88 - big / 2, big), ink)
     if bower:
         word = "RIGHT" if bower == "R" else "LEFT"
-        b.rrect(5, 112, 52, 22, 4, style.bower)
-        _text(b, font, 17, 31, 129, word, "#16181dff")
+        b.rrect(3, 109, 58, 27, 4, style.bower)
+        _text(b, font, PRINT, 32, 130, word, "#16181dff")
     return b.ops
 
 

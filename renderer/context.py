@@ -10,13 +10,14 @@ from engine.state import GameState, StepKind
 
 from .altline import AltLine
 from .cardart import back_sprite, card_sprite
-from .fonts import MIN_TEXT, fit_text, measure, uses_fallback
+from .contrast import legible, parse_colour
+from .fonts import MIN_TEXT, fit, measure, uses_fallback
 from .scene import Builder, Num, Op
 from .theme import CardStyle, Theme
 from .timing import StepTiming, Timing
 from .view import Element, ElementType, Perspective, View
 
-__all__ = ["Ctx", "HAND_TYPES", "MIN_TEXT", "is_preshow"]
+__all__ = ["Ctx", "HAND_TYPES", "MIN_TEXT", "is_preshow", "fits"]
 
 
 def is_preshow(state: GameState) -> bool:
@@ -42,6 +43,8 @@ class Ctx:
     photos: tuple[str | None, ...] = ()
     #: the alternative line on air (its cards are marked), None on the main line
     line: AltLine | None = None
+    #: the event's subtitle (match data): a line of its own under the title
+    subtitle: str = ""
 
     def __post_init__(self) -> None:
         self.st: StepTiming = self.timing.of(self.state.kind)
@@ -83,24 +86,39 @@ class Ctx:
 
         Until match data names the teams, the fallback is built from whole words of the
         players' display names, never from a cut: the full names ("PRIYA RAMAN & MARGUERITE
-        OKAFOR") when they fit at no less than :data:`MIN_TEXT`, else the first word of each
-        ("PRIYA & MARGUERITE"), else the side of the table ("NORTH · SOUTH").  Guessing a
-        surname from the last word turned "Orde® Me Up" into "UP".  Names in CJK scripts are
-        kept whole at the second stage (they are short and the family name comes first).
-        The match data's team name, when set, is used instead.
+        OKAFOR") when they fit (:func:`renderer.fonts.fit`, no smaller than :data:`MIN_TEXT`),
+        else the first word of each ("PRIYA & MARGUERITE"), else the side of the table
+        ("NORTH · SOUTH").  Guessing a surname from the last word turned "Orde® Me Up" into
+        "UP".  Names in CJK scripts are kept whole at the second stage (they are short and
+        the family name comes first).  The match data's team name, when set, is used instead.
         """
         if team < len(self.teams) and self.teams[team]:
             return self.teams[team].upper() + suffix
         seats = [s for s in range(self.players) if s % 2 == team]
         names = [self.name(s) for s in seats]
-        floor = min(1.0, MIN_TEXT / size) if size > 0 else 1.0
         firsts = [n if uses_fallback("bold", n) else (n.split() or [n])[0] for n in names]
         side = "NORTH \u00b7 SOUTH" if team == 0 else "EAST \u00b7 WEST"
         for parts in (names, firsts):
             text = " & ".join(parts).upper() + suffix
-            if measure(font, size * floor, text, ls) <= width:
+            if fits(font, size, text, width, ls=ls):
                 return text
         return side + suffix
+
+    def player_label(self, seat: int, font: str, size: float, width: float, *, ls: float = 0.0) -> str:
+        """A player's name in capitals for a narrow place: the whole name when it fits (no
+        smaller than :data:`MIN_TEXT`), else its first word (a name, never a cut; the label
+        still ellipsises a first word too long for the place)."""
+        name = self.name(seat).upper()
+        if fits(font, size, name, width, ls=ls) or uses_fallback("bold", name):
+            return name
+        return (name.split() or [name])[0]
+
+    def ink(self, colour: str, el: Element | None = None) -> str:
+        """``colour`` as text on a panel (the element's background or the theme's, under the
+        sheen): the theme's colour, or the least lighter tint of it that reads at 4.5:1 over
+        any picture (a team colour keeps its hue)."""
+        bg = el.style.background if el is not None and el.style.background else self.theme.panel
+        return _ink(colour, bg, self.theme.panel_top)
 
     def photo(self, seat: int) -> str | None:
         """The image id of the seat's photo or flag (match data), or None."""
@@ -175,16 +193,15 @@ class Ctx:
         align: str = "left",
         width: float | None = None,
         ls: float = 0.0,
-        min_scale: float = 0.72,
+        floor: float = MIN_TEXT,
     ) -> float:
         """Draw text placed by its left edge, centre or right edge; fit to ``width``. Returns its width.
 
-        Text too wide shrinks down to ``min_scale`` of its size, but never below
-        :data:`MIN_TEXT` (unless asked for smaller), then gets an ellipsis.
+        Text too wide is fitted by :func:`renderer.fonts.fit`: its letter spacing taken back,
+        then its size brought down to ``floor`` (:data:`MIN_TEXT`, the least that reads at
+        720p; never above the size asked), and an ellipsis only after that.
         """
-        if size >= MIN_TEXT:
-            min_scale = max(min_scale, (MIN_TEXT + 1e-6) / size)
-        text, size, w, dx = _layout(font, size, text, width, ls, align, min_scale)
+        text, size, ls, w, dx = _layout(font, size, text, width, ls, align, floor)
         self.b.text(font, size, x - dx, y, text, colour, ls)
         return w
 
@@ -195,13 +212,26 @@ class Ctx:
 
 
 @lru_cache(maxsize=4096)
-def _layout(font: str, size: float, text: str, width: float | None, ls: float, align: str, min_scale: float) -> tuple[str, float, float, float]:
-    """Fitted text, its size, width and the shift of its left edge for ``align``."""
+def _layout(font: str, size: float, text: str, width: float | None, ls: float, align: str, floor: float) -> tuple[str, float, float, float, float]:
+    """Fitted text, its size, letter spacing, width and the shift of its left edge for ``align``."""
     if width is not None:
-        text, size = fit_text(font, size, text, width, spacing=ls, min_scale=min_scale)
-    w = measure(font, size, text, ls)
+        f = fit(font, size, text, width, spacing=ls, floor=floor)
+        text, size, ls, w = f.text, f.size, f.spacing, f.width
+    else:
+        w = measure(font, size, text, ls)
     dx = w / 2 if align == "center" else w if align == "right" else 0.0
-    return text, size, w, dx
+    return text, size, ls, w, dx
+
+
+def fits(font: str, size: float, text: str, width: float, *, ls: float = 0.0) -> bool:
+    """Whether ``text`` fits ``width`` whole (tightened and shrunk no further than
+    :func:`renderer.fonts.fit` goes, without an ellipsis)."""
+    return fit(font, size, text, width, spacing=ls).text == text
+
+
+@lru_cache(maxsize=256)
+def _ink(colour: str, panel: str, sheen: str) -> str:
+    return legible(colour, [(parse_colour(panel), 1.0), (parse_colour(sheen), 1.0)])
 
 
 @lru_cache(maxsize=2048)

@@ -8,10 +8,13 @@ and by the tests that hold every label of the default view to 4.5:1.
 
 from __future__ import annotations
 
-__all__ = ["parse_colour", "over", "luminance", "contrast", "worst_contrast", "RGB", "RGBA"]
+__all__ = ["parse_colour", "over", "luminance", "contrast", "worst_contrast", "legible", "ink_on", "DARK_INK", "LIGHT_INK", "MIN_CONTRAST", "RGB", "RGBA"]
 
 RGB = tuple[float, float, float]
 RGBA = tuple[float, float, float, float]
+
+#: the least contrast text must have against what it sits on (WCAG AA for body text)
+MIN_CONTRAST = 4.5
 
 
 def parse_colour(text: str) -> RGBA:
@@ -62,3 +65,35 @@ def worst_contrast(text: RGBA, layers: list[tuple[RGBA, float]], *, text_alpha: 
             bg = over(colour, bg, alpha)
         worst = min(worst, contrast(over(text, bg, text_alpha), bg))
     return worst
+
+
+def _hex(rgb: RGB, alpha: float) -> str:
+    return "#" + "".join(f"{round(min(1.0, max(0.0, v)) * 255):02x}" for v in (*rgb, alpha))
+
+
+def legible(text: str, layers: list[tuple[RGBA, float]], *, target: float = MIN_CONTRAST) -> str:
+    """``text`` (a colour), or the least tint of it towards white or black that reaches
+    ``target`` contrast over ``layers`` (as :func:`worst_contrast` judges it), as
+    ``#rrggbbaa``.  A team or signal colour keeps its hue where a theme's own value is a
+    shade too dark for a translucent panel over a bright picture."""
+    colour = parse_colour(text)
+    if worst_contrast(colour, layers) >= target:
+        return text
+    rgb, alpha = colour[:3], colour[3]
+    for step in range(1, 21):
+        k = step / 20
+        for end in ((1.0, 1.0, 1.0), (0.0, 0.0, 0.0)):
+            mixed: RGB = (rgb[0] + (end[0] - rgb[0]) * k, rgb[1] + (end[1] - rgb[1]) * k, rgb[2] + (end[2] - rgb[2]) * k)
+            if worst_contrast((*mixed, 1.0), layers) >= target:
+                return _hex(mixed, 1.0 if alpha < 1.0 else alpha)
+    return _hex((1.0, 1.0, 1.0), 1.0)
+
+
+#: text that sits on a saturated badge: black or white, whichever contrasts more
+DARK_INK, LIGHT_INK = "#000000ff", "#ffffffff"
+
+
+def ink_on(fill: str) -> str:
+    """Black or white text for a badge of colour ``fill`` (whichever has more contrast)."""
+    rgb = parse_colour(fill)[:3]
+    return DARK_INK if contrast(rgb, (0.0, 0.0, 0.0)) >= contrast(rgb, (1.0, 1.0, 1.0)) else LIGHT_INK

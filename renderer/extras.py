@@ -17,6 +17,8 @@ from .altline import AltLine
 from .reading import ANALYSIS_SIZES, ANALYSIS_TYPES
 from .build import build_scene
 from .context import Ctx
+from .contrast import ink_on
+from .fonts import measure
 from .linemarks import draw_banner
 from .matchdata import MatchData, apply_match
 from .panels import extra_panel
@@ -67,7 +69,8 @@ def build_broadcast_scene(
     title = match.title_for(title) if match is not None else title
     teams = tuple(t.name for t in match.teams) if match is not None else ()
     photos = tuple(p.photo for p in match.players) if match is not None else ()
-    scene = build_scene(shown, view, theme, timing, title=title, size=size, teams=teams, photos=photos, line=line)
+    subtitle = match.event_subtitle if match is not None else ""
+    scene = build_scene(shown, view, theme, timing, title=title, size=size, teams=teams, photos=photos, line=line, subtitle=subtitle)
     return draw_extras(scene, shown, view, theme, timing, match, title=title, line=line, stats=stats)
 
 
@@ -104,7 +107,8 @@ def draw_extras(
     b.translate(fit.ox, fit.oy)
     b.scale(fit.scale)
     for ex in extras:
-        boxes.append(fit.box(ex.id, ex.type.value, ex.x, ex.y, extra_size(ex.type), ex.scale))
+        size = _event_title_size(match) if ex.type is ExtraType.EVENT_TITLE else extra_size(ex.type)
+        boxes.append(fit.box(ex.id, ex.type.value, ex.x, ex.y, size, ex.scale))
         b.save()
         b.translate(ex.x, ex.y)
         b.scale(ex.scale)
@@ -128,26 +132,41 @@ def draw_extras(
                    elements=boxes, under=scene.ops)
 
 
-def _team_label(ctx: Ctx, match: MatchData | None, team: int, font: str, size: float, width: float) -> str:
+def _team_label(ctx: Ctx, match: MatchData | None, team: int, font: str, size: float, width: float, *, ls: float = 1.0) -> str:
     """The match data's team name, else the context's fallback (whole names that fit)."""
     name = match.teams[team].name if match is not None and team < len(match.teams) else ""
-    return name or ctx.team_label(team, font, size, width)
+    return name or ctx.team_label(team, font, size, width, ls=ls)
+
+
+#: how much taller the event title is with a subtitle (a line of its own)
+EVENT_GROWTH = 30.0
+
+
+def _event_title_size(match: MatchData | None) -> tuple[float, float]:
+    w, h = EXTRA_SIZES[ExtraType.EVENT_TITLE]
+    return w, h + (EVENT_GROWTH if match is not None and match.event_subtitle else 0.0)
 
 
 def _event_title(ctx: Ctx, ex: Extra, match: MatchData | None, title: str | None) -> None:
+    """The event title, its subtitle on a line of its own (the panel grows for it) and the
+    teams."""
     th = ctx.theme
-    w, h = extra_size(ex.type)
+    w, h = _event_title_size(match)
     extra_panel(ctx, ex, w, h)
     ctx.b.rrect(0, 0, 8, h, 4, th.accent, None, 0)
     text = ctx.text_colour(None) if ex.style.text_colour is None else ex.style.text_colour
     head = (match.event_title if match is not None and match.event_title else title or "Euchre").upper()
     ctx.label(th.font_title, ex.style.font_size or 34, 28, 44, head, text, width=w - 48, ls=1.0)
     sub = match.event_subtitle if match is not None else ""
+    y = 80.0
+    if sub:
+        ctx.label(th.font_body, 22, 28, 76, sub.upper(), text, width=w - 48, ls=1.0)
+        y += EVENT_GROWTH
     half = (w - 48) / 2 - 40
     teams = f"{_team_label(ctx, match, 0, th.font_body, 20, half)}  vs  {_team_label(ctx, match, 1, th.font_body, 20, half)}"
-    ctx.label(th.font_body, 20, 28, 80, (f"{sub} \u00b7 {teams}" if sub else teams).upper(), th.muted, width=w - 48, ls=1.5)
-    ctx.b.rrect(w - 20, 14, 6, 32, 3, th.team_ns, None, 0)
-    ctx.b.rrect(w - 20, 54, 6, 32, 3, th.team_ew, None, 0)
+    ctx.label(th.font_body, 20, 28, y, teams.upper(), th.muted, width=w - 48, ls=1.5)
+    ctx.b.rrect(w - 20, 14, 6, h / 2 - 18, 3, th.team_ns, None, 0)
+    ctx.b.rrect(w - 20, h / 2 + 4, 6, h / 2 - 18, 3, th.team_ew, None, 0)
 
 
 def _player_intro(ctx: Ctx, ex: Extra, match: MatchData | None) -> None:
@@ -174,11 +193,13 @@ def _player_intro(ctx: Ctx, ex: Extra, match: MatchData | None) -> None:
         b.restore()
     else:
         initials = "".join(p[0] for p in ctx.name(seat).split()[:2]).upper() or str(seat + 1)
-        ctx.label(th.font_title, 40, 82, 81, initials, "#ffffff", align="center", width=84)
+        ctx.label(th.font_title, 40, 82, 81, initials, ink_on(colour), align="center", width=84)
     text = ex.style.text_colour or th.text
     ctx.label(th.font_title, ex.style.font_size or 44, 152, 62, ctx.name(seat).upper(), text, width=w - 176, ls=0.5)
-    line = player.line if player is not None and player.line else ""
-    sub = (_team_label(ctx, match, team, th.font_body, 22, w - 176) + (f" \u00b7 {line}" if line else "")).upper()
+    line = (f" \u00b7 {player.line}" if player is not None and player.line else "").upper()
+    # the team's name whole (its whole words), the intro line in the room left (cut last)
+    room = max((w - 176) / 2, w - 176 - measure(th.font_body, 22, line, 1.0))
+    sub = _team_label(ctx, match, team, th.font_body, 22, room).upper() + line
     ctx.label(th.font_body, 22, 152, 100, sub, th.muted, width=w - 176, ls=1.0)
     b.restore()
 

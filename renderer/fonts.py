@@ -17,6 +17,7 @@ font, the way Chromium falls back from a CSS font list (the page draws ``"bold",
 
 from __future__ import annotations
 
+import math
 import os
 import sys
 import unicodedata
@@ -38,6 +39,8 @@ __all__ = [
     "measure",
     "Shaped",
     "fit_text",
+    "Fitted",
+    "fit",
     "uses_fallback",
     "quiet_fontconfig",
     "MIN_TEXT",
@@ -189,6 +192,8 @@ def shape(key: str, text: str) -> Shaped:
 
 def measure(key: str, size: float, text: str, spacing: float = 0.0) -> float:
     """Advance width of ``text`` in pixels at ``size`` (plus ``spacing`` after each character)."""
+    if not text:
+        return 0.0
     return shape(key, text).advance * size + spacing * len(text)
 
 
@@ -197,23 +202,75 @@ def fit_text(
 ) -> tuple[str, float]:
     """Make ``text`` fit ``width``: shrink down to ``min_scale`` of ``size``, then add an ellipsis.
 
-    Returns the (possibly shortened) text and the size to draw it at.
+    Returns the (possibly shortened) text and the size to draw it at (the letter spacing is
+    kept: :func:`fit` also tightens it).
     """
     w = measure(key, size, text, spacing)
     if w <= width:
         return text, size
     floor = size * min_scale
-    smaller = float(int(size * max(min_scale, width / w) * 4) / 4)  # quarter-pixel steps keep frames stable
+    smaller = _shrink(key, size, text, width, spacing, floor, w)
+    if measure(key, smaller, text, spacing) <= width:
+        return text, smaller
+    return _ellipsis(key, smaller, text, width, spacing), smaller
+
+
+@dataclass(frozen=True)
+class Fitted:
+    """Text fitted to a width: what to draw, at which size and letter spacing, and its width."""
+
+    text: str
+    size: float
+    spacing: float
+    width: float
+
+
+@lru_cache(maxsize=8192)
+def fit(key: str, size: float, text: str, width: float, *, spacing: float = 0.0, floor: float = MIN_TEXT) -> Fitted:
+    """``text`` made to fit ``width`` the way a broadcast typesetter does: first the letter
+    spacing is taken back (down to none), then the size comes down (in quarter pixels, never
+    below ``floor``: the least size that reads at 720p, :data:`MIN_TEXT`, unless the text was
+    asked smaller than that), and only then are letters cut for an ellipsis.
+
+    Every face is already the condensed cut of the family (Barlow *Condensed*), so there is
+    no narrower face to turn to first.  One function measures for both executors: the text
+    op carries the result, and the page never measures.
+    """
+    w = measure(key, size, text, spacing)
+    if w <= width:
+        return Fitted(text, size, spacing, w)
+    tight = min(spacing, 0.0)  # tracking is the first thing a typesetter takes back
+    w = measure(key, size, text, tight)
+    if w <= width:
+        # the spacing that just fits, in hundredths of a pixel (frames stay stable)
+        room = (width - measure(key, size, text, 0.0)) / max(1, len(text))
+        sp = max(tight, min(spacing, math.floor(room * 100) / 100))
+        return Fitted(text, size, sp, measure(key, size, text, sp))
+    least = min(size, floor)
+    smaller = _shrink(key, size, text, width, tight, least, w)
+    w = measure(key, smaller, text, tight)
+    if w <= width:
+        return Fitted(text, smaller, tight, w)
+    cut = _ellipsis(key, smaller, text, width, tight)
+    return Fitted(cut, smaller, tight, measure(key, smaller, cut, tight))
+
+
+def _shrink(key: str, size: float, text: str, width: float, spacing: float, floor: float, w: float) -> float:
+    """The largest size in quarter pixels, not under ``floor``, at which ``text`` fits (else ``floor``)."""
+    smaller = float(int(size * max(floor / size, width / w) * 4) / 4)  # quarter-pixel steps keep frames stable
+    smaller = max(smaller, floor)
     # letter spacing does not shrink with the size, so the first guess can be a little wide
     while smaller > floor and measure(key, smaller, text, spacing) > width:
         smaller = max(floor, smaller - max(0.25, smaller * 0.02))
         smaller = float(int(smaller * 4) / 4)
-    if measure(key, smaller, text, spacing) <= width:
-        return text, smaller
+    return max(smaller, floor)
+
+
+def _ellipsis(key: str, size: float, text: str, width: float, spacing: float) -> str:
     chars = list(text)
     while chars:
         chars.pop()
         candidate = "".join(chars).rstrip() + "\u2026"
-        if measure(key, smaller, candidate, spacing) <= width:
-            return candidate, smaller
-    return "\u2026", smaller
+        if measure(key, size, candidate, spacing) <= width:
+            return candidate
+    return "\u2026"

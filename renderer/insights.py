@@ -5,7 +5,8 @@ with the existing ops; times are the layer's (0: the analysis is shown), motion 
 
 What is drawn where hole cards are hidden: the best-card marks only on a hand drawn face up
 (and never with ``public``); the bar and the graph say "EST." when the reading comes from
-public information only.
+public information only, and the bar "HINDSIGHT" when it comes from hands rebuilt from the
+deal's play (the file does not list them).
 """
 
 from __future__ import annotations
@@ -17,6 +18,7 @@ from engine.state import StepKind, team_of
 from .reading import ANALYSIS_SIZES, AnalysisFrame, CallRow, Reading
 from .cardart import suit_colour, suit_path
 from .context import HAND_TYPES, Ctx
+from .fonts import measure
 from .panels import extra_panel, ink_on
 from .scene import Num
 from .table import CH, CW, hand_slots
@@ -73,12 +75,14 @@ def _win_bar(ctx: Ctx, ex: Extra, frame: AnalysisFrame) -> None:
     at = ctx.timing.analysis
     w, h = ANALYSIS_SIZES[ex.type]
     extra_panel(ctx, ex, w, h)
-    head = "WIN PROBABILITY" + (" \u00b7 EST." if now.estimate else "")
+    head = "WIN PROBABILITY" + (" \u00b7 EST." if now.estimate else " \u00b7 HINDSIGHT" if now.hands == "reconstructed" else "")
     size = ex.style.font_size or 20.0
-    half = (w - 32) / 2 - 8
-    ctx.label(th.font_heading, size, 16, 27, ctx.team_label(0, th.font_heading, size, half * 0.62), ctx.team_colour(0), width=half * 0.62, ls=0.5)
-    ctx.label(th.font_heading, size, w - 16, 27, ctx.team_label(1, th.font_heading, size, half * 0.62), ctx.team_colour(1), align="right", width=half * 0.62, ls=0.5)
-    ctx.label(th.font_body, size, w / 2, 27, head, th.muted, align="center", width=w * 0.4, ls=1.0)
+    # the heading in the middle, the team names share the rest of the row
+    hw = ctx.label(th.font_body, size, w / 2, 27, head, th.muted, align="center", width=w * 0.4, ls=1.0)
+    side = (w - 32 - hw) / 2 - 12
+    for team, x, align in ((0, 16.0, "left"), (1, w - 16, "right")):
+        name = ctx.team_label(team, th.font_heading, size, side, ls=0.5)
+        ctx.label(th.font_heading, size, x, 27, name, ctx.ink(ctx.team_colour(team)), align=align, width=side, ls=0.5)
     bx, by, bw, bh = 16.0, 38.0, w - 32, h - 50
     p = now.win[0]
     before = frame.previous.win[0] if frame.previous is not None and frame.previous.win is not None else p
@@ -149,8 +153,8 @@ def _win_graph(ctx: Ctx, ex: Extra, frame: AnalysisFrame) -> None:
     for g in points:
         x, y = at(g)
         if g.mark is not None and g.team is not None:
-            b.path(_circle(x, y, 12), ctx.team_colour(g.team), "#ffffffff", 2.0)
-            ctx.label(th.font_title, 16, x, y + 6, "E" if g.mark == "euchre" else "L", ink_on(ctx.team_colour(g.team)), align="center", min_scale=1.0)
+            b.path(_circle(x, y, 14), ctx.team_colour(g.team), "#ffffffff", 2.0)
+            ctx.label(th.font_title, 20, x, y + 7, "E" if g.mark == "euchre" else "L", ink_on(ctx.team_colour(g.team)), align="center")
         else:
             b.path(_circle(x, y, 4.5), th.text, None, 0)
     if current is not None:
@@ -166,7 +170,8 @@ def _win_graph(ctx: Ctx, ex: Extra, frame: AnalysisFrame) -> None:
 
 def _shown_best(ctx: Ctx, now: Reading) -> tuple[int, list[tuple[int, int]]] | None:
     """The seat to act and (slot, of n) of each best card in its hand, where that hand is
-    drawn face up here; None when nothing may be marked."""
+    drawn face up here; None when nothing may be marked, or when every legal card is as good
+    as any other (a best card is one that is better than some other)."""
     st = ctx.state
     seat = now.to_act
     if seat is None or now.step != st.step or not now.best or now.calls is not None or seat >= ctx.players or not ctx.face_up(seat):
@@ -174,6 +179,8 @@ def _shown_best(ctx: Ctx, now: Reading) -> tuple[int, list[tuple[int, int]]] | N
     el = ctx.placed.get(HAND_TYPES[ctx.pos_of(seat)])
     if el is None or seat >= len(st.hands):
         return None
+    if now.losses and all(loss == (0, 0) for loss in now.losses.values()):
+        return None  # every legal card is as good as the best: none is "the best"
     hand = ctx.sorted_hand(list(st.hands[seat]))
     names = [card_name(c) if c.known else None for c in hand]
     slots = [(i, len(hand)) for i, n in enumerate(names) if n is not None and n in now.best]
@@ -193,11 +200,12 @@ def _best_marks(ctx: Ctx, now: Reading) -> None:
     b.translate(el.x, el.y)
     b.scale(el.scale)
     _fade_in(ctx)
+    tab = measure(th.font_heading, 20, "BEST", 1.0) + 16  # adjacent best cards keep a gap between tabs
     for i, n in slots:
         cx = hand_slots(n)[i]
         b.rrect(cx - CW / 2 - 3, -3, CW + 6, CH + 6, r + 3, None, th.good, 4.0)
-        b.rrect(cx - 30, -22, 60, 24, 6, th.good, None, 0)
-        ctx.label(th.font_heading, 16, cx, -4, "BEST", ink_on(th.good), align="center", ls=1.0, min_scale=1.0)
+        b.rrect(cx - tab / 2, -27, tab, 28, 6, th.good, None, 0)
+        ctx.label(th.font_heading, 20, cx, -6, "BEST", ink_on(th.good), align="center", ls=1.0)
     b.restore()
 
 
@@ -274,6 +282,8 @@ def _quality(ctx: Ctx, ex: Extra, frame: AnalysisFrame) -> None:
 # -- bidding ---------------------------------------------------------------------------------
 
 _ROWS = ("Order", "s", "h", "d", "c", "n")
+#: the pill of a best call worth nothing either way
+NEUTRAL = "#3a4256ff"
 
 
 def _bidding(ctx: Ctx, ex: Extra, now: Reading) -> None:
@@ -294,6 +304,9 @@ def _bidding(ctx: Ctx, ex: Extra, now: Reading) -> None:
         return c.points[team] - c.points[1 - team]
 
     top = max(score(c) for c in valued)
+    # the best call is marked only where some call is worse: when every call is worth the
+    # same, none is "the best"
+    marked = any(score(c) != top for c in valued)
     rows = [(call, {c.alone: c for c in valued if c.call == call}) for call in _ROWS if any(c.call == call for c in valued)]
     rh = 36.0
     h = min(h, 52 + rh * len(rows))  # the panel fits its rows (round 1 has one)
@@ -301,7 +314,9 @@ def _bidding(ctx: Ctx, ex: Extra, now: Reading) -> None:
     _fade_in(ctx)
     extra_panel(ctx, ex, w, h)
     size = 20.0
-    ctx.label(th.font_heading, size, 16, 30, "BIDDING \u00b7 " + ctx.name(now.to_act).upper(), ctx.team_colour(team), width=w - 180, ls=0.5)
+    head = "BIDDING \u00b7 "
+    who = ctx.player_label(now.to_act, th.font_heading, size, w - 180 - measure(th.font_heading, size, head, 0.5), ls=0.5)
+    ctx.label(th.font_heading, size, 16, 30, head + who, ctx.ink(ctx.team_colour(team)), width=w - 180, ls=0.5)
     cols = (w - 150, w - 56)
     ctx.label(th.font_body, size, cols[0], 30, "PLAY", th.muted, align="center", ls=1.0)
     ctx.label(th.font_body, size, cols[1], 30, "ALONE", th.muted, align="center", ls=1.0)
@@ -329,11 +344,17 @@ def _bidding(ctx: Ctx, ex: Extra, now: Reading) -> None:
                 ctx.label(th.font_body, size, cx, base, "\u2013", th.muted, align="center")
                 continue
             v = score(c)
-            best = v == top
-            if best:
-                b.rrect(cx - 40, base - 21, 80, 28, 8, th.good, None, 0)
+            # coloured by its value (green gains, red loses), marked by its rank: the best
+            # call sits on a pill of its value's colour, so a best call that still loses
+            # points reads red, never green
+            tone = th.good if v > 0 else th.bad if v < 0 else None
             text = f"{'+' if v > 0 else '' if v == 0 else chr(0x2212)}{abs(v)} ({c.tricks[team]})"
-            colour = ink_on(th.good) if best else (th.bad if v < 0 else ctx.text_colour(None))
+            if marked and v == top:
+                fill = tone or NEUTRAL
+                b.rrect(cx - 40, base - 21, 80, 28, 8, fill, None, 0)
+                colour = ink_on(fill)
+            else:
+                colour = ctx.ink(tone) if tone is not None else ctx.text_colour(None)
             ctx.label(th.font_title, size, cx, base, text, colour, align="center", width=76)
         y += rh
     b.restore()

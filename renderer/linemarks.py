@@ -10,7 +10,7 @@ __all__ = ["ALT_COLOUR", "BANNER_W", "BANNER_H", "draw_card_mark", "draw_banner"
 
 #: the colour of the line's marks: magenta, unlike any team, suit or theme accent colour
 ALT_COLOUR = "#ff3fd2ff"
-BANNER_W, BANNER_H = 540.0, 74.0
+BANNER_W, BANNER_H = 540.0, 76.0  # its bottom clears the north hand of the default view
 
 
 def draw_card_mark(ctx: Ctx, w: float, h: float) -> None:
@@ -18,8 +18,8 @@ def draw_card_mark(ctx: Ctx, w: float, h: float) -> None:
     a thick outline and an "ALT" tag on its top edge, so it moves and turns with the card."""
     b = ctx.b
     b.rrect(-w / 2 - 4, -h / 2 - 4, w + 8, h + 8, 12, None, ALT_COLOUR, 5)
-    b.rrect(-24, -h / 2 - 14, 48, 22, 11, ALT_COLOUR, None, 0)
-    ctx.label(ctx.theme.font_title, 16, 0, -h / 2 + 3, "ALT", "#16181dff", align="center", width=44, ls=1.0)
+    b.rrect(-28, -h / 2 - 17, 56, 28, 14, ALT_COLOUR, None, 0)
+    ctx.label(ctx.theme.font_title, 21, 0, -h / 2 + 4, "ALT", "#16181dff", align="center", width=48, ls=1.0)
 
 
 def draw_banner(ctx: Ctx, line: AltLine) -> None:
@@ -39,5 +39,5 @@ def draw_banner(ctx: Ctx, line: AltLine) -> None:
     b.rrect(0, 0, 16, BANNER_H, 6, ALT_COLOUR, None, 0)
     b.rrect(BANNER_W - 16, 0, 16, BANNER_H, 6, ALT_COLOUR, None, 0)
     ctx.label(th.font_title, 36, BANNER_W / 2, 40, "ALTERNATIVE LINE", "#ffffffff", align="center", width=BANNER_W - 50, ls=2.5)
-    ctx.label(th.font_body, 17, BANNER_W / 2, 64, line.label(), "#ffc4f1ff", align="center", width=BANNER_W - 50, ls=1.2)
+    ctx.label(th.font_body, 20, BANNER_W / 2, 66, line.label(), "#ffc4f1ff", align="center", width=BANNER_W - 50, ls=1.2)
     b.restore()

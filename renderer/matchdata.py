@@ -59,10 +59,10 @@ class MatchData(BaseModel):
     stats: str | None = Field(None, pattern=r"^(team-[01]|seat-[0-9])$", title="Statistics lower third", description="Whose statistics the statistics lower third shows now: team-0 (N/S), team-1 (E/W) or seat-N (0-based); empty = hidden.")
 
     def title_for(self, file_title: str | None) -> str | None:
-        """The title the title element shows: the event title, else the file's."""
-        if not self.event_title:
-            return file_title
-        return f"{self.event_title} · {self.event_subtitle}" if self.event_subtitle else self.event_title
+        """The title the title element shows: the event title, else the file's (the event
+        subtitle has a line of its own: it is never run on after the title, where a long
+        title cut it off)."""
+        return self.event_title or file_title
 
 
 def apply_match(state: GameState, match: MatchData | None) -> GameState:

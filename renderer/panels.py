@@ -8,7 +8,8 @@ import re
 from engine.cards import Card, Rank, Suit, resolve
 from engine.state import GameState, StepKind, UpCardState
 
-from .cardart import suit_colour, suit_path
+from .cardart import MIN_CARD_SCALE, suit_colour, suit_path
+from .contrast import ink_on
 from .callout import callout_text, gather_times, trick_winner
 from .context import Ctx, is_preshow
 from .fonts import MIN_TEXT, measure
@@ -16,7 +17,7 @@ from .scene import Num
 from .table import SUIT_WORD, card
 from .view import Element, ElementType, Extra
 
-__all__ = ["SIZES", "draw_panel", "extra_panel", "parse_quality", "ink_on", "up_card_in_centre", "deal_label"]
+__all__ = ["SIZES", "draw_panel", "extra_panel", "parse_quality", "ink_on", "up_card_in_centre", "deal_label", "title_size", "TITLE_GROWTH"]
 
 
 def deal_label(state: GameState) -> int:
@@ -43,9 +44,6 @@ SIZES: dict[str, tuple[float, float]] = {
     "banner": (800, 200),
     "trick-callout": (460, 64),
 }
-
-#: text that sits on a saturated badge: black or white, whichever contrasts more
-DARK_INK, LIGHT_INK = "#000000ff", "#ffffffff"
 
 _QUALITY = re.compile(r"^\[(!!|\?\?|!\?|\?!|!|\?)\]\s*")
 _QUALITY_WORD = {"!!": "BRILLIANT", "!": "GOOD", "!?": "INTERESTING", "?!": "DUBIOUS", "?": "MISTAKE", "??": "BLUNDER"}
@@ -95,14 +93,6 @@ def extra_panel(ctx: Ctx, ex: Extra, w: float, h: float) -> None:
     b.shadow(th.shadow, 14 * s, 0, 4 * s)
     b.rrect(0, 0, w, h, r, ex.style.background or th.panel, th.panel_edge, 1.0)
     b.restore()
-
-
-def ink_on(fill: str) -> str:
-    """Black or white text for a badge of colour ``fill`` (whichever has more contrast)."""
-    from .contrast import contrast, parse_colour
-
-    rgb = parse_colour(fill)[:3]
-    return DARK_INK if contrast(rgb, (0.0, 0.0, 0.0)) >= contrast(rgb, (1.0, 1.0, 1.0)) else LIGHT_INK
 
 
 def _count(ctx: Ctx, font: str, size: float, right: float, baseline: float, old: int, new: int, colour: str) -> None:
@@ -214,24 +204,40 @@ def _trump(ctx: Ctx, el: Element, team: int | None) -> None:
     ctx.label(th.font_heading, 26, x, 66, SUIT_WORD.get(code, code), ctx.text_colour(el), ls=0.5, width=word_w)
     if team is None:
         ctx.label(th.font_body, 20, top_right, 32, "CALLED BY", th.muted, align="right", ls=2.0)
-        ctx.label(th.font_heading, 24, right, 66, ctx.name(st.maker).upper(), ctx.text_colour(el), align="right", width=140)
+        ctx.label(th.font_heading, 24, right, 66, ctx.player_label(st.maker, th.font_heading, 24, 140), ctx.text_colour(el), align="right", width=140)
     b.restore()
 
 
-def _title(ctx: Ctx, el: Element) -> None:
-    st, th = ctx.state, ctx.theme
+#: how much taller the title panel is with the event's subtitle on a line of its own
+TITLE_GROWTH = 28.0
+
+
+def title_size(ctx: Ctx) -> tuple[float, float]:
+    """The title panel's box: taller when it carries the event's subtitle."""
     w, h = SIZES["title"]
+    return w, h + (TITLE_GROWTH if ctx.subtitle else 0.0)
+
+
+def _title(ctx: Ctx, el: Element) -> None:
+    """The title (the event's, else the file's), the event's subtitle on a line of its own
+    (the panel grows for it), and where the game stands (deal, round)."""
+    st, th = ctx.state, ctx.theme
+    w, h = title_size(ctx)
     ctx.panel(0, 0, w, h, el=el)
     ctx.b.rrect(w - 8, 0, 8, h, 4, th.accent, None, 0)
     title = (ctx.title or "Euchre").upper()
     ctx.label(th.font_heading, el.style.font_size or 28, w - 22, 38, title, ctx.text_colour(el), align="right", width=w - 40, ls=1.0)
+    y = 68.0
+    if ctx.subtitle:
+        ctx.label(th.font_body, 21, w - 22, 66, ctx.subtitle.upper(), ctx.text_colour(el), align="right", ls=1.0, width=w - 40)
+        y += TITLE_GROWTH
     if is_preshow(st):
         sub = "STARTING SOON"
     else:
         sub = f"DEAL {deal_label(st)}"
         if st.calls and st.calls[-1].round == 2 and st.trump_code is None:
             sub += " \u00b7 ROUND 2"
-    ctx.label(th.font_body, 20, w - 22, 68, sub, th.muted, align="right", ls=2.0, width=w - 40)
+    ctx.label(th.font_body, 20, w - 22, y, sub, th.muted, align="right", ls=2.0, width=w - 40)
 
 
 def up_card_in_centre(ctx: Ctx) -> bool:
@@ -259,10 +265,11 @@ def _kitty(ctx: Ctx, el: Element) -> None:
         return
     ctx.panel(0, 0, w, h, el=el)
     ctx.label(th.font_body, 20, w / 2, 30, "KITTY", th.muted, align="center", ls=3.0)
-    s = 0.62
+    # cards big enough for their print (a bower's tab, the joker's letters) to read at 720p
+    s = MIN_CARD_SCALE
     up = st.up_card_state
     two = st.discard is not None
-    cx1, cx2, cy, col = (w / 4 if two else w / 2), w * 3 / 4, 112.0, w / 2 - 4 if two else w - 20
+    cx1, cx2, cy, col = (w / 4 if two else w / 2), w * 3 / 4, 109.0, w / 2 - 4 if two else w - 20
     act = st.action
     ordering = st.kind is StepKind.CALL and act is not None and act.call == "Order"
     # while the ordered card flies to the dealer, its kitty copy comes in only as it lands
@@ -303,11 +310,16 @@ def _suits(ctx: Ctx, el: Element) -> None:
         for i, r in enumerate(ranks):
             gone = any(c.suit is suit and c.rank == r for c in played)
             label = "10" if r == Rank.TEN else r.letter
-            # a played card is struck out, in the muted colour: readable (>= 4.5:1), not faint
+            # a played card is struck out, in the muted colour: readable (>= 4.5:1), not faint;
+            # the strike stops short of the rank on both sides, so no line crosses the glyphs
             colour = ctx.text_colour(el) if not gone else th.muted
-            ctx.label(th.font_heading, 22, 60 + col * i + col / 2, y + 24, label, colour, align="center")
+            cx = 60 + col * i + col / 2
+            tw = ctx.label(th.font_heading, 22, cx, y + 24, label, colour, align="center")
             if gone:
-                b.rrect(60 + col * i + 5, y + 15, col - 10, 2.5, 1.25, th.accent, None, 0)
+                left, right = 60 + col * i + 4, 60 + col * (i + 1) - 4
+                for x0, x1 in ((left, cx - tw / 2 - 3), (cx + tw / 2 + 3, right)):
+                    if x1 - x0 >= 2:
+                        b.rrect(x0, y + 15, x1 - x0, 2.5, 1.25, th.accent, None, 0)
 
 
 def _tricks(ctx: Ctx, el: Element) -> None:
@@ -330,7 +342,7 @@ def _tricks(ctx: Ctx, el: Element) -> None:
             x += 44
         if t.winner is not None:
             ctx.b.rrect(w - 128, y - 17, 6, 20, 3, ctx.team_colour(t.winner % 2), None, 0)
-            ctx.label(th.font_heading, 20, w - 116, y, ctx.name(t.winner).upper(), ctx.text_colour(el), width=104)
+            ctx.label(th.font_heading, 20, w - 116, y, ctx.player_label(t.winner, th.font_heading, 20, 104), ctx.text_colour(el), width=104)
 
 
 def _wrap(font: str, size: float, text: str, width: float, first_indent: float) -> list[str]:
@@ -433,14 +445,13 @@ def _banner(ctx: Ctx, el: Element) -> None:
     # the kicker in the text colour: a team colour on the dark panel is under 4.5:1 over a
     # bright picture; the team colour stays in the bar under the panel
     ctx.label(th.font_heading, 24, w / 2, 46, kicker, th.muted if colour == th.muted else ctx.text_colour(el), align="center", ls=4.0, width=w - 60)
-    # a headline may shrink further than a name plate before it loses letters
-    ctx.label(th.font_title, 72, w / 2, 122, head, ctx.text_colour(el), align="center", ls=1.5, width=w - 60, min_scale=0.5)
+    ctx.label(th.font_title, 72, w / 2, 122, head, ctx.text_colour(el), align="center", ls=1.5, width=w - 60)
     ctx.label(th.font_heading, 30, w / 2, 168, line, th.accent, align="center", ls=2.0)
     b.restore()
 
 
 def _trick_callout(ctx: Ctx, el: Element) -> None:
-    """"RAMAN TAKES IT WITH A♠": from the moment the winning card is marked, through the hold;
+    """"RAMAN TAKES IT WITH THE A♠": from the moment the winning card is marked, through the hold;
     fades out at the end of the step so it never covers the next card."""
     st, th, b = ctx.state, ctx.theme, ctx.b
     w, h = SIZES["trick-callout"]

@@ -19,7 +19,7 @@ ANALYSIS_TYPES = (ExtraType.WIN_BAR, ExtraType.WIN_GRAPH, ExtraType.BEST_PLAY, E
 #: unscaled boxes in view pixels
 ANALYSIS_SIZES: dict[ExtraType, tuple[float, float]] = {
     ExtraType.WIN_BAR: (600.0, 76.0),
-    ExtraType.WIN_GRAPH: (360.0, 220.0),
+    ExtraType.WIN_GRAPH: (360.0, 184.0),
     ExtraType.BEST_PLAY: (300.0, 64.0),
     ExtraType.PLAY_QUALITY: (360.0, 64.0),
     ExtraType.BIDDING_TABLE: (420.0, 204.0),
@@ -44,7 +44,8 @@ class Reading:
     """One step's analysis as the renderer reads it (from the ``analyse --json`` step object):
     ``win`` per team, ``best`` cards or calls of ``to_act``, ``losses`` per legal card name
     (tricks, points given up against the best), ``calls`` at the bidding; ``estimate``: from
-    public information only."""
+    public information only; ``hands``: ``"reconstructed"`` when the hands read were rebuilt
+    from the deal's play (hindsight), ``"recorded"``, or ``None``."""
 
     step: int
     deal: int
@@ -55,6 +56,7 @@ class Reading:
     losses: dict[str, tuple[int, int]] = field(default_factory=dict)
     calls: tuple[CallRow, ...] | None = None
     tricks: tuple[int, int] | None = None
+    hands: str | None = None
 
     @classmethod
     def from_json(cls, data: dict[str, Any]) -> Reading:
@@ -75,6 +77,7 @@ class Reading:
             losses={str(c["card"]): (int(c["trickLoss"]), int(c["pointLoss"])) for c in data.get("cards") or ()},
             calls=None if calls is None else tuple(CallRow(str(c["call"]), bool(c["alone"]), _pair(c.get("ddTricks")), _pair(c.get("points"))) for c in calls),
             tricks=_pair(data.get("ddTricks")),
+            hands=None if data.get("hands") is None else str(data["hands"]),
         )
 
 
@@ -90,7 +93,7 @@ class AnalysisFrame:
 
     @classmethod
     def from_json(cls, analysis: dict[str, Any], previous: dict[str, Any] | None = None, graph: list[dict[str, Any]] | None = None) -> AnalysisFrame:
-        """From the live message's parts (see :func:`overlay.analysis.message`)."""
+        """From the live message's parts (see :func:`overlay.service.analysis.message`)."""
         return cls(
             Reading.from_json(analysis),
             None if previous is None else Reading.from_json(previous),

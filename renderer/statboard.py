@@ -36,7 +36,7 @@ STATS_TYPES = frozenset({ExtraType.MATCH_STATS, ExtraType.STATS_LOWER_THIRD, Ext
 STATS_SIZES: dict[ExtraType, tuple[float, float]] = {
     ExtraType.MATCH_STATS: (1100.0, 420.0),
     ExtraType.STATS_LOWER_THIRD: (1000.0, 112.0),
-    ExtraType.DEAL_HISTORY: (1240.0, 140.0),
+    ExtraType.DEAL_HISTORY: (1240.0, 150.0),
 }
 
 
@@ -141,11 +141,11 @@ def _cells(t: Tally, *, team: bool) -> tuple[str, ...]:
     )
 
 
-def _streak(ctx: Ctx, stats: MatchStats) -> str:
+def _streak(ctx: Ctx, stats: MatchStats, font: str, width: float) -> str:
     team, deals = stats.streak
     if team is None or deals == 0:
         return "NO STREAK YET"
-    return f"STREAK: {ctx.team_name(team).upper()} \u00d7{deals}"
+    return f"STREAK: {ctx.team_label(team, font, 20, width - 110, ls=1.0)} \u00d7{deals}"
 
 
 def _match_panel(ctx: Ctx, ex: Extra, stats: MatchStats, w: float, h: float, panel: Callable[[Ctx, Extra, float, float], None]) -> None:
@@ -154,17 +154,17 @@ def _match_panel(ctx: Ctx, ex: Extra, stats: MatchStats, w: float, h: float, pan
     ctx.b.rrect(0, 0, w, 8, 4, th.accent, None, 0)
     text = ex.style.text_colour or th.text
     ctx.label(th.font_title, ex.style.font_size or 30, 24, 50, "MATCH STATISTICS", text, width=380, ls=1.5)
-    ctx.label(th.font_body, 18, w - 24, 48, _streak(ctx, stats), th.accent, align="right", width=w - 440, ls=1.0)
+    ctx.label(th.font_body, 20, w - 24, 48, _streak(ctx, stats, th.font_body, w - 440), th.accent, align="right", width=w - 440, ls=1.0)
     name_w = w - 24 - sum(cw for _, cw in _COLUMNS) - 16
     x0 = 24 + name_w
     y = 88.0
     x = x0
     for head, cw in _COLUMNS:
-        ctx.label(th.font_body, 14, x + cw / 2, y, head, th.muted, align="center", width=cw - 4, ls=0.8)
+        ctx.label(th.font_body, 20, x + cw / 2, y, head, th.muted, align="center", width=cw - 4, ls=0.8)
         x += cw
     rows: list[tuple[str, Tally, int, bool]] = []
     for team in range(2):
-        rows.append((ctx.team_name(team), stats.teams[team], team, True))
+        rows.append((ctx.team_label(team, th.font_title, 22, name_w - 20, ls=0.5), stats.teams[team], team, True))
         for seat in range(min(ctx.players, len(stats.players))):
             if team_of(seat) == team:
                 rows.append((ctx.name(seat), stats.players[seat], team, False))
@@ -176,7 +176,7 @@ def _match_panel(ctx: Ctx, ex: Extra, stats: MatchStats, w: float, h: float, pan
         ctx.b.rrect(16, top, 8, row_h - 4, 3, ctx.team_colour(team), None, 0)
         base = top + row_h / 2 + 7
         font = th.font_title if is_team else th.font_body
-        size = 22 if is_team else 19
+        size = 22 if is_team else 20
         ctx.label(font, size, 34 if is_team else 50, base, name.upper(), text if is_team else th.muted, width=name_w - (20 if is_team else 36), ls=0.5)
         x = x0
         for value, (_, cw) in zip(_cells(tally, team=is_team), _COLUMNS):
@@ -196,7 +196,7 @@ def _lower_third(
     if kind == "team":
         if n > 1:
             return
-        tally, team, name = stats.teams[n], n, ctx.team_name(n)
+        tally, team, name = stats.teams[n], n, ctx.team_label(n, ctx.theme.font_title, ex.style.font_size or 38, w - 260, ls=0.5)
     else:
         if n >= min(ctx.players, len(stats.players)):
             return
@@ -210,7 +210,7 @@ def _lower_third(
     text = ex.style.text_colour or th.text
     ctx.label(th.font_title, ex.style.font_size or 38, 36, 50, name.upper(), text, width=w - 260, ls=0.5)
     tag = "TEAM STATISTICS" if kind == "team" else "PLAYER STATISTICS"
-    ctx.label(th.font_body, 16, w - 24, 44, tag, th.muted, align="right", width=220, ls=1.5)
+    ctx.label(th.font_body, 20, w - 24, 44, tag, th.muted, align="right", width=220, ls=1.5)
     calls = tally.calls_round1 + tally.calls_round2
     parts = [
         f"TRICKS {tally.tricks}",
@@ -226,6 +226,11 @@ def _lower_third(
     b.restore()
 
 
+#: the least width of a deal-history cell: its lines are 20 px (13 px at 720p) and need it;
+#: a game with more deals than fit shows its latest ones
+MIN_CELL = 100.0
+
+
 def _history(ctx: Ctx, ex: Extra, stats: MatchStats, w: float, h: float, panel: Callable[[Ctx, Extra, float, float], None]) -> None:
     th, b = ctx.theme, ctx.b
     panel(ctx, ex, w, h)
@@ -233,11 +238,15 @@ def _history(ctx: Ctx, ex: Extra, stats: MatchStats, w: float, h: float, panel: 
     ctx.label(th.font_title, 20, 20, 40, "DEALS", th.muted, width=90, ls=1.5)
     cells = stats.history
     if not cells:
-        ctx.label(th.font_body, 18, 120, 70, "NO DEAL YET", th.muted, width=w - 140)
+        ctx.label(th.font_body, 20, 120, 70, "NO DEAL YET", th.muted, width=w - 140)
         return
     left, gap = 112.0, 6.0
-    cw = min(150.0, (w - left - 12 - gap * (len(cells) - 1)) / len(cells))
-    for i, cell in enumerate(cells):
+    room = w - left - 12
+    fit = max(1, int((room + gap) // (MIN_CELL + gap)))
+    first = max(0, len(cells) - fit)
+    shown = cells[first:]
+    cw = min(150.0, (room - gap * (len(shown) - 1)) / len(shown))
+    for i, cell in enumerate(shown):
         x = left + i * (cw + gap)
         b.save()
         b.translate(x, 12)
@@ -247,26 +256,28 @@ def _history(ctx: Ctx, ex: Extra, stats: MatchStats, w: float, h: float, panel: 
         if scorer is not None and scorer < 2:
             b.rrect(0, ch - 6, cw, 6, 3, ctx.team_colour(scorer), None, 0)
         mid = cw / 2
-        ctx.label(th.font_body, 13, mid, 18, f"DEAL {i + 1} \u00b7 D {_short(ctx, cell.dealer)}", th.muted, align="center", width=cw - 8)
-        # trump: the suit on a white tile (readable on the dark panel), NT for no-trump, - for a throw-in
+        ctx.label(th.font_body, 20, mid, 24, f"DEAL {first + i + 1}", th.muted, align="center", width=cw - 8, ls=0.5)
+        ctx.label(th.font_body, 20, mid, 48, f"D {_short(ctx, cell.dealer)}", th.muted, align="center", width=cw - 8)
+        # trump: the suit on a white tile (readable on the dark panel), NT for no-trump, - for
+        # a throw-in; the deal's points beside it
         if cell.trump in ("s", "h", "d", "c"):
-            b.rrect(mid - 17, 28, 34, 34, 6, "#f4f1e8ff", None, 0)
+            b.rrect(8, 56, 30, 30, 6, "#f4f1e8ff", None, 0)
             suit = Suit(cell.trump)
-            b.path(suit_path(suit, mid - 12, 33, 24), suit_colour(suit, th.cards))
+            b.path(suit_path(suit, 12, 60, 22), suit_colour(suit, th.cards))
         else:
-            ctx.label(th.font_title, 22, mid, 54, "NT" if cell.trump == "n" else "\u2013", text, align="center", width=cw - 8)
-        maker = "" if cell.maker is None else _short(ctx, cell.maker) + (" ALONE" if cell.alone else "")
-        if not maker and cell.points is not None:
-            maker = "THROWN IN"
-        if maker:
-            ctx.label(th.font_body, 14, mid, 84, maker, text, align="center", width=cw - 8)
+            ctx.label(th.font_title, 22, 23, 80, "NT" if cell.trump == "n" else "\u2013", text, align="center", width=30)
         if cell.points is None:
             pts = "\u2026"
         elif scorer is None:
             pts = "0"
         else:
             pts = f"+{cell.points[scorer]} {_team_short(ctx, scorer)}"
-        ctx.label(th.font_title, 18, mid, ch - 14, pts, text, align="center", width=cw - 8)
+        ctx.label(th.font_title, 22, cw - 8, 80, pts, text, align="right", width=cw - 52)
+        maker = "" if cell.maker is None else _short(ctx, cell.maker) + (" ALONE" if cell.alone else "")
+        if not maker and cell.points is not None:
+            maker = "THROWN IN"
+        if maker:
+            ctx.label(th.font_body, 20, mid, 110, maker, text, align="center", width=cw - 8)
         b.restore()
 
 

@@ -12,6 +12,8 @@ from .altline import alt_card
 from .callout import gather_times
 from .cardart import suit_colour, suit_path
 from .context import HAND_TYPES, Ctx
+from .contrast import ink_on
+from .fonts import measure
 from .linemarks import draw_card_mark
 from .photo import plate_photo
 from .scene import Num
@@ -24,7 +26,11 @@ PLAY_W, PLAY_H = 460.0, 400.0
 CS = 0.96  # card scale in hands and the trick: 96 x 134.4 px
 CW, CH = 100 * CS, 140 * CS
 STEP = 60.0
-PLATE_X, PLATE_Y, PLATE_W, PLATE_H = 50.0, 146.0, 320.0, 46.0
+# the name plate: as wide as a fanned hand and a little more, so a long name fits whole
+PLATE_X, PLATE_Y, PLATE_W, PLATE_H = 30.0, 146.0, 360.0, 46.0
+#: the status tab (MAKER, PASS...) sits on the plate's top edge at its right end, so the name
+#: has the plate's whole width: beside the name it cut "ROBERT EDWARDSON-MACALLISTER" short
+TAB_H = 26.0
 
 # trick slots (card centre) and tilt per screen position: south, west, north, east
 SLOTS = ((230.0, 288.0), (118.0, 200.0), (230.0, 112.0), (342.0, 200.0))
@@ -125,8 +131,6 @@ def draw_hand(ctx: Ctx, el: Element, pos: int) -> None:
 
 
 def _pill(ctx: Ctx, cx: float, baseline: float, text: str, fg: str, bg: str, *, size: float = 20, ls: float = 1.0, font: str | None = None) -> float:
-    from .fonts import measure
-
     font = font or ctx.theme.font_heading
     w = measure(font, size, text, ls) + size * 1.1
     h = size * 1.45
@@ -161,29 +165,39 @@ def _plate(ctx: Ctx, el: Element, seat: int) -> None:
     b.rrect(x, y, 7, h, 3.5, ctx.team_colour(team), None, 0)
     if st.to_act == seat and not st.game_over and st.kind in (StepKind.CALL, StepKind.CARD, StepKind.DEAL_START, StepKind.TRICK_TAKEN, StepKind.DISCARD):
         b.rrect(x - 1.5, y - 1.5, w + 3, h + 3, 9.5, None, th.accent, 3)
-    text, colour, icon = _status(ctx, seat)
-    right = x + w - 14
-    tag_w = 0.0
-    if text:
-        from .fonts import measure
-
-        tag_w = measure(th.font_heading, 20, text, 1.0) + (26 if icon else 0)
-        ctx.label(th.font_heading, 20, right, y + 31, text, colour, align="right", ls=1.0)
-        if icon is not None:
-            ix = right - tag_w
-            b.rrect(ix - 2, y + 11, 24, 24, 12, "#ffffffff", None, 0)
-            b.path(suit_path(icon, ix + 3, y + 16, 14), suit_colour(icon, th.cards), None, 0)
     name_x = x + 22 + plate_photo(ctx, x, y, h, seat)
-    name_w = right - name_x - (tag_w + 12 if tag_w else 0)
     size = el.style.font_size or 27.0
-    ctx.label(th.font_heading, size, name_x, y + 32, ctx.name(seat).upper(), ctx.text_colour(el), width=name_w, ls=0.5)
+    ctx.label(th.font_heading, size, name_x, y + 33, ctx.name(seat).upper(), ctx.text_colour(el), width=x + w - 14 - name_x, ls=0.5)
+    _status_tab(ctx, seat, x + w - 10, y - TAB_H / 2)
     if seat == st.dealer:
         cx, cy = x - 4, y + h / 2
         b.save()
         b.shadow(th.shadow, 8 * _dev(ctx, el), 0, 2 * _dev(ctx, el))
         b.path(_circle(cx, cy, 17), th.accent, "#00000055", 1.5)
         b.restore()
-        ctx.label(th.font_title, 22, cx, cy + 8, "D", "#16181dff", align="center")
+        ctx.label(th.font_title, 22, cx, cy + 8, "D", ink_on(th.accent), align="center")
+
+
+def _status_tab(ctx: Ctx, seat: int, right: float, top: float) -> None:
+    """The plate's status (MAKER with the trump suit, PASS, ORDER UP...) as a tab on the
+    plate's top edge, right-aligned at ``right``: its own fill, ink chosen against it."""
+    text, colour, icon = _status(ctx, seat)
+    if not text:
+        return
+    th, b = ctx.theme, ctx.b
+    size, ls = 20.0, 1.0
+    tw = measure(th.font_heading, size, text, ls)
+    iw = 25.0 if icon is not None else 0.0
+    w = tw + iw + 20
+    left = right - w
+    fill = colour if colour != th.muted else "#2a3142ff"
+    b.rrect(left, top, w, TAB_H, 6, fill, "#00000040" if fill != "#2a3142ff" else "#ffffff33", 1.0)
+    x = left + 10
+    if icon is not None:
+        b.rrect(x - 2, top + 3, 20, 20, 10, "#ffffffff", None, 0)
+        b.path(suit_path(icon, x + 2, top + 7, 12), suit_colour(icon, th.cards), None, 0)
+        x += iw
+    ctx.label(th.font_heading, size, x, top + 20, text, ink_on(fill) if fill != "#2a3142ff" else th.muted, ls=ls)
 
 
 def _circle(cx: float, cy: float, r: float) -> str:
@@ -219,8 +233,6 @@ def _callout(ctx: Ctx, seat: int) -> None:
     total = ctx.st.total
     sc, al = ctx.pop(0.0, max(0.05, ctx.run))
     fade = b.track([(0.0, 1.0), (max(0.0, total - 0.3), 1.0), (total, 0.0, "in")]) if call == "Pass" else 1.0
-    from .fonts import measure
-
     size = 34.0
     tw = measure(th.font_title, size, text, 1.5)
     iw = 40.0 if icon is not None else 0.0

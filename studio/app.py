@@ -11,6 +11,7 @@ through the service's ``/api/channels/{id}/settings`` (GET, PATCH, PUT): one API
 from __future__ import annotations
 
 import json
+from importlib.resources import files
 from pathlib import Path
 from typing import Any
 
@@ -29,7 +30,7 @@ from .uploads import MAX_UPLOAD, UploadRefused, store_image, upload_path
 
 __all__ = ["mount", "STATIC", "CSP", "Studio"]
 
-STATIC = Path(__file__).parent / "static"
+STATIC = Path(str(files("studio") / "static"))
 
 #: no inline script, no eval, nothing from elsewhere; the preview frames are same-origin pages
 CSP = (
@@ -225,7 +226,7 @@ def mount(app: web.Application, host: StudioHost) -> None:
     r.add_static("/studio/static", STATIC)
     r.add_get("/studio/link/{channel}/{op}", st.link)
     r.add_get("/studio/api/schema", g(st.schema))
-    r.add_get("/studio/api/channels", g(st.channels))
+    r.add_get("/studio/api/channels", g(st.channels), name="studio_channels")
     r.add_post("/studio/api/legacy", g(st.legacy))
     r.add_post("/studio/api/uploads", g(st.upload))
     r.add_get("/studio/api/uploads/{name}", g(st.uploaded))

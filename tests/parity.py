@@ -22,20 +22,20 @@ import pytest
 from renderer.fonts import font_files
 from renderer.raster import raster, to_premul
 from renderer.scene import Scene
-from tests.support import PLAYER_ORIGIN, launch_options, serve_player_page
+from tests.support import PLAYER_MODULE, PLAYER_ORIGIN, launch_options, serve_player_page
 
 __all__ = ["PAGE", "player_page", "premul", "without_text", "figures", "assert_parity"]
 
-#: the page the player runs in: a transparent canvas and ``player.js`` loaded by URL
-PAGE = f"""<!doctype html><html><body style='margin:0;background:transparent'>
-<canvas id=c></canvas><script src="{PLAYER_ORIGIN}/static/player.js"></script></body></html>"""
+#: the page the player runs in: a transparent canvas (the player module is imported by URL)
+PAGE = """<!doctype html><html><body style='margin:0;background:transparent'>
+<canvas id=c></canvas></body></html>"""
 
 
 @contextlib.contextmanager
 def player_page(*, routes: Callable[[Any], None] | None = None) -> Iterator[Any]:
     """A playwright page in the system Chromium with :data:`PAGE` loaded as the overlay serves
-    it (the player by URL, its fonts served) and ``window.player`` made; ``routes(pg)`` adds
-    routes first.  Skips, saying why, without playwright or Chromium."""
+    it, the player module imported by URL as ``window.playerModule`` (its fonts served) and
+    ``window.player`` made; ``routes(pg)`` adds routes first.  Skips, saying why, without playwright or Chromium."""
     playwright = pytest.importorskip("playwright.sync_api")
     with playwright.sync_playwright() as p:
         browser = p.chromium.launch(**launch_options())
@@ -46,11 +46,12 @@ def player_page(*, routes: Callable[[Any], None] | None = None) -> Iterator[Any]
                 routes(pg)
             pg.goto(f"{PLAYER_ORIGIN}/")
             pg.evaluate(
-                """async (urls) => {
-                    window.player = new EuchrePlayer(document.getElementById('c'), {fontUrls: urls});
+                """async ([module, urls]) => {
+                    window.playerModule = await import(module);
+                    window.player = new window.playerModule.EuchrePlayer(document.getElementById('c'), {fontUrls: urls});
                     await window.player.ready;
                 }""",
-                urls,
+                [PLAYER_MODULE, urls],
             )
             yield pg
         finally:

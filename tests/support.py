@@ -7,9 +7,9 @@ imported by name.
 - **Reference fixtures** were made with other people's code; CI has them beside the clone
   (``../shared/fixtures/egn``, found where the benchmarks find them), a user's clone does
   not, and they are never copied into the repository: tests skip, naming the missing folder.
-- **Chromium** is the system one, launched as :mod:`overlay.browser` says (path and flags).
+- **Chromium** is the system one, launched as :mod:`overlay.browser.chromium` says (path and flags).
 - **Games** come from the project's seeded generator (the logger actions that write one
-  come from the service's own :func:`overlay.feed.actions_of`).
+  come from the service's own :func:`overlay.service.feed.actions_of`).
 - **The service** runs in process (``client``: pytest-aiohttp) or on a real port for a
   browser (``server``), with a fixed token and no demo channel.
 """
@@ -28,11 +28,11 @@ import pytest
 from aiohttp import WSMsgType, web
 
 from engine.generate import generate_game
-from overlay.app import create_app
+from overlay.service.app import create_app
 from overlay.bench.corpus import SHARED_FIXTURES
 from overlay.bench.services import empty_game as empty_game  # re-exported: the tests build games with it
-from overlay.browser import CHROMIUM_ARGS, ChromiumMissing, chromium_path
-from overlay.config import ServerSettings
+from overlay.browser.chromium import CHROMIUM_ARGS, ChromiumMissing, chromium_path
+from overlay.service.config import ServerSettings
 
 ROOT = Path(__file__).resolve().parents[1]
 
@@ -77,7 +77,7 @@ def tsv_rows(name: str) -> list[tuple[str, ...]]:
 
 
 def chromium_or_skip() -> str:
-    """The system Chromium (as :func:`overlay.browser.chromium_path` finds it), or skip."""
+    """The system Chromium (as :func:`overlay.browser.chromium.chromium_path` finds it), or skip."""
     try:
         return chromium_path()
     except ChromiumMissing as exc:
@@ -91,6 +91,8 @@ def launch_options() -> dict[str, Any]:
 
 #: the origin under which :func:`serve_player_page` serves the page, the player and its fonts
 PLAYER_ORIGIN = "https://player.test"
+#: the player module's URL there: a page imports it (``await import(PLAYER_MODULE)``)
+PLAYER_MODULE = f"{PLAYER_ORIGIN}/static/player.js"
 
 
 def serve_player_page(page: Any, html: str, font_files: dict[str, Path]) -> dict[str, str]:
@@ -231,7 +233,7 @@ async def assert_no_analysis(ws: Any, *, quiet: float) -> None:
 @pytest.fixture
 def live_analysis() -> Iterator[None]:
     """The service's live analysis switched on (a real process pool) for one test."""
-    from overlay import analysis
+    from overlay.service import analysis
 
     analysis.configure(on=True)
     yield

@@ -1,4 +1,4 @@
-"""Live analysis (``overlay.analysis``): a real process pool beside the event loop; the scene
+"""Live analysis (``overlay.service.analysis``): a real process pool beside the event loop; the scene
 first, the analysis after; stale results dropped; the clean output analysed from public
 information only."""
 
@@ -12,8 +12,8 @@ from typing import Any
 from engine.analysis import Analyst
 from engine.load import load_game
 from engine.ruleset import Ruleset
-from overlay import analysis
-from overlay.analysis import AnalysisPool
+from overlay.service import analysis
+from overlay.service.analysis import AnalysisPool
 from tests.support import AUTH, assert_no_analysis, game, make_channel
 
 

@@ -1,7 +1,7 @@
 """Analysis on air, live, in the system Chromium against the real service: a logger's action
 brings the page its step scene and then the step's analysis layer; a newer action drops the
 older analysis; the clean page draws only the public estimate; the channel's switch and the
-studio's forms.  Analysis runs in a real worker process (``overlay/analysis.py``)."""
+studio's forms.  Analysis runs in a real worker process (``overlay/service/analysis.py``)."""
 
 from __future__ import annotations
 
@@ -17,8 +17,8 @@ from engine.cards import card_name
 from engine.generate import generate_game
 from engine.load import load_game
 from engine.state import StepKind
-from overlay import analysis
-from overlay.feed import actions_of
+from overlay.service import analysis
+from overlay.service.feed import actions_of
 from tests.support import AUTH, TOKEN, Server, assert_no_analysis, make_channel
 
 #: layers wait for a worker process to start and fit its model (a few seconds, once)

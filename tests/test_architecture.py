@@ -1,13 +1,20 @@
-"""The import graph keeps to the layers: engine <- renderer <- overlay, studio.
+"""The import graph keeps to the layers: engine <- renderer <- studio <- overlay, and inside
+``overlay/`` to the table of its folders.
 
 Every module under ``engine/``, ``renderer/``, ``overlay/`` and ``studio/`` is parsed with
 ``ast`` (nothing is imported).  Every import counts, at module level or inside a function,
-since a deferred import is still a dependency.  Two rules:
+since a deferred import is still a dependency.  The rules:
 
 - **no upward import**: engine imports only engine; renderer only engine and renderer;
   studio engine, renderer and studio (never overlay: the overlay mounts the studio);
   overlay engine, renderer, overlay and studio;
-- **no import cycle** between modules (a strongly connected set of two or more modules).
+- **no import cycle** between modules (a strongly connected set of two or more modules);
+- **overlay/ is split by concern**: every module sits in one of the folders of
+  :data:`FOLDERS`, and a folder imports only the folders its row allows (the service none,
+  the cluster and the video tools the service, the CLI the product, the benchmarks anything);
+- **no import cycle between folders** (the top-level packages and overlay's folders);
+- **the benchmarks are not part of the product**: no folder but ``overlay/bench`` imports it
+  (the CLI loads its ``bench`` command by name, :data:`overlay.cli.TOOLS`).
 """
 
 from __future__ import annotations
@@ -167,6 +174,82 @@ def test_cycle_finder(edges: dict[str, dict[str, int]], expected: list[frozenset
 def test_graph_sees_relative_and_module_imports() -> None:
     """Relative imports resolve: the graph knows the overlay imports its own modules and the
     engine, so an empty graph cannot pass the layer test."""
-    assert "overlay.hub" in EDGES["overlay.app"]
-    assert "overlay.feed" in EDGES["overlay.core"]  # ``from . import feed``
-    assert any(t.startswith("engine.") for t in EDGES["overlay.feed"])
+    assert "overlay.service.hub" in EDGES["overlay.service.app"]
+    assert "overlay.service.feed" in EDGES["overlay.service.core"]  # ``from . import feed``
+    assert any(t.startswith("engine.") for t in EDGES["overlay.service.feed"])
+
+
+#: overlay's folders and the other overlay folders each may import (engine, renderer and
+#: studio as the top-level rule says); bench, the tools about the product, may import all
+FOLDERS: dict[str, frozenset[str]] = {
+    "overlay.service": frozenset(),
+    "overlay.cluster": frozenset({"overlay.service"}),
+    "overlay.video": frozenset({"overlay.service"}),
+    "overlay.browser": frozenset({"overlay.service", "overlay.video"}),
+    "overlay.cli": frozenset({"overlay.service", "overlay.cluster", "overlay.video", "overlay.browser"}),
+    "overlay.bench": frozenset({"overlay.service", "overlay.cluster", "overlay.video", "overlay.browser", "overlay.cli"}),
+}
+#: the benchmarks' folder: tools about the product, outside its import graph
+TOOLS_FOLDER = "overlay.bench"
+
+
+def folder_of(module: str) -> str:
+    """``overlay.service.routes.pages`` -> ``overlay.service``; a top-level package is its own
+    folder (``engine.codec.egnb`` -> ``engine``); ``overlay`` itself is ``overlay``."""
+    parts = module.split(".")
+    if parts[0] == "overlay" and len(parts) > 1:
+        return ".".join(parts[:2])
+    return parts[0]
+
+
+def folder_edges(edges: dict[str, dict[str, int]]) -> dict[str, dict[str, str]]:
+    """Folder -> {folder it imports: one module import that shows it}."""
+    out: dict[str, dict[str, str]] = {}
+    for name, targets in sorted(edges.items()):
+        here = out.setdefault(folder_of(name), {})
+        for target in sorted(targets):
+            there = folder_of(target)
+            if there != folder_of(name):
+                here.setdefault(there, f"{name} imports {target}")
+    return out
+
+
+FOLDER_EDGES = folder_edges(EDGES)
+
+
+def test_every_overlay_module_sits_in_a_folder() -> None:
+    """Nothing grows at overlay's top again: each module belongs to one folder of the table."""
+    loose = sorted(
+        name for name in modules() if name.split(".")[0] == "overlay" and name != "overlay" and folder_of(name) not in FOLDERS
+    )
+    assert loose == [], f"modules outside overlay's folders {sorted(FOLDERS)}: {loose}"
+    assert FOLDER_EDGES.get("overlay", {}) == {}, "overlay/__init__.py imports nothing"
+
+
+@pytest.mark.parametrize("folder", sorted(FOLDERS))
+def test_folder_imports_follow_the_table(folder: str) -> None:
+    allowed = FOLDERS[folder] | {"engine", "renderer", "studio"}
+    wrong = [why for there, why in sorted(FOLDER_EDGES.get(folder, {}).items()) if there not in allowed]
+    assert wrong == [], f"{folder} may import only {sorted(allowed)}:\n" + "\n".join(wrong)
+
+
+def test_no_cycles_between_folders() -> None:
+    graph = {f: {t: 1 for t in targets} for f, targets in FOLDER_EDGES.items()}
+    found = [sorted(c) for c in cycles(graph)]
+    assert found == [], "folder cycles:\n" + "\n".join(" <-> ".join(c) for c in found)
+
+
+def test_the_product_does_not_import_the_benchmarks() -> None:
+    """Only the benchmarks import the benchmarks; the CLI names its bench command as a tool
+    (a string it imports when it builds its parser), which must name a bench module."""
+    from overlay.cli import TOOLS
+
+    users = sorted(why for f, targets in FOLDER_EDGES.items() if f != TOOLS_FOLDER for there, why in targets.items() if there == TOOLS_FOLDER)
+    assert users == []
+    assert TOOLS and all(name.startswith(TOOLS_FOLDER + ".") and name in modules() for name in TOOLS)
+
+
+def test_folder_table_covers_the_folders_on_disk() -> None:
+    """A new folder under overlay/ gets its row (static/ holds no Python)."""
+    on_disk = {f"overlay.{p.name}" for p in (ROOT / "overlay").iterdir() if (p / "__init__.py").is_file()}
+    assert on_disk == set(FOLDERS)

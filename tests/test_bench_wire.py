@@ -29,7 +29,7 @@ async def test_keep_alive_logger_and_frame_reader_on_the_service(client: Any) ->
     heads = page.heads()
     first = await asyncio.wait_for(heads.__anext__(), 5)
     assert first.startswith(b'{"type":"scene"') and STEPS.search(first) is not None
-    from overlay.feed import actions_of
+    from overlay.service.feed import actions_of
 
     status, body = await logger.request("POST", "/api/channels/w1/actions", json.dumps(actions_of(doc)[0]).encode())
     m = STEPS.search(body)

@@ -14,12 +14,12 @@ from engine.analysis import Analyst
 from engine.load import load_game
 from engine.ruleset import Ruleset
 from engine.state import StepKind
-from overlay import analysis
-from overlay.feed import actions_of
-from overlay.keys import HUB
+from overlay.service import analysis
+from overlay.service.feed import actions_of
+from overlay.service.keys import HUB
 from tests.lines import lined_game
-from overlay.app import create_app
-from overlay.config import ServerSettings
+from overlay.service.app import create_app
+from overlay.service.config import ServerSettings
 from tests.support import AUTH, TOKEN, FakeClock, Server, empty_game, make_channel, match_doc, scene_msg
 
 DOC = lined_game()
@@ -129,7 +129,7 @@ async def test_a_live_action_while_a_line_is_on_air_is_held_not_lost(client: Any
 async def test_mainline_after_the_main_line_shrank_shows_its_last_step_complete(client: Any, clock: FakeClock) -> None:
     """The main line was animating a step of deal 3 when a line went on air; the logger then
     took deal 3 back (a held update): ``mainline`` shows the new last step complete, as a
-    restart on the stored playhead does (one placing rule, ``overlay.director.place``)."""
+    restart on the stored playhead does (one placing rule, ``overlay.service.director.place``)."""
     await make_channel(client, doc=DOC)
     here = TL.deals[2].first_step + 4
     await control(client, "play")

@@ -23,10 +23,10 @@ import pytest
 from engine.generate import generate_game
 from engine.load import load_game
 from engine.state import StepKind
-from overlay.capture import ORIGIN, GraphicCapture, decode_png
-from overlay.director import StepTimes
-from overlay.outputs import durations_of
-from renderer.export import FrameSource, Schedule
+from overlay.browser.capture import ORIGIN, GraphicCapture, decode_png
+from overlay.service.director import StepTimes
+from overlay.service.outputs import durations_of
+from renderer.frames import FrameSource, Schedule
 from renderer.raster import Assets, raster, to_premul
 from renderer.timing import DEFAULT_TIMING
 
@@ -37,7 +37,7 @@ SIZE = (1280, 720)
 
 def _chromium() -> None:
     pytest.importorskip("playwright.sync_api")
-    from overlay.browser import ChromiumMissing, chromium_path
+    from overlay.browser.chromium import ChromiumMissing, chromium_path
 
     try:
         chromium_path()
@@ -169,7 +169,7 @@ def test_ograf_graphic_in_a_minimal_host(server: dict[str, str]) -> None:
     _chromium()
     from playwright.sync_api import sync_playwright
 
-    from overlay.browser import CHROMIUM_ARGS, chromium_path
+    from overlay.browser.chromium import CHROMIUM_ARGS, chromium_path
 
     base = server["base"]
     manifest = json.loads((Path(__file__).resolve().parents[1] / "overlay/static/ograf/euchre-overlay.ograf.json").read_text())

@@ -13,8 +13,8 @@ from typing import Any
 import pytest
 
 from engine.load import MAX_INPUT
-from overlay.app import create_app
-from overlay.config import ServerSettings
+from overlay.service.app import create_app
+from overlay.service.config import ServerSettings
 from tests.support import AUTH, TOKEN, Server, game, make_channel
 
 

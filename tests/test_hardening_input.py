@@ -15,7 +15,7 @@ from engine.cards import card_name, effective_suit
 from engine.generate import generate_game
 from engine.load import load_game
 from overlay.cli import main
-from overlay.feed import actions_of
+from overlay.service.feed import actions_of
 from tests.support import AUTH, empty_game, game, make_channel
 
 DEEP = "[" * 1000 + "]" * 1000

@@ -11,8 +11,8 @@ from typing import Any
 import pytest
 from aiohttp import WSServerHandshakeError
 
-from overlay import clients
-from overlay.fanout import MAX_SIZES
+from overlay.service import clients
+from overlay.service.fanout import MAX_SIZES
 from overlay.bench.server import never_reading_socket
 from tests.support import AUTH, TOKEN, game, make_channel, scene_msg
 

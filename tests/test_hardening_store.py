@@ -20,12 +20,12 @@ from typing import Any
 
 import pytest
 
-from overlay.app import create_app
+from overlay.service.app import create_app
 from overlay.cli import main
-from overlay.config import ServerSettings
-from overlay.feed import actions_of
-from overlay.keys import STORE
-from overlay.store import Store
+from overlay.service.config import ServerSettings
+from overlay.service.feed import actions_of
+from overlay.service.keys import STORE
+from overlay.service.store import Store
 from tests.support import AUTH, TOKEN, empty_game, free_port, game, make_channel
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -305,7 +305,7 @@ async def test_kill_9_keeps_every_acknowledged_action(tmp_path: Path) -> None:
 def test_token_is_a_hash_in_a_private_folder_and_rotates(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
     data = tmp_path / "data"
     app = create_app(ServerSettings(data_dir=data, demo=False))
-    from overlay.keys import TOKEN as TOKEN_KEY, TOKEN_CREATED
+    from overlay.service.keys import TOKEN as TOKEN_KEY, TOKEN_CREATED
 
     first = app[TOKEN_CREATED]
     store: Store = app[STORE]
@@ -318,7 +318,7 @@ def test_token_is_a_hash_in_a_private_folder_and_rotates(tmp_path: Path, capsys:
     second = capsys.readouterr().out.strip()
     assert second and second != first
     app2 = create_app(ServerSettings(data_dir=data, demo=False))
-    from overlay.auth import token_hash
+    from overlay.service.auth import token_hash
 
     assert app2[TOKEN_KEY] == token_hash(second) != token_hash(first) and app2[TOKEN_CREATED] == ""
     app2[STORE].close()

@@ -10,13 +10,13 @@ from typing import Any
 import pytest
 from aiohttp import web
 
-from overlay.app import create_app
-from overlay.config import ServerSettings
-from overlay import keys
-from overlay.hub import Hub
-from overlay.auth import token_hash
-from overlay.keys import TOKEN, TOKEN_CREATED
-from overlay.store import Store
+from overlay.service.app import create_app
+from overlay.service.config import ServerSettings
+from overlay.service import keys
+from overlay.service.hub import Hub
+from overlay.service.auth import token_hash
+from overlay.service.keys import STORE, TOKEN, TOKEN_CREATED
+from overlay.service.store import Store
 from tests.support import AUTH, game, make_channel
 from tests.support import TOKEN as TOKEN_VALUE
 
@@ -87,8 +87,10 @@ async def test_token_created_on_first_start_and_kept(tmp_path: Path) -> None:
     app1 = create_app(s)
     created = app1[TOKEN_CREATED]
     assert len(created) >= 24 and app1[TOKEN] == token_hash(created)
+    app1[STORE].close()  # a restart: the first server let go of the folder
     app2 = create_app(s)
     assert app2[TOKEN_CREATED] == "" and app2[TOKEN] == app1[TOKEN]
+    app2[STORE].close()
     # only the hash is stored
     assert created.encode() not in (tmp_path / "overlay.sqlite3").read_bytes()
 
@@ -100,7 +102,7 @@ async def test_actions_need_a_game(client: Any) -> None:
 
 
 def test_app_state_sits_under_the_typed_keys_only(settings: ServerSettings) -> None:
-    """Every value on the app sits under one of overlay.keys' AppKeys (no plain string keys:
+    """Every value on the app sits under one of overlay.service.keys' AppKeys (no plain string keys:
     mypy checks their use), each key is set, and each value has the key's type."""
     app = create_app(settings)
     declared = {v for v in vars(keys).values() if isinstance(v, web.AppKey)}
@@ -112,7 +114,7 @@ def test_app_state_sits_under_the_typed_keys_only(settings: ServerSettings) -> N
         keys.TOKEN_CREATED: str,
         keys.SOCKETS: weakref.WeakSet,
     }
-    assert set(declared) == set(expected), "a key was added to overlay.keys: list its type here"
+    assert set(declared) == set(expected), "a key was added to overlay.service.keys: list its type here"
     assert set(app) == set(expected), [k for k in app if k not in expected]
     for key, kind in expected.items():
         assert isinstance(app[key], kind), (key, type(app[key]))

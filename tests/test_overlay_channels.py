@@ -10,9 +10,9 @@ from typing import Any
 import pytest
 from aiohttp import WSCloseCode, WSMsgType
 
-from overlay.app import create_app
-from overlay.config import ServerSettings
-from overlay.feed import actions_of
+from overlay.service.app import create_app
+from overlay.service.config import ServerSettings
+from overlay.service.feed import actions_of
 from tests.support import AUTH, empty_game, game, make_channel, scene_msg
 from tests.support import TOKEN as TOKEN_VALUE
 

@@ -6,7 +6,7 @@ from typing import Any
 
 import pytest
 
-from overlay.keys import HUB
+from overlay.service.keys import HUB
 from tests.support import AUTH, game, make_channel
 from tests.support import TOKEN as TOKEN_VALUE
 

@@ -9,8 +9,8 @@ from typing import Any
 import pytest
 
 from engine.generate import generate_game
-from overlay.director import Director
-from overlay.keys import HUB
+from overlay.service.director import Director
+from overlay.service.keys import HUB
 from tests.support import AUTH, FakeClock
 
 #: the service runs on the hand-moved ``clock`` fixture

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from overlay.director import Director, Playhead
+from overlay.service.director import Director, Playhead
 
 DUR = [1.0, 0.5, 0.5, 2.0]  # starts 0, 1, 1.5, 2 ; end 4
 

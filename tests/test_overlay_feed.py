@@ -12,7 +12,7 @@ import pytest
 
 from engine.codec import encode_condensed
 from engine.load import MAX_INPUT
-from overlay.feed import actions_of
+from overlay.service.feed import actions_of
 from tests.support import AUTH, empty_game, game, make_channel
 
 
@@ -287,8 +287,8 @@ async def test_a_new_revision_reuses_only_the_scenes_it_did_not_change(client: A
     the action left alone under the revision before, and draws again only the others.  With
     hands worked out from later plays a new card changes earlier steps' hands: those scenes
     are drawn again.  Every cached scene equals one drawn from scratch."""
-    from overlay.keys import HUB
-    from overlay.outputs import render
+    from overlay.service.keys import HUB
+    from overlay.service.outputs import render
 
     doc = game(9, 1)
     if not hands:
@@ -326,8 +326,8 @@ async def test_a_new_revision_reuses_only_the_scenes_it_did_not_change(client: A
 async def test_live_catch_up_marks_follow_the_feed(client: Any) -> None:
     """The marks live catch-up never cuts over (deal-scored steps) are carried from action
     to action: after a fed game they are those of the whole game read at once."""
-    from overlay.keys import HUB
-    from overlay.outputs import marks_of
+    from overlay.service.keys import HUB
+    from overlay.service.outputs import marks_of
 
     doc = game(5, 3)
     await make_channel(client, "marks", doc=empty_game(doc))

@@ -9,9 +9,9 @@ from typing import Any
 import pytest
 
 from engine.generate import generate_game
-from overlay.app import create_app
-from overlay.config import ServerSettings
-from overlay.keys import HUB
+from overlay.service.app import create_app
+from overlay.service.config import ServerSettings
+from overlay.service.keys import HUB
 from tests.support import AUTH, FakeClock, match_doc
 
 #: the service runs on the hand-moved ``clock`` fixture

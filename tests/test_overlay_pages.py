@@ -6,7 +6,7 @@ from __future__ import annotations
 import asyncio
 from typing import Any
 
-from overlay.feed import actions_of
+from overlay.service.feed import actions_of
 from tests.support import AUTH, empty_game, game, make_channel, scene_msg
 
 
@@ -105,8 +105,8 @@ async def test_bench_pages_get_the_server_stage_times(client: Any) -> None:
 
 
 def test_clean_output_hides_hole_cards_and_commentary() -> None:
-    from overlay.protocol import ChannelSettings
-    from overlay.outputs import RenderSettings
+    from overlay.service.protocol import ChannelSettings
+    from overlay.service.outputs import RenderSettings
     from renderer.view import ElementType, Perspective
 
     rs = RenderSettings(ChannelSettings())

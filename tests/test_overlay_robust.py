@@ -15,11 +15,11 @@ import pytest
 from aiohttp import WSCloseCode, WSMsgType
 
 from engine.generate import generate_game
-from overlay.app import create_app
-from overlay.config import ServerSettings
-from overlay.feed import actions_of
-from overlay.keys import HUB
-from overlay.routes.pages import STATIC
+from overlay.service.app import create_app
+from overlay.service.config import ServerSettings
+from overlay.service.feed import actions_of
+from overlay.service.keys import HUB
+from overlay.service.routes.pages import STATIC
 from tests.support import AUTH, empty_game, make_channel
 
 async def snapshot(client: Any, cid: str = "c") -> tuple[Any, ...]:

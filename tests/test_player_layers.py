@@ -19,13 +19,12 @@ from engine.load import load_game
 from engine.state import StepKind
 from renderer.build import build_scene
 from renderer.fonts import font_files
-from tests.support import PLAYER_ORIGIN, launch_options, serve_player_page
+from tests.support import PLAYER_MODULE, PLAYER_ORIGIN, launch_options, serve_player_page
 
 pytestmark = pytest.mark.browser
 
 ORIGIN = PLAYER_ORIGIN
-PAGE = f"""<html><body style='margin:0'><canvas id=a></canvas><canvas id=b></canvas>
-<script src="{ORIGIN}/static/player.js"></script></body></html>"""
+PAGE = """<html><body style='margin:0'><canvas id=a></canvas><canvas id=b></canvas></body></html>"""
 
 #: in the page: draw scene `text` at each t with both players; premultiplied differences
 COMPARE = """async ([text, ts]) => {
@@ -77,7 +76,7 @@ def _scenes(size: tuple[int, int]) -> list[str]:
 
 @pytest.fixture(scope="module")
 def page() -> Any:
-    """One Chromium page with the player loaded by URL (it fetches ops.json beside it)."""
+    """One Chromium page with the player module imported by URL (it fetches ops.json beside it)."""
     playwright = pytest.importorskip("playwright.sync_api")
     with playwright.sync_playwright() as p:
         browser = p.chromium.launch(**launch_options())
@@ -86,12 +85,13 @@ def page() -> Any:
             urls = serve_player_page(pg, PAGE, font_files())
             pg.goto(f"{ORIGIN}/")
             pg.evaluate(
-                """async (urls) => {
+                """async ([module, urls]) => {
+                    const { EuchrePlayer } = await import(module);
                     window.cached = new EuchrePlayer(document.getElementById('a'), {fontUrls: urls});
                     window.plain = new EuchrePlayer(document.getElementById('b'), {fontUrls: urls, layers: false});
                     await Promise.all([window.cached.ready, window.plain.ready]);
                 }""",
-                urls,
+                [PLAYER_MODULE, urls],
             )
             yield pg
         finally:

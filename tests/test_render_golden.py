@@ -63,3 +63,31 @@ def test_golden_frame(name: str, size: tuple[int, int], golden: object) -> None:
     scene = build_scene(state, title=title, size=size)
     frame = to_rgba(raster(scene, scene.duration if t is None else t))
     golden.check(f"render/{name}_{size[1]}", frame)  # type: ignore[attr-defined]
+
+
+def test_golden_broadcast_long_names_720(golden: object) -> None:
+    """A broadcast picture at 720p with what used to be cut or too small (issue 24, items 4
+    and 5): long player names on plates with the dealer button and the MAKER tab, a long
+    pair of names on the win bar, the event title with its subtitle, BEST tabs, bower tabs,
+    the bidding table's values and the win graph's marks, every extra of the analysis layer."""
+    from renderer.analysis import GameAnalysis, build_analysis_layer, compose, default_extras
+    from renderer.extras import build_broadcast_scene
+    from renderer.matchdata import MatchData
+    from renderer.view import default_view
+
+    # seat 1 deals and makes trump in deal 2; seats 0 and 2 are "LLAMA & LEFTYKNAPP"
+    names = ["Llama", "Robert Edwardson-MacAllister", "LeftyKnapp", "Marguerite Okafor-Whitfield"]
+    tl = load_game(json.dumps(generate_game(2, players=names)), source="gen-2").timeline
+    steps = tl.steps
+    analysis = GameAnalysis(steps)
+
+    def marked(i: int) -> bool:  # a card step whose player to act has a best card to mark
+        losses = analysis.reading(i).get("cards") or ()
+        return any(c["trickLoss"] or c["pointLoss"] for c in losses)
+
+    i = next(i for i, s in enumerate(steps) if s.kind is StepKind.CARD and s.maker == s.dealer == 1 and s.deal >= 1 and marked(i))
+    view = default_view().model_copy(update={"extras": default_extras()})
+    match = MatchData(event_title="Harbour Open 2026 \u00b7 Final Table", event_subtitle="Semi-final \u00b7 Table 2")
+    scene = build_broadcast_scene(steps[i], view, match=match, size=(1280, 720))
+    scene = compose(scene, build_analysis_layer(steps[i], view, analysis(i), match=match, size=(1280, 720)))
+    golden.check("render/broadcast_long_names_720", to_rgba(raster(scene, scene.duration)))  # type: ignore[attr-defined]

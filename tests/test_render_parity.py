@@ -13,7 +13,7 @@ Chromium) and the skia executor (renderer/raster.py).
 * The player builds its dispatch from ops.json and refuses a table naming an op, paint or
   easing it lacks, or lacking one it has: an op added to one side only fails here.
 
-The page is loaded as in production: ``player.js`` by URL, which fetches ``ops.json`` beside it.
+The page imports the player module by URL as production pages do; it fetches ``ops.json`` beside itself.
 
 What makes the two agree (measured on the game frame: non-text 100% within 4/255, text 95%
 within 8/255 and 99.8% within 32/255): shadows drawn as Chromium draws them (the shape in a
@@ -438,13 +438,13 @@ def test_player_matches_skia_on_statistics_and_lines(page: Any, what: str) -> No
         assert_parity(f"{what} at t={t}", f)
 
 
-# ---- the player's exported functions equal the Python ones -----------------------------------
+# ---- the player module's exported functions equal the Python ones -----------------------------------
 
 GRID = [i / 1000 for i in range(-50, 1051)]
 
 
 def test_ease_equals_python_on_a_grid(page: Any) -> None:
-    got = page.evaluate("([names, ps]) => names.map((n) => ps.map((p) => EuchrePlayer.ease(n, p)))", [list(EASINGS), GRID])
+    got = page.evaluate("([names, ps]) => names.map((n) => ps.map((p) => playerModule.ease(n, p)))", [list(EASINGS), GRID])
     for name, row in zip(EASINGS, got):
         want = [ease(name, p) for p in GRID]
         bad = [(p, a, b) for p, a, b in zip(GRID, row, want) if a != b]
@@ -459,7 +459,7 @@ def test_sample_equals_python_on_a_grid(page: Any) -> None:
         [[0.0, 1.0], [0.5, 0.0], [0.9, 1.0, "inout"]],
     ]
     ts = [i / 200 - 0.1 for i in range(0, 361)]
-    got = page.evaluate("([tracks, ts]) => tracks.map((tr) => ts.map((t) => EuchrePlayer.sample(tr, t)))", [tracks, ts])
+    got = page.evaluate("([tracks, ts]) => tracks.map((tr) => ts.map((t) => playerModule.sample(tr, t)))", [tracks, ts])
     for track, row in zip(tracks, got):
         want = [sample(track, t) for t in ts]
         bad = [(t, a, b) for t, a, b in zip(ts, row, want) if a != b]
@@ -472,7 +472,7 @@ def test_plan_equals_python_on_real_scenes(page: Any) -> None:
     for k, state in enumerate(steps):
         scene = build_scene(state, size=(1280, 720))
         js = page.evaluate(
-            """(s) => { const g = EuchrePlayer.plan(s.ops, s.defs, 2);
+            """(s) => { const g = playerModule.plan(s.ops, s.defs, 2);
                         return Array.from(g.entries()).map(([k, v]) => [k, v[0], v[1]]); }""",
             scene.to_json(),
         )
@@ -489,7 +489,7 @@ def test_plan_equals_python_on_real_scenes(page: Any) -> None:
 
 
 def test_player_dispatches_from_ops_json(page: Any) -> None:
-    got = page.evaluate("() => ({table: EuchrePlayer.table(), handled: EuchrePlayer.handled()})")
+    got = page.evaluate("() => ({table: playerModule.table(), handled: playerModule.handled()})")
     assert got["table"] == table()  # what the page fetched is what the renderer defines
     handled = got["handled"]
     assert sorted(handled["ops"]) == sorted(s.name for s in OPS)
@@ -521,19 +521,19 @@ def _tampered() -> list[tuple[str, dict[str, Any]]]:
 @pytest.mark.parametrize("why, tampered", _tampered(), ids=[w for w, _ in _tampered()])
 def test_player_refuses_a_table_that_differs(page: Any, why: str, tampered: dict[str, Any]) -> None:
     message = page.evaluate(
-        """(t) => { try { EuchrePlayer.install(t); return null; } catch (e) { return String(e.message); } }""", tampered
+        """(t) => { try { playerModule.install(t); return null; } catch (e) { return String(e.message); } }""", tampered
     )
     assert message is not None and message.startswith("player.js"), (why, message)
     # the refusal changed nothing: the real table is still in force
-    assert page.evaluate("() => EuchrePlayer.table()") == table()
-    assert math.isfinite(page.evaluate("() => EuchrePlayer.ease('back', 0.5)"))
+    assert page.evaluate("() => playerModule.table()") == table()
+    assert math.isfinite(page.evaluate("() => playerModule.ease('back', 0.5)"))
 
 
 def test_player_refuses_an_unknown_op(page: Any) -> None:
     scene = {"v": 1, "w": 20, "h": 20, "bg": None, "dur": 0, "fonts": [], "tracks": [], "defs": {},
              "ops": [["s"], ["ell", 1, 2, 3], ["r"]]}
     message = page.evaluate(
-        """(s) => { const p = new EuchrePlayer(document.createElement('canvas'), {});
+        """(s) => { const p = new playerModule.EuchrePlayer(document.createElement('canvas'), {});
                     p.setScene(s, 0);
                     try { p.renderAt(0); return null; } catch (e) { return String(e.message); } }""",
         scene,

@@ -27,11 +27,11 @@ import numpy as np
 import pytest
 import ray
 
-from overlay import batch
+from overlay.video import batch
 from overlay.cli import build_parser, main
-from overlay.cli.render import load_job
-from overlay.rayrender import BatchReport, print_report, render_batch, start_ray
-from renderer.export import CODECS
+from overlay.video.job import JobOptions, load_job
+from overlay.video.rayrender import BatchReport, print_report, render_batch, start_ray
+from overlay.video.writer import CODECS
 from tests.support import game, match_doc
 
 OPTS = ["--size", "320x180", "--fps", "2"]
@@ -96,7 +96,7 @@ def single(game_path: Path, out: Path, codec: str) -> Path:
 def spec_of(path: Path, out: Path, codec: str) -> batch.GameSpec:
     args = build_parser().parse_args(["render", str(path), "-o", str(out), "--codec", codec, *OPTS])
     g = batch.GameInput(path.name, path.read_bytes(), out)
-    return batch.game_spec(g, load_job(args, loaded=batch.load(g)), codec=codec, background=None)
+    return batch.game_spec(g, load_job(JobOptions.of(args), loaded=batch.load(g)), codec=codec, background=None)
 
 
 @pytest.mark.parametrize("codec", list(CODECS))
@@ -130,7 +130,7 @@ def test_join_at_a_deal_start(codec: str, games: Path, tmp_path: Path) -> None:
 def test_a_piece_drawn_from_cold_caches_is_the_one_process_frames(games: Path, tmp_path: Path) -> None:
     """Why a worker needs no warm-up: deal 2 drawn by a fresh FrameSource (cold sprite and
     layer caches) has the bytes of deal 2 drawn after deal 1 in one process."""
-    from renderer.export import FrameSource
+    from renderer.frames import FrameSource
     from renderer.raster import to_rgba
 
     spec = spec_of(games / "a.egn", tmp_path / "x.mov", "qtrle")

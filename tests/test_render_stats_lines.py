@@ -99,12 +99,33 @@ def test_the_history_strip_has_a_cell_per_deal_started(long: Timeline) -> None:
     text = joined(scene)
     assert [c.deal for c in stats.history] == [0, 1, 2, 3]
     for i in range(4):
-        assert f"DEAL {i + 1} \u00b7 D " in text
+        assert f'"DEAL {i + 1}"' in text  # each cell: its deal, then its dealer ("D NAME")
+    assert text.count('"D ') == 4
     assert "DEAL 5" not in text and "\u2026" in text  # the unfinished deal has no points yet
     scored = [c for c in stats.history if c.points is not None]
     for c in scored:
         if max(c.points or (0,)) > 0:
             assert f"+{max(c.points or (0,))} " in text
+
+
+def test_a_long_game_shows_its_latest_deals_in_cells_that_read_at_720p() -> None:
+    """A cell's lines are 20 px (13 px at 720p): a game with more deals than cells of that
+    width fit shows its latest deals, numbered as they were played."""
+    from renderer.statboard import MIN_CELL, STATS_SIZES
+
+    tl = load_game(json.dumps(game(6, deals=20)), source="g14.egn").timeline  # 14 deals
+    step = len(tl.steps) - 1
+    stats = stats_book(tl).at(step)
+    assert len(stats.history) == 14
+    scene = build_broadcast_scene(tl.steps[step], view_with(ExtraType.DEAL_HISTORY), stats=stats)
+    text = joined(scene)
+    w = STATS_SIZES[ExtraType.DEAL_HISTORY][0]
+    fit = int((w - 112 - 12 + 6) // (MIN_CELL + 6))
+    assert fit < 14
+    shown = [n for n in range(1, 15) if f'"DEAL {n}"' in text]
+    assert shown == list(range(15 - fit, 15))
+    sizes = [op[2] for op in json.loads(scene.dumps())["ops"] if op[0] == "t"]
+    assert min(sizes) >= 20
 
 
 def test_statistics_extras_draw_nothing_without_statistics_and_inside_their_box(long: Timeline) -> None:
@@ -163,7 +184,7 @@ def test_the_lines_cards_are_marked_and_the_main_lines_are_not(tl: Timeline) -> 
 
 
 def test_video_frames_draw_the_statistics_as_the_page_does(long: Timeline) -> None:
-    from renderer.export import FrameSource, Schedule
+    from renderer.frames import FrameSource, Schedule
 
     view = view_with(ExtraType.DEAL_HISTORY, ExtraType.MATCH_STATS)
     durations = [1.0] * len(long.steps)

@@ -22,8 +22,8 @@ import pytest
 
 from overlay.bench.rediserver import RedisServer
 from overlay.bench.services import live_channel
-from overlay.feed import actions_of
-from overlay.redisstore import SCRIPTS
+from overlay.service.feed import actions_of
+from overlay.cluster.redisstore import SCRIPTS
 from tests.cluster_support import AUTH, FAST, Pages, Services, post_json, redis_server, services
 from tests.support import empty_game, game, launch_options
 
@@ -82,8 +82,8 @@ async def _owner_and_other(session: aiohttp.ClientSession, cluster: Services, ci
 
 def _replayed_steps(doc: dict[str, Any], acts: list[dict[str, Any]]) -> int:
     """Steps of the game the logger's actions write, replayed here by the engine."""
-    from overlay import feed
-    from overlay.protocol import ActionIn
+    from overlay.service import feed
+    from overlay.service.protocol import ActionIn
 
     loaded = feed.load_bytes(json.dumps(empty_game(doc)).encode(), source="local.egn")
     for a in acts:
@@ -303,7 +303,7 @@ async def test_writes_resent_after_redis_lost_the_scripts(redis_server: RedisSer
     asked ``SCRIPT EXISTS``."""
     import redis.asyncio
 
-    from overlay.redisstore import Keys, RedisStore
+    from overlay.cluster.redisstore import Keys, RedisStore
 
     client = redis.asyncio.Redis.from_url(redis_server.url, protocol=2)
     store = RedisStore(client, "test:1:writer")
@@ -408,7 +408,7 @@ async def test_writer_stops_when_cancelled_mid_batch(redis_server: RedisServer, 
     process's shutdown expects, even where redis-py swallowed the cancel mid-pipeline."""
     import redis.asyncio
 
-    from overlay.redisstore import Keys, RedisStore
+    from overlay.cluster.redisstore import Keys, RedisStore
 
     client = redis.asyncio.Redis.from_url(redis_server.url, protocol=2)
     admin = redis.asyncio.Redis.from_url(redis_server.url)

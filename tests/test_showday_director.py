@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import pytest
 
-from overlay.director import LIVE_LAG, MAX_BOOST, Director, Playhead
+from overlay.service.director import LIVE_LAG, MAX_BOOST, Director, Playhead
 
 CARD = 1.25  # a card step with the default timing (run 0.45 + hold 0.8)
 

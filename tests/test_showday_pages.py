@@ -8,7 +8,7 @@ from typing import Any
 
 import pytest
 
-from overlay.feed import actions_of
+from overlay.service.feed import actions_of
 from tests.support import AUTH, TOKEN, Server, empty_game, game, make_channel, scene_msg
 
 
@@ -179,7 +179,7 @@ async def test_state_route_names_its_output_and_delay(client: Any, clock: Any) -
 async def test_a_fast_table_is_followed_within_the_lag_bound(client: Any, clock: Any) -> None:
     doc = game(9, 2)
     await make_channel(client, doc=empty_game(doc))
-    from overlay.keys import HUB
+    from overlay.service.keys import HUB
 
     ch = client.server.app[HUB].channels["t1"]
     lags = []

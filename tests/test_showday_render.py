@@ -107,7 +107,7 @@ def test_trick_callout_names_winner_and_card() -> None:
     scene = build_scene(state)
     rank = "10" if card_name(winner)[0] == "T" else card_name(winner)[0]
     name = state.players[trick.winner].upper()
-    assert f"{name} TAKES IT WITH {rank}" in texts(scene)
+    assert f"{name} TAKES IT WITH THE {rank}" in texts(scene)  # the card named: "THE A" and its suit
     assert any(e["type"] == "trick-callout" for e in scene.elements)
 
 

@@ -12,9 +12,9 @@ from typing import Any
 import pytest
 from PIL import Image
 
-from overlay.app import create_app
-from overlay.config import ServerSettings
-from overlay.keys import HUB
+from overlay.service.app import create_app
+from overlay.service.config import ServerSettings
+from overlay.service.keys import HUB
 from studio.uploads import MAX_UPLOAD
 from tests.support import AUTH, TOKEN, game, shared_egn
 
@@ -98,7 +98,7 @@ PUT_CONTRACT = {"revision", "title", "outputs", "theme", "timing", "match", "vie
 def test_every_settings_field_is_required_by_put_or_listed_as_added_later() -> None:
     """A new settings field must be optional in a PUT (older clients do not send it): adding
     one without listing it in LATER_FIELDS fails here."""
-    from overlay.protocol import ChannelSettings
+    from overlay.service.protocol import ChannelSettings
 
     names = {f.alias or n for n, f in ChannelSettings.model_fields.items()}
     assert names == PUT_CONTRACT | ChannelSettings.LATER_FIELDS
@@ -358,7 +358,7 @@ async def test_legacy_import_reads_views_of_an_old_file(client: Any) -> None:
 
 
 async def test_view_switches_put_a_named_view_on_air_from_their_step(client: Any) -> None:
-    from overlay.keys import HUB as HUB_KEY
+    from overlay.service.keys import HUB as HUB_KEY
 
     doc = await get_settings(client)
     schema = await (await client.get("/studio/api/schema", headers=AUTH)).json()

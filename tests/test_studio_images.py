@@ -17,8 +17,8 @@ from PIL import Image
 
 from engine.load import load_game
 from engine.state import GameState, StepKind
-from overlay.app import create_app
-from overlay.config import ServerSettings
+from overlay.service.app import create_app
+from overlay.service.config import ServerSettings
 from renderer.extras import EXTRA_SIZES, build_broadcast_scene
 from renderer.matchdata import MatchData
 from renderer.raster import Assets, raster, to_rgba
@@ -93,7 +93,7 @@ def test_a_players_photo_is_drawn_on_the_name_plate(steps: tuple[GameState, ...]
     match = MatchData.model_validate({"players": [{"photo": PHOTO_ID}, {}, {}, {}]})
     scene = build_broadcast_scene(st, view, match=match)
     assert scene.images == [PHOTO_ID]
-    assert [op for op in scene.ops if op[0] == "im"] == [["im", PHOTO_ID, 64.0, 150.0, 38.0, 38.0, "cover"]]
+    assert [op for op in scene.ops if op[0] == "im"] == [["im", PHOTO_ID, PLATE_X + 14, PLATE_Y + 4, PLATE_H - 8, PLATE_H - 8, "cover"]]
     x, y = badge_centre(view)
     frame = to_rgba(raster(scene, 5.0, assets))
     assert rgb(frame, x, y) == GREEN

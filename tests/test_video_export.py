@@ -1,7 +1,7 @@
 """Video export: every codec decoded back keeps alpha and timing; sync; composite.
 
 Frames are compared with the skia frames of the same (step, t) computed independently
-through :class:`renderer.export.FrameSource`; VP9 is decoded with ``libvpx-vp9`` (ffmpeg's
+through :class:`renderer.frames.FrameSource`; VP9 is decoded with ``libvpx-vp9`` (ffmpeg's
 native VP9 decoder drops the alpha plane).  Frames are 320x180 to keep CI quick.
 """
 
@@ -21,9 +21,11 @@ import pytest
 from engine.generate import generate_game
 from engine.load import load_game
 from engine.state import StepKind
-from overlay.director import StepTimes
-from overlay.outputs import durations_of
-from renderer.export import CODECS, FrameSource, Schedule, VideoWriter, parse_sync, sync_starts
+from overlay.service.director import StepTimes
+from overlay.service.outputs import durations_of
+from overlay.video.writer import CODECS, VideoWriter
+from renderer.frames import FrameSource, Schedule
+from overlay.video.sync import parse_sync, sync_starts
 from renderer.raster import Assets, raster, to_rgba
 from renderer.timing import DEFAULT_TIMING
 
@@ -251,20 +253,15 @@ def test_ctrl_c_keeps_a_playable_file_or_removes_it(mode: str, game_file: Path, 
 
 def test_channel_settings_give_timing_and_view(game_file: Path, tmp_path: Path) -> None:
     """--channel-settings: the channel's timing spaces the steps, its output's view draws them."""
-    import argparse
-
-    from overlay.cli.render import load_job
-    from overlay.protocol import ChannelSettings
-    from overlay.outputs import RenderSettings
+    from overlay.video.job import JobOptions, load_job
+    from overlay.service.protocol import ChannelSettings
+    from overlay.service.outputs import RenderSettings
 
     doc = ChannelSettings(title="t", timing={"card": {"run_time": 0.2, "hold": 0.1, "ease": "out"}})
     path = tmp_path / "settings.json"
     path.write_text(doc.model_dump_json(), encoding="utf-8")
-    ns = argparse.Namespace(
-        game=str(game_file), channel_settings=str(path), output_name="clean", view=None, theme=None, timing=None,
-        sync=None, size="320x180", fps="30", deals="2",
-    )
-    job = load_job(ns)
+    options = JobOptions(game=str(game_file), channel_settings=str(path), output_name="clean", size="320x180", fps="30", deals="2")
+    job = load_job(options)
     rs = RenderSettings(doc)
     assert job.view == rs.view("clean") and job.timing == rs.timing
     card = next(s.step for s in job.steps if s.kind is StepKind.CARD)

@@ -23,7 +23,7 @@ import numpy as np
 import pytest
 
 from engine.generate import generate_game
-from overlay.inject import InjectStats, LiveOverlay, inject, output_format
+from overlay.browser.inject import InjectStats, LiveOverlay, inject, output_format
 
 from overlay.bench.export import write_input
 

@@ -192,7 +192,7 @@ async def _live(count: int) -> list[float]:
     """Milliseconds from a logger action's POST to its step's analysis on a page socket."""
     import aiohttp
 
-    from overlay.feed import actions_of
+    from overlay.service.feed import actions_of
 
     doc = generate_game(31, deals=6)
     empty = {**doc, "deals": [], "metadata": {k: v for k, v in doc["metadata"].items() if k != "finalScore"}}
@@ -235,8 +235,8 @@ async def _page(count: int) -> dict[str, list[float]]:
     import aiohttp
     from playwright.async_api import async_playwright
 
-    from overlay.browser import CHROMIUM_ARGS, chromium_path
-    from overlay.feed import actions_of
+    from overlay.browser.chromium import CHROMIUM_ARGS, chromium_path
+    from overlay.service.feed import actions_of
 
     doc = generate_game(31, deals=6)
     empty = {**doc, "deals": [], "metadata": {k: v for k, v in doc["metadata"].items() if k != "finalScore"}}

@@ -9,11 +9,15 @@ from __future__ import annotations
 
 from pathlib import Path
 
+import assets
+
 __all__ = ["ROOT", "SHARED_FIXTURES", "DEMO_FOLDER", "DEMO_GAME", "default_corpus"]
 
+#: the clone this file sits in (the shared fixtures are looked for beside it: a wheel has none)
 ROOT = Path(__file__).resolve().parents[2]
 SHARED_FIXTURES = ROOT.parent / "shared" / "fixtures" / "egn"
-DEMO_FOLDER = ROOT / "assets" / "demo"
+#: the bundled demo games, found in a checkout and in an installed wheel alike
+DEMO_FOLDER = Path(str(assets.DEMO_FOLDER))
 DEMO_GAME = DEMO_FOLDER / "demo.egn"
 
 

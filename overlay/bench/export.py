@@ -47,11 +47,11 @@ def _rss_mb() -> float:
 def _job(size: tuple[int, int]) -> tuple[Any, Any, Any]:
     from engine.generate import generate_game
     from engine.load import load_game
-    from renderer.export import Schedule
+    from renderer.frames import Schedule
     from renderer.timing import DEFAULT_TIMING
 
-    from ..director import StepTimes
-    from ..outputs import durations_of
+    from ..service.director import StepTimes
+    from ..service.outputs import durations_of
 
     tl = load_game(json.dumps(generate_game(7)), source="bench").timeline
     durations = durations_of(tl.steps, DEFAULT_TIMING)
@@ -60,7 +60,9 @@ def _job(size: tuple[int, int]) -> tuple[Any, Any, Any]:
 
 
 def _render(args: argparse.Namespace, size: tuple[int, int], fps: Fraction, tmp: Path) -> dict[str, Any]:
-    from renderer.export import CODECS, FrameSource, Schedule, VideoWriter
+    from renderer.frames import FrameSource, Schedule
+
+    from ..video.writer import CODECS, VideoWriter
 
     tl, starts, durations = _job(size)
     out: dict[str, Any] = {}
@@ -83,9 +85,9 @@ def _render(args: argparse.Namespace, size: tuple[int, int], fps: Fraction, tmp:
 
 
 def _capture(args: argparse.Namespace, size: tuple[int, int], fps: Fraction) -> dict[str, Any]:
-    from renderer.export import FrameSource, Schedule
+    from renderer.frames import FrameSource, Schedule
 
-    from ..capture import GraphicCapture
+    from ..browser.capture import GraphicCapture
 
     tl, starts, durations = _job(size)
     sched = Schedule.of(starts, durations, steps=(8, len(starts) - 1))
@@ -100,7 +102,7 @@ def _capture(args: argparse.Namespace, size: tuple[int, int], fps: Fraction) -> 
 
 
 def _live(args: argparse.Namespace, size: tuple[int, int], fps: Fraction, url: str) -> dict[str, Any]:
-    from ..capture import LiveCapture, page_url
+    from ..browser.capture import LiveCapture, page_url
 
     with LiveCapture(page_url("demo", server=url, output="program", size=size), size) as cap:
         n = 0
@@ -114,8 +116,8 @@ def _live(args: argparse.Namespace, size: tuple[int, int], fps: Fraction, url: s
 
 
 def run(args: argparse.Namespace) -> dict[str, Any]:
-    from ..config import ServerSettings
-    from ..inject import InjectStats, LiveOverlay, inject, serve_in_thread
+    from ..browser.inject import InjectStats, LiveOverlay, inject, serve_in_thread
+    from ..service.config import ServerSettings
 
     size = (1920, 1080)
     fps = Fraction(30)
@@ -207,7 +209,9 @@ def _long_render(args: argparse.Namespace, size: tuple[int, int], fps: Fraction)
 
     The renderer's caches are bounded and fill during the first pass over the game, so the
     growth that matters is the second half's."""
-    from renderer.export import CODECS, FrameSource, Schedule, VideoWriter
+    from renderer.frames import FrameSource, Schedule
+
+    from ..video.writer import CODECS, VideoWriter
 
     tl, starts, durations = _job(size)
     sched = Schedule.of(starts, durations)

@@ -30,7 +30,7 @@ import tempfile
 import time
 from typing import Any
 
-from ..feed import actions_of
+from ..service.feed import actions_of
 from .server import KINDS, ProcStat, never_reading_socket, pct
 from .server import start_server as _start
 from .services import empty_game, live_channel

@@ -30,8 +30,8 @@ import time
 from pathlib import Path
 from typing import Any
 
-from ..browser import CHROMIUM_ARGS, chromium_path
-from ..feed import actions_of
+from ..browser.chromium import CHROMIUM_ARGS, chromium_path
+from ..service.feed import actions_of
 from .server import KINDS, ProcStat, pct, start_server
 
 
@@ -70,7 +70,7 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
     p.add_argument("--seconds", type=float, default=10.0, help="measuring time of the cpu and scale runs")
     p.add_argument("--fast-actions", type=int, default=90, help="logger actions of the fast table (catch-up run; 0: skip)")
     p.add_argument("--fast-interval", type=float, default=0.3, help="seconds between the fast table's actions")
-    p.add_argument("--chromium", default=None, help="the Chromium binary (default: the system Chromium, as overlay.browser finds it)")
+    p.add_argument("--chromium", default=None, help="the Chromium binary (default: the system Chromium, as overlay.browser.chromium finds it)")
 
 
 async def _start_server(data: str) -> tuple[Any, str]:
@@ -315,7 +315,7 @@ async def _load_run(session: Any, base: str, proc: ProcStat, ids: list[str], pag
 async def _run(args: argparse.Namespace) -> dict[str, Any]:
     import aiohttp
 
-    from ..demo import demo_game_bytes
+    from ..service.demo import demo_game_bytes
 
     figures: dict[str, Any] = {"cores": os.cpu_count()}
     with tempfile.TemporaryDirectory() as data:

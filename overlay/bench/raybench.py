@@ -5,7 +5,7 @@ end to end (loading, drawing, encoding, joining, writing): one process game afte
 (``render GAME -o OUT`` per game), then ``render FOLDER --ray`` on a local cluster of 1 and of
 2 CPUs (the cluster's start is timed apart: a long-lived cluster pays it once).  A fourth run
 renders one long game split by deal on 2 workers, which shows what the split costs (the
-pieces travel and are joined; a piece draws only its own frames, see :mod:`overlay.batch`).
+pieces travel and are joined; a piece draws only its own frames, see :mod:`overlay.video.batch`).
 
 ``bench scale`` reports these figures; on its own::
 
@@ -35,11 +35,11 @@ def _games(folder: Path, count: int, deals: int) -> None:
 def _frames(folder: Path, opts: list[str]) -> int:
     """Frames of every game in ``folder`` at the render options ``opts``."""
     from ..cli import build_parser
-    from ..cli.render import load_job
+    from ..video.job import JobOptions, load_job
 
     total = 0
     for g in sorted(folder.glob("*.egn")):
-        job = load_job(build_parser().parse_args(["render", str(g), "-o", "x", *opts]))
+        job = load_job(JobOptions.of(build_parser().parse_args(["render", str(g), "-o", "x", *opts])))
         total += job.schedule.frames(job.fps)
     return total
 
@@ -49,7 +49,7 @@ def _ray_run(folder: Path, out: Path, opts: list[str], cpus: int, split_seconds:
     import ray
 
     from ..cli import main
-    from ..rayrender import start_ray
+    from ..video.rayrender import start_ray
 
     temp = tempfile.mkdtemp(prefix="ray-")
     t0 = time.perf_counter()

@@ -8,7 +8,7 @@ import argparse
 import json
 from typing import Any
 
-from ..cli.frame import parse_size
+from ..video.job import parse_size
 from .timing import median_ms
 
 __all__ = ["HELP", "add_arguments", "run"]

@@ -42,7 +42,7 @@ import time
 from pathlib import Path
 from typing import Any
 
-from ..feed import actions_of
+from ..service.feed import actions_of
 from .rediserver import RedisServer, redis_binary
 from .server import KINDS, ProcStat, pct
 from .services import Services, live_channel

@@ -38,8 +38,8 @@ def run(args: argparse.Namespace) -> dict[str, Any]:
     from renderer.statboard import StatsBook
     from renderer.view import Extra, ExtraType, default_view
 
-    from ..branching import line_game
-    from ..feed import load_bytes
+    from ..service.branching import line_game
+    from ..service.feed import load_bytes
 
     try:
         os.sched_setaffinity(0, {min(os.sched_getaffinity(0))})  # one core

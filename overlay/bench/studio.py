@@ -38,7 +38,7 @@ async def _run(args: argparse.Namespace) -> dict[str, Any]:
 
     from engine.generate import generate_game
 
-    from ..browser import CHROMIUM_ARGS, chromium_path
+    from ..browser.chromium import CHROMIUM_ARGS, chromium_path
 
     with tempfile.TemporaryDirectory() as data:
         proc, base = await start_server(data, TOKEN, timeout=30)

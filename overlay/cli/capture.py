@@ -20,9 +20,8 @@ __all__ = ["register", "run_capture"]
 
 
 def register(sub: Any) -> None:
-    from renderer.export import CODECS
-
-    from .render import add_job_arguments
+    from ..video.writer import CODECS
+    from .options import add_job_arguments
 
     p = sub.add_parser(
         "capture",
@@ -43,11 +42,10 @@ def register(sub: Any) -> None:
 
 
 def run_capture(args: argparse.Namespace) -> int:
-    from renderer.export import CODECS, VideoWriter, parse_fps
-
-    from ..capture import GraphicCapture, LiveCapture, PageClockCapture, page_url
-    from .frame import parse_size
-    from .render import load_job, run_frames
+    from ..browser.capture import GraphicCapture, LiveCapture, PageClockCapture, page_url
+    from ..video.job import JobOptions, load_job, parse_size
+    from ..video.writer import CODECS, VideoWriter, parse_fps
+    from .options import run_frames
 
     codec = CODECS[args.codec]
     is_file = Path(args.source).is_file()
@@ -55,7 +53,7 @@ def run_capture(args: argparse.Namespace) -> int:
         raise OSError("--mode live records a running channel's page: give a channel id or a page URL")
     if is_file:
         args.game = args.source
-        job = load_job(args)
+        job = load_job(JobOptions.of(args))
         sched = job.schedule
         total = sched.frames(job.fps)
         frames = job.frames()

@@ -18,7 +18,7 @@ __all__ = ["register", "run_composite", "composite"]
 
 
 def register(sub: Any) -> None:
-    from .render import add_job_arguments
+    from .options import add_job_arguments
 
     p = sub.add_parser(
         "composite",
@@ -91,15 +91,15 @@ class _Muxer:
 
 def composite(args: argparse.Namespace, match: Any) -> tuple[_Muxer, Iterator[Any], int | None]:
     """Open the output for ``match`` (an open PyAV container) and the frames to write."""
-    from renderer.export import composite_over
+    from renderer.frames import composite_over
 
-    from .render import load_job
+    from ..video.job import JobOptions, load_job
 
     video = match.streams.video[0]
     audio = match.streams.audio[0] if match.streams.audio else None
     rate = Fraction(video.average_rate or video.guessed_rate or 30)
     size = (video.codec_context.width, video.codec_context.height)
-    job = load_job(args, size=size, fps=rate, from_zero=True)
+    job = load_job(JobOptions.of(args), size=size, fps=rate, from_zero=True)
     src = job.frames()
     muxer = _Muxer(Path(args.output), video, audio, rate=rate, crf=args.crf, preset=args.preset)
     start = float(video.start_time * video.time_base) if video.start_time is not None else 0.0
@@ -122,7 +122,7 @@ def composite(args: argparse.Namespace, match: Any) -> tuple[_Muxer, Iterator[An
 def run_composite(args: argparse.Namespace) -> int:
     import av
 
-    from .render import run_frames
+    from .options import run_frames
 
     if not args.sync:
         print("euchre-overlay: note: no --sync file: the first step starts at the video's time 0", file=sys.stderr)

@@ -15,7 +15,7 @@ from typing import Any
 
 __all__ = ["register", "run", "OPS_HELP"]
 
-#: what each op does, as an operator coming from SPX, NodeCG or vMix expects (also the README)
+#: what each op does, as an operator coming from SPX, NodeCG or vMix expects (also docs/running-a-show.md)
 OPS_HELP = """\
 ops:
   play          play from here (also after next/step/back/seek: auto-advance resumes)
@@ -60,7 +60,7 @@ def register(sub: Any) -> None:
 
 
 def _server_args(p: argparse.ArgumentParser) -> None:
-    from ..config import DEFAULT_PORT
+    from ..service.config import DEFAULT_PORT
 
     p.add_argument("--url", default=f"http://127.0.0.1:{DEFAULT_PORT}", help="the server (default: this machine, the default port)")
     p.add_argument("--token", default=None, help="API token (default: $EUCHRE_OVERLAY_TOKEN)")

@@ -3,10 +3,11 @@
 from __future__ import annotations
 
 import argparse
-import json
 from pathlib import Path
 from typing import Any
 
+from ..video.job import load_view, parse_size
+from .options import add_analysis_argument
 
 
 def register(sub: Any) -> None:
@@ -19,44 +20,6 @@ def register(sub: Any) -> None:
     p.add_argument("-o", "--output", required=True, help="PNG path")
     add_analysis_argument(p)
     p.set_defaults(func=run_frame)
-
-
-def add_analysis_argument(p: argparse.ArgumentParser) -> None:
-    """``--analysis [full|public]`` (render and frame)."""
-    p.add_argument(
-        "--analysis",
-        nargs="?",
-        const="full",
-        default=None,
-        choices=("full", "public"),
-        help="draw the analysis elements (win-probability bar and graph, best play, play quality, bidding table), computed for each step; "
-        "public: only what the clean output may show (also the default with --output-name clean)",
-    )
-
-
-def parse_size(text: str | None) -> tuple[int, int] | None:
-    if not text:
-        return None
-    try:
-        w, h = (int(v) for v in text.lower().split("x"))
-    except ValueError:
-        raise OSError(f"--size {text!r}: expected WxH such as 1920x1080") from None
-    if not (16 <= w <= 7680 and 16 <= h <= 4320):
-        raise OSError(f"--size {text!r}: out of range")
-    return w, h
-
-
-def load_view(path: str) -> Any:
-    from renderer.legacy import views_from_legacy
-    from renderer.view import View
-
-    data = json.loads(Path(path).read_text(encoding="utf-8"))
-    if isinstance(data, dict) and "views" in data:
-        views = views_from_legacy(data["views"])
-        if not views:
-            raise OSError(f"{path}: no views")
-        return views[0]
-    return View.model_validate(data)
 
 
 def run_frame(args: argparse.Namespace) -> int:

@@ -39,18 +39,18 @@ def register(sub: Any) -> None:
 
 
 def run_inject(args: argparse.Namespace) -> int:
-    from ..inject import LiveOverlay, inject, serve_in_thread
+    from ..browser.inject import LiveOverlay, inject, serve_in_thread
 
     stopper = None
     server = args.server
     if args.serve:
-        from ..config import ServerSettings
-        from ..store import default_data_dir
+        from ..service.config import ServerSettings
+        from ..service.store import default_data_dir
 
         server, stopper = serve_in_thread(ServerSettings(port=args.port, data_dir=args.data or default_data_dir()))
         print(f"euchre-overlay: serving on {server}", file=sys.stderr)
     try:
-        from .frame import parse_size
+        from ..video.job import parse_size
 
         page = parse_size(args.page_size) or (1920, 1080)
         overlay = LiveOverlay(server, args.channel, output=args.output_name, size=page, token=args.token or os.environ.get("EUCHRE_OVERLAY_TOKEN")).start()

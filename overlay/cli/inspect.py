@@ -8,10 +8,9 @@ import sys
 from pathlib import Path
 from typing import Any
 
+from assets import DEMO_GAME as DEMO
 from engine.load import LoadedGame, LoadedMatch, load_any
 from engine.state import DealSummary, team_of
-
-from ..bench.corpus import DEMO_GAME as DEMO
 
 
 def register(sub: Any) -> None:
@@ -24,7 +23,7 @@ def register(sub: Any) -> None:
         ),
     )
     p.add_argument("file", nargs="?", default=str(DEMO), help="a .egn, .egnb or .emn file (default: the bundled demo game)")
-    p.add_argument("--json", action="store_true", help="print the replay as JSON: per deal the dealer, up-card, trump, maker, tricks, points and score (fields listed in the README)")
+    p.add_argument("--json", action="store_true", help="print the replay as JSON: per deal the dealer, up-card, trump, maker, tricks, points and score (fields listed in docs/engine.md)")
     p.add_argument("--strict", action="store_true", help="refuse any schema problem instead of repairing it (a card dealt twice included): exit 2")
     p.add_argument("--steps", action="store_true", help="also list every step of the timeline")
     p.set_defaults(func=run)

@@ -15,8 +15,8 @@ __all__ = ["register", "run", "serve"]
 
 
 def register(sub: Any) -> None:
-    from ..config import DEFAULT_PORT
-    from ..store import default_data_dir
+    from ..service.config import DEFAULT_PORT
+    from ..service.store import default_data_dir
 
     p = sub.add_parser(
         "serve",
@@ -54,7 +54,7 @@ def register(sub: Any) -> None:
         metavar="URL",
         default=None,
         help="share the channels with other serve processes through Redis (redis://host:port/db); "
-        "the data lives in Redis, not in the SQLite file (README: Scale-out)",
+        "the data lives in Redis, not in the SQLite file (docs/scale-out.md)",
     )
     p.add_argument(
         "--advertise",
@@ -66,11 +66,9 @@ def register(sub: Any) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
-    from ..config import ServerSettings
-    from ..store import default_data_dir
-
-    from ..errors import StoreFailed
-    from ..store import StoreBroken
+    from ..service.config import ServerSettings
+    from ..service.errors import StoreFailed
+    from ..service.store import StoreBroken, default_data_dir
 
     settings = ServerSettings(
         host=args.host,
@@ -95,10 +93,15 @@ def run(args: argparse.Namespace) -> int:
 
 async def serve(settings: Any, *, ready: asyncio.Event | None = None, stop: asyncio.Event | None = None) -> None:
     """Run until SIGINT/SIGTERM (or ``stop`` is set); prints the URLs to paste into OBS."""
-    from ..app import create_app
-    from ..keys import HUB, TOKEN_CREATED
+    from ..service.app import ScaleOut, create_app
+    from ..service.keys import HUB, TOKEN_CREATED
 
-    app = create_app(settings)
+    scale_out: ScaleOut | None = None
+    if settings.redis is not None:  # serve --redis: channels shared with other processes
+        from ..cluster.routing import RedisScaleOut
+
+        scale_out = RedisScaleOut()
+    app = create_app(settings, scale_out=scale_out)
     runner = web.AppRunner(app, handle_signals=False)
     await runner.setup()
     site = web.TCPSite(runner, settings.host, settings.port)
@@ -109,9 +112,9 @@ async def serve(settings: Any, *, ready: asyncio.Event | None = None, stop: asyn
     host = "127.0.0.1" if settings.host in ("0.0.0.0", "::", "") else settings.host
     base = f"http://{host}:{port}"
     out = sys.stdout
-    from ..routing import CLUSTER
+    if scale_out is not None:  # serve --redis: the others forward requests for our channels here
+        from ..cluster.routing import CLUSTER
 
-    if CLUSTER in app:  # serve --redis: the others forward requests for our channels here
         app[CLUSTER].relay.cluster.listen(settings.advertise or base)
     where = f"redis: {settings.redis}" if settings.redis else f"data: {settings.db_path}"
     print(f"euchre-overlay serving on {base}  ({where})", file=out)

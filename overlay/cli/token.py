@@ -18,7 +18,7 @@ __all__ = ["register", "run"]
 
 
 def register(sub: Any) -> None:
-    from ..store import default_data_dir
+    from ..service.store import default_data_dir
 
     p = sub.add_parser(
         "token",
@@ -31,10 +31,10 @@ def register(sub: Any) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
-    from ..auth import rotate_token
-    from ..config import ServerSettings
-    from ..errors import StoreFailed
-    from ..store import Store, StoreBroken, default_data_dir, folder_holder
+    from ..service.auth import rotate_token
+    from ..service.config import ServerSettings
+    from ..service.errors import StoreFailed
+    from ..service.store import Store, StoreBroken, default_data_dir, folder_holder
 
     settings = ServerSettings(data_dir=args.data or default_data_dir())
     try:

@@ -1,3 +1,4 @@
+// @ts-check
 // The service's JSON API with the token in a header (never in a URL: URLs end up in logs).
 
 export class ApiError extends Error {
@@ -13,12 +14,18 @@ export class Api {
     this.token = token;
   }
 
+  /**
+   * One request; the answer's JSON (null for an empty body).  Throws ApiError on a refusal.
+   * @param {string} method @param {string} path @param {unknown} [body] JSON, or with raw the body itself (a BodyInit)
+   * @param {{ raw?: boolean, type?: string }} [options] type: the body's Content-Type
+   * @returns {Promise<any>} the service's JSON answer (each caller knows its route's shape)
+   */
   async req(method, path, body, { raw = false, type } = {}) {
     const headers = { Authorization: `Bearer ${this.token}` };
     let payload;
     if (body !== undefined) {
       if (raw) {
-        payload = body;
+        payload = /** @type {BodyInit} */ (body);
         if (type) headers["Content-Type"] = type;
       } else {
         payload = JSON.stringify(body);

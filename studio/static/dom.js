@@ -1,3 +1,4 @@
+// @ts-check
 // Small DOM helpers.  Every user-supplied string goes in as a text node or a property, never
 // as markup: h() has no innerHTML path at all.
 

@@ -1,3 +1,4 @@
+// @ts-check
 // The layout editor drawn over the preview: element boxes, selection, drag to move, a handle
 // to scale, snapping (grid, safe-area edges, other elements' edges and centres) with the
 // guide drawn, and the overlap / title-safe checks.  Positions are view pixels, as in View.
@@ -78,7 +79,9 @@ export class Editor {
     if (!v) return;
     const { k, ox, oy } = this.geometry();
     if (this.guides) {
-      for (const [frac, cls] of [[TITLE_SAFE, "guide-safe"], [ACTION_SAFE, "guide-action"]]) {
+      /** @type {[number, string][]} */
+      const guides = [[TITLE_SAFE, "guide-safe"], [ACTION_SAFE, "guide-action"]];
+      for (const [frac, cls] of guides) {
         const m = (1 - frac) / 2;
         const g = h("div", { class: cls });
         el.append(g);

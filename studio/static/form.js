@@ -1,3 +1,4 @@
+// @ts-check
 // Forms generated from the pydantic models' JSON schema: labels from field titles, help from
 // descriptions, inputs from types (number with min/max, enum -> select, colour pattern ->
 // picker, boolean -> switch, object -> fieldset, array -> list).  The studio holds no field list.

@@ -1,9 +1,12 @@
+// @ts-check
 // The properties panel: one tab per settings model, each form generated from the model's
 // JSON schema (form.js), plus outputs, looks and control links.
 
 import { h, clear, $, clone } from "./dom.js";
 import { renderForm } from "./form.js";
 import { S, OUTPUTS, enc, edit, ensureView, previewView, notice, ask } from "./session.js";
+
+/** @import { TeamData } from "./settings.js" */
 
 const TABS = [
   ["element", "Element"], ["view", "View"], ["theme", "Theme"], ["timing", "Timing"],
@@ -88,7 +91,7 @@ export function renderPanel() {
     // the statistics lower third: a team's or a player's line
     const stats = h("div", { class: "row" }, h("strong", {}, "Statistics:"));
     const pick = (value, label) => stats.append(h("button", { class: S.shown.match.stats === value ? "on" : "", title: "show these statistics in the statistics lower third", onclick: () => edit("statistics", (c) => { c.match.stats = value; }) }, label));
-    (S.shown.match.teams || []).forEach((t, team) => pick(`team-${team}`, t.name || (team === 0 ? "N/S team" : "E/W team")));
+    (S.shown.match.teams || /** @type {TeamData[]} */ ([])).forEach((t, team) => pick(`team-${team}`, t.name || (team === 0 ? "N/S team" : "E/W team")));
     (S.shown.match.players || []).forEach((pl, seat) => {
       if (seat < Math.max(names.length, 4)) pick(`seat-${seat}`, pl.name || names[seat] || `Seat ${seat + 1}`);
     });

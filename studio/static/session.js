@@ -1,11 +1,65 @@
+// @ts-check
 // The studio's session: the signed-in API, the channel's settings as stored and as shown,
 // and the edits.  Edits are RFC 7396 merge patches sent with the revision read; a stale one
 // comes back 409 with the current document and is shown as a conflict.
 
 import { h, clear, $, clone, diff, mergePatch } from "./dom.js";
 
+/** @import { ChannelSettings, View } from "./settings.js" */
+/** @import { Api } from "./api.js" */
+
+/** @typedef {"program" | "preview" | "clean"} OutputName */
+/** @type {OutputName[]} */
 export const OUTPUTS = ["program", "preview", "clean"];
 
+/**
+ * A channel's settings as the studio shows them: the stored document without its revision.
+ * @typedef {Omit<ChannelSettings, "revision">} Shown
+ */
+/**
+ * The studio's schema (GET /studio/api/schema, studio/app.py): the models' JSON schemas the
+ * forms are made from, the default views by output, element sizes and easing curves.
+ * @typedef {object} StudioSchema
+ * @property {JsonSchema} settings
+ * @property {JsonSchema} view
+ * @property {JsonSchema} element
+ * @property {JsonSchema} theme
+ * @property {JsonSchema} timing
+ * @property {JsonSchema} match
+ * @property {{ views: Record<string, View> }} defaults
+ * @property {Record<string, number[]>} sizes each element type's box in view pixels
+ * @property {Record<string, number[]>} easings each easing's curve, sampled
+ * @property {string[]} transportOps
+ */
+/** @typedef {Record<string, any>} JsonSchema a JSON schema (the forms walk it by its keywords) */
+/** @typedef {{ patch: object, inverse: object, label: string }} UndoEntry one undoable edit */
+/** @typedef {{ loc: (string | number)[], msg: string }} FieldError a model's message about a field */
+/**
+ * The session: the signed-in API, the open channel's settings as stored (doc) and as shown
+ * (edits applied at once), the undo stacks.  info and timeline are the service's channel
+ * status and step list (GET /api/channels/{id}, .../timeline), which have no model.
+ * @typedef {object} Session
+ * @property {Api | null} api
+ * @property {StudioSchema | null} schema
+ * @property {string | null} ch the open channel
+ * @property {ChannelSettings | null} doc
+ * @property {Shown | null} shown
+ * @property {any} info
+ * @property {any[]} timeline
+ * @property {any[]} lines
+ * @property {string | null} digest
+ * @property {UndoEntry[]} undo
+ * @property {UndoEntry[]} redo
+ * @property {string} tab
+ * @property {Promise<unknown>} chain edits are sent one after another
+ * @property {number} pending
+ * @property {string[]} selection element ids
+ * @property {FieldError[]} errors
+ * @property {(opts?: { keepForm?: boolean }) => void} render
+ * @property {boolean} [renderQueued]
+ * @property {() => void} [fit] fit the preview to its frame (set by the page)
+ */
+/** @type {Session} */
 export const S = {
   api: null, schema: null, ch: null, doc: null, shown: null, info: null, timeline: [], lines: [], digest: null,
   undo: [], redo: [], tab: "element", chain: Promise.resolve(), pending: 0, selection: [], errors: [],

@@ -1,3 +1,4 @@
+// @ts-check
 // The studio page: sign-in, channels, the element and view lists, hotkeys; it puts the
 // session (edits), the editor (preview), the panel (forms) and the transport together.
 
@@ -354,7 +355,7 @@ function setup() {
   };
   $("#backdrop").addEventListener("change", backdrop);
   $("#backdrop-colour").addEventListener("input", backdrop);
-  for (const b of document.querySelectorAll("#transport [data-op]")) b.addEventListener("click", () => control(b.dataset.op));
+  for (const b of /** @type {NodeListOf<HTMLElement>} */ (document.querySelectorAll("#transport [data-op]"))) b.addEventListener("click", () => control(b.dataset.op));
   $("#speed").addEventListener("change", (e) => control("speed", { speed: Number(e.target.value) }));
   $("#loop").addEventListener("change", (e) => control("loop", { value: e.target.checked }));
   $("#auto").addEventListener("change", (e) => control("auto", { value: e.target.checked }));

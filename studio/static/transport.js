@@ -1,3 +1,4 @@
+// @ts-check
 // The transport bar: Director commands, the playhead and pages per output (polled), the
 // scrubber with deal markers, and the picker of the game's alternative lines.
 
@@ -56,7 +57,7 @@ export function renderTransport() {
   const scrub = $("#scrub");
   scrub.max = String(Math.max(0, steps - 1));
   if (document.activeElement !== scrub) scrub.value = String(ph.step || 0);
-  // an alternative line on air (overlay.branching): the scrubber is the main line's, so it
+  // an alternative line on air (overlay.service.branching): the scrubber is the main line's, so it
   // waits; MAIN LINE returns
   const line = ph.line;
   $("#mainline").hidden = !line;

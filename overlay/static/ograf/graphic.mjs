@@ -1,3 +1,4 @@
+// @ts-check
 /* euchre-overlay as an EBU OGraf graphic: a Web Component that runs the page's player.
  *
  * The host imports this module, defines the element and calls the OGraf Graphics API:
@@ -14,28 +15,34 @@
  * scene; goToTime(ms) applies the scheduled actions up to that time, loads the step's scene
  * once and draws it with player.renderAt(t): the picture depends on the time only, which is
  * what the deterministic capture (overlay/capture.py) relies on.
- * Plain ES2020 (OBS's Chrome 127, CasparCG's and SPX's Chromium).
+ * It imports the player (../player.js) as an ES module.  Plain ES2020 (OBS's Chrome 127,
+ * CasparCG's and SPX's Chromium), type-checked by tsc (// @ts-check).
  */
 
-const STATIC = new URL("../", import.meta.url); // the folder of player.js
+import { EuchrePlayer } from "../player.js";
 
-let playerScript = null;
-function loadPlayer() {
-  if (globalThis.EuchrePlayer) return Promise.resolve();
-  if (!playerScript) {
-    playerScript = new Promise((resolve, reject) => {
-      const s = document.createElement("script");
-      s.src = new URL("player.js", STATIC).href;
-      s.onload = () => resolve();
-      s.onerror = () => reject(new Error("cannot load " + s.src));
-      document.head.appendChild(s);
-    });
-  }
-  return playerScript;
-}
+/** @import { Scene } from "../scene.js" */
+/** @import { PageDrawn, PageHello, SceneMessage } from "../protocol.js" */
+/** @import { ControlActionPayload, GraphicData } from "./data.js" */
+
+/**
+ * The graphic's data: the manifest's fields (data.d.ts, generated from it) and those a host
+ * may add: the canvas size without renderCharacteristics, and font URLs by key.
+ * @typedef {GraphicData & { width?: number, height?: number, fontUrls?: Record<string, string> }} Data
+ */
+/** @typedef {NonNullable<GraphicData["timeline"]>} Timeline */
+/**
+ * What an OGraf method returns (the Graphics API's return value).
+ * @typedef {{ statusCode: number, statusMessage?: string, currentStep?: number }} Result
+ */
+/**
+ * An action of setActionsSchedule at a time (milliseconds).
+ * @typedef {{ timestamp: number, action?: { type?: string, params?: { data?: Data } } }} ScheduledAction
+ */
 
 /* Font URLs by key, resolved on demand: the player loads a face the first time a scene names
  * it, so the list of keys stays in one place (the server's renderer.fonts). */
+/** @param {URL} serverBase @param {Record<string, string>} [given] @returns {Record<string, string>} */
 function fontUrls(serverBase, given) {
   if (given) return given;
   const base = new URL("fonts/", serverBase);
@@ -45,21 +52,34 @@ function fontUrls(serverBase, given) {
   });
 }
 
+/** @param {{ currentStep?: number }} [extra] @returns {Result} */
 const ok = (extra) => Object.assign({ statusCode: 200 }, extra || {});
 
 export default class EuchreOverlayGraphic extends HTMLElement {
   constructor() {
     super();
+    /** @type {Data} */
     this.data = {};
+    /** @type {Data | undefined} the data load() was given (goToTime applies actions to it) */
+    this.initialData = undefined;
     this.renderType = "realtime";
     this.visible = false;
+    /** @type {ScheduledAction[]} */
     this.schedule = [];
-    this.scenes = new Map(); // step -> Promise<scene text> (non-real time)
+    /** @type {Map<number, Promise<string>>} step -> its scene's text (non-real time) */
+    this.scenes = new Map();
+    /** @type {number | null} */
     this.shownStep = null;
+    /** @type {WebSocket | null} */
     this.ws = null;
-    this.current = null; // real time: {age, rate, t0}
+    /** @type {{ age: number, rate: number, t0: number, has: boolean } | null} real time: the step shown */
+    this.current = null;
     this.raf = 0;
     this.currentStep = 0;
+    /** @type {HTMLCanvasElement | null} */
+    this.canvas = null;
+    /** @type {EuchrePlayer | null} */
+    this.player = null;
   }
 
   get serverBase() {
@@ -67,22 +87,24 @@ export default class EuchreOverlayGraphic extends HTMLElement {
     return new URL(s ? (s.endsWith("/") ? s : s + "/") : "../../", s ? undefined : import.meta.url);
   }
 
+  /** @param {{ renderType?: string, data?: Data, renderCharacteristics?: { resolution?: { width?: number, height?: number } } }} [params] */
   async load(params) {
     params = params || {};
     this.renderType = params.renderType || "realtime";
     this.data = Object.assign({}, params.data || {});
     const res = (params.renderCharacteristics && params.renderCharacteristics.resolution) || {};
-    await loadPlayer();
     const root = this.shadowRoot || this.attachShadow({ mode: "open" });
     root.innerHTML = "<style>:host{display:block;position:absolute;inset:0;background:transparent}" +
       "canvas{display:block;width:100%;height:100%;background:transparent}</style><canvas></canvas>";
-    this.canvas = root.querySelector("canvas");
-    this.canvas.width = res.width || this.data.width || 1920;
-    this.canvas.height = res.height || this.data.height || 1080;
-    this.player = new globalThis.EuchrePlayer(this.canvas, { fontUrls: fontUrls(this.serverBase, this.data.fontUrls) });
+    const canvas = root.querySelector("canvas");
+    if (!canvas) throw new Error("euchre-overlay graphic: no canvas"); // (just written above)
+    this.canvas = canvas;
+    canvas.width = res.width || this.data.width || 1920;
+    canvas.height = res.height || this.data.height || 1080;
+    this.player = new EuchrePlayer(canvas, { fontUrls: fontUrls(this.serverBase, this.data.fontUrls) });
     await this.player.ready;
     this.initialData = this.data;
-    if (this.renderType === "realtime" && this.data.channel) this._connect();
+    if (this.renderType === "realtime" && this.data.channel) this._connect(this.data.channel);
     this._clear();
     return ok();
   }
@@ -96,18 +118,20 @@ export default class EuchreOverlayGraphic extends HTMLElement {
     return ok();
   }
 
+  /** @param {{ data?: Data }} [params] */
   async updateAction(params) {
     const before = this.data;
     this.data = Object.assign({}, this.data, (params && params.data) || {});
     if (this.renderType === "realtime" &&
         (before.channel !== this.data.channel || before.output !== this.data.output || before.server !== this.data.server)) {
       this._disconnect();
-      if (this.data.channel) this._connect();
+      if (this.data.channel) this._connect(this.data.channel);
     }
     if (before.timeline !== this.data.timeline) { this.scenes.clear(); this.shownStep = null; }
     return ok();
   }
 
+  /** @param {{ delta?: number, goto?: number }} [params] */
   async playAction(params) {
     params = params || {};
     const shown = this.visible;
@@ -129,6 +153,7 @@ export default class EuchreOverlayGraphic extends HTMLElement {
     return ok();
   }
 
+  /** @param {{ id?: string, payload?: ControlActionPayload }} [params] @returns {Promise<Result>} */
   async customAction(params) {
     if (!params || params.id !== "control") return { statusCode: 404, statusMessage: "unknown action " + (params && params.id) };
     const op = params.payload && params.payload.op;
@@ -138,11 +163,13 @@ export default class EuchreOverlayGraphic extends HTMLElement {
     return { statusCode: r ? r.status : 502 };
   }
 
+  /** @param {{ schedule?: ScheduledAction[] }} [params] */
   async setActionsSchedule(params) {
     this.schedule = ((params && params.schedule) || []).slice().sort((a, b) => a.timestamp - b.timestamp);
     return {};
   }
 
+  /** @param {{ timestamp?: number }} [params] */
   async goToTime(params) {
     const ms = (params && params.timestamp) || 0;
     // the state at this time: the load data with every scheduled action up to it applied
@@ -160,23 +187,25 @@ export default class EuchreOverlayGraphic extends HTMLElement {
     this.visible = visible;
     const tl = data.timeline;
     if (!visible || !tl) { this._clear(); return ok(); }
+    const player = this._player();
     const t = ms / 1000;
     const starts = tl.starts, first = tl.first || 0, last = tl.last == null ? starts.length - 1 : tl.last;
     if (t < starts[first] - 1e-9) { this._clear(); return ok(); }
     let step = first;
     while (step < last && starts[step + 1] <= t + 1e-9) step += 1;
     if (step !== this.shownStep) {
-      this.player.setScene(await this._scene(tl, step), 0);
+      player.setScene(await this._scene(tl, step), 0);
       this.shownStep = step;
     }
-    await this.player.sceneReady;
+    await player.sceneReady;
     this.currentStep = step;
     this._show();
-    this.player.renderAt(Math.max(0, t - starts[step]));
+    player.renderAt(Math.max(0, t - starts[step]));
     return ok({ currentStep: step });
   }
 
   // ---- non-real time: scenes by step, fetched once
+  /** @param {Timeline} tl @param {number} step @returns {Promise<string>} */
   _scene(tl, step) {
     let p = this.scenes.get(step);
     if (!p) {
@@ -185,30 +214,48 @@ export default class EuchreOverlayGraphic extends HTMLElement {
         return r.text();
       });
       this.scenes.set(step, p);
-      if (this.scenes.size > 8) this.scenes.delete(this.scenes.keys().next().value);
+      if (this.scenes.size > 8) {
+        const oldest = this.scenes.keys().next();
+        if (!oldest.done) this.scenes.delete(oldest.value);
+      }
     }
     return p;
   }
 
   // ---- real time: the channel's scene stream (the OBS page's protocol)
-  _connect() {
+  /** The player (load() makes it). */
+  _player() {
+    if (!this.player) throw new Error("euchre-overlay graphic: load() first");
+    return this.player;
+  }
+
+  /** @param {string} channel */
+  _connect(channel) {
     const base = this.serverBase;
-    const url = (base.protocol === "https:" ? "wss://" : "ws://") + base.host + base.pathname + "ws/overlay/" + encodeURIComponent(this.data.channel);
+    const url = (base.protocol === "https:" ? "wss://" : "ws://") + base.host + base.pathname + "ws/overlay/" + encodeURIComponent(channel);
     const ws = new WebSocket(url);
     this.ws = ws;
-    ws.onopen = () => ws.send(JSON.stringify({ type: "hello", output: this.data.output || "program", width: this.canvas.width, height: this.canvas.height, visible: true }));
+    ws.onopen = () => {
+      const canvas = /** @type {HTMLCanvasElement} */ (this.canvas); // load() made it first
+      /** @type {PageHello} */
+      const hello = { type: "hello", output: this.data.output || "program", width: canvas.width, height: canvas.height, visible: true };
+      ws.send(JSON.stringify(hello));
+    };
     ws.onmessage = (ev) => {
+      /** @type {SceneMessage | { type: "analysis" | "error" | "bye" } | null} */
       let msg;
       try { msg = JSON.parse(ev.data); } catch (e) { return; }
       if (!msg || msg.type !== "scene") return;
       this.currentStep = msg.step == null ? 0 : msg.step;
       this.current = { age: msg.age || 0, rate: msg.rate || 0, t0: performance.now() / 1000, has: !!msg.scene };
-      if (msg.scene) this.player.setScene(msg.scene, 0);
-      ws.send(JSON.stringify({ type: "drawn", seq: msg.seq, step: msg.step }));
+      if (msg.scene) this._player().setScene(/** @type {Scene} */ (msg.scene), 0);
+      /** @type {PageDrawn} */
+      const drawn = { type: "drawn", seq: msg.seq, step: msg.step };
+      ws.send(JSON.stringify(drawn));
       this._kick();
     };
     ws.onclose = () => {
-      if (this.ws === ws) { this.ws = null; setTimeout(() => { if (!this.ws && this.data.channel && this.shadowRoot && this.shadowRoot.firstChild) this._connect(); }, 500); }
+      if (this.ws === ws) { this.ws = null; setTimeout(() => { if (!this.ws && this.data.channel && this.shadowRoot && this.shadowRoot.firstChild) this._connect(this.data.channel); }, 500); }
     };
   }
 
@@ -227,9 +274,10 @@ export default class EuchreOverlayGraphic extends HTMLElement {
     const c = this.current;
     if (!this.visible || !c || !c.has) { this._clear(); return; }
     this._show();
+    const player = this._player();
     const t = c.age + (performance.now() / 1000 - c.t0) * c.rate;
-    this.player.renderAt(t);
-    if (c.rate > 0 && !this.player.isStill(t)) this._kick();
+    player.renderAt(t);
+    if (c.rate > 0 && !player.isStill(t)) this._kick();
   }
 
   /* Shown between play and stop: hidden by CSS, since the player may redraw by itself when
@@ -242,12 +290,15 @@ export default class EuchreOverlayGraphic extends HTMLElement {
     this._show();
     if (!this.canvas) return;
     const ctx = this.canvas.getContext("2d");
+    if (!ctx) return;
     ctx.setTransform(1, 0, 0, 1, 0, 0);
     ctx.clearRect(0, 0, this.canvas.width, this.canvas.height);
   }
 
+  /** POST a control op to the channel (with the token); null when the request failed.
+   * @param {string} op @returns {Promise<Response | null>} */
   async _control(op) {
-    const url = new URL("api/channels/" + encodeURIComponent(this.data.channel) + "/control/" + op, this.serverBase);
+    const url = new URL("api/channels/" + encodeURIComponent(String(this.data.channel)) + "/control/" + op, this.serverBase);
     try {
       return await fetch(url.href, { method: "POST", headers: { Authorization: "Bearer " + this.data.token } });
     } catch (e) {

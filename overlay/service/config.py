@@ -1,0 +1,44 @@
+"""Server settings: where to listen, where the data lives, the token, the clock."""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from .store import default_data_dir
+
+__all__ = ["ServerSettings", "DEFAULT_PORT"]
+
+DEFAULT_PORT = 8765
+
+
+@dataclass(frozen=True)
+class ServerSettings:
+    """Everything ``create_app`` needs.  ``db`` = ``":memory:"`` keeps nothing on disk."""
+
+    host: str = "127.0.0.1"
+    port: int = DEFAULT_PORT
+    data_dir: Path = field(default_factory=default_data_dir)
+    db: str | None = None  # default: data_dir / "overlay.sqlite3"
+    token: str | None = None  # None: created on first start and stored
+    demo: bool = True  # a fresh install gets the looping demo channel
+    clock: Callable[[], float] = time.monotonic
+    max_delay: float = 600.0
+    #: folders ``load`` and ``follow`` may read (empty: any path the process can read)
+    allow_dirs: tuple[Path, ...] = ()
+    #: origins a page or state socket may come from besides the server's own (and OBS)
+    allow_origins: tuple[str, ...] = ()
+    #: SQLite ``synchronous``: FULL fsyncs every acknowledged write (survives a power cut);
+    #: NORMAL survives a killed process only, and costs far less per write
+    synchronous: str = "FULL"
+    #: ``serve --redis URL``: share the channels with other processes through Redis
+    #: (:mod:`overlay.cluster.leases`); None keeps everything in this process and SQLite
+    redis: str | None = None
+    #: the address other processes reach this one at (default: the one it listens on)
+    advertise: str | None = None
+
+    @property
+    def db_path(self) -> str:
+        return self.db if self.db is not None else str(Path(self.data_dir) / "overlay.sqlite3")

@@ -1,0 +1,228 @@
+"""Output fan-out: one pump per channel sends each output's pages the scene of their step.
+
+The pump sleeps until the next moment a step changes on some output (the Director says
+when), or until something wakes it (a feed update, a control command, a page joining), then
+builds one scene per (output, size) and sends it to every page of that group.  State-stream
+clients get the state of their output the same way.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import logging
+import time
+from typing import Any
+
+from collections.abc import Callable
+
+from renderer.statboard import stats_book
+
+from . import analysis
+from .branching import LineGame
+from .clients import Page, StateSub
+from .core import ChannelCore
+from .errors import BadRequest
+from .protocol import OUTPUTS, OutputName, SceneMessage, StateMessage, dump
+
+__all__ = ["FanOut", "MAX_SIZES", "public_state"]
+
+#: distinct page sizes a channel draws at once: each size is its own scene per step (100
+#: pages at 100 widths cost ten times the CPU of one size), so a new size past this many
+#: is refused
+MAX_SIZES = 8
+
+
+def public_state(state: dict[str, Any]) -> dict[str, Any]:
+    """A state as the clean output may show it: hands as counts of face-down cards (``Xx``),
+    no dealer's discard, no commentary, no rule-breach texts (they name held cards)."""
+    out = dict(state)
+    out["hands"] = [["Xx"] * len(hand) for hand in state.get("hands", [])]
+    out["discard"] = None
+    out["annotations"] = []
+    out["problems"] = []
+    return out
+
+log = logging.getLogger("overlay.service.fanout")
+
+
+def _shown_state(output: OutputName, state: dict[str, Any]) -> dict[str, Any]:
+    return public_state(state) if output == "clean" else state
+
+
+def _line_json(game: object) -> dict[str, Any] | None:
+    """The ``line`` of a state message: which alternative line a line game plays."""
+    line = game.line if isinstance(game, LineGame) else None
+    if line is None:
+        return None
+    return {"deal": line.deal + 1, "line": line.line + 1, "game": None if line.game is None else line.game + 1}
+
+
+def _sent(page: Page, seq: int, step: int | None, now: float) -> Callable[[], None]:
+    return lambda: page.note_sent(seq, step, now)
+
+
+class FanOut(ChannelCore):
+    """Scene and state messages of a channel, and the pump that sends them."""
+
+    def _scene_key(self, output: OutputName, size: tuple[int, int], now: float) -> tuple[Any, ...]:
+        pos = self.director.position(now - self.settings.output(output).delay)
+        return (pos.key, pos.version, self.render.revision, size)
+
+    def scene_text(
+        self, output: OutputName, size: tuple[int, int], now: float, *, snapshot: bool
+    ) -> tuple[str, int, int | None]:
+        """The scene message for ``output`` at ``now`` (its delay applied) drawn at ``size``;
+        returns the text, its seq and its step."""
+        out = self.settings.output(output)
+        pos = self.director.position(now - out.delay)
+        self.out_seq += 1
+        step = pos.step
+        game = self.shown(pos.version)  # a delayed output shows the game as it was then
+        steps = () if game is None else game.steps
+        if step is not None and step >= len(steps):
+            step = None
+        w = self.where(game, step)
+        head = SceneMessage(
+            seq=self.out_seq,
+            channel=self.id,
+            output=output,
+            step=step,
+            steps=len(steps),
+            deal=None if step is None else steps[step].deal,
+            game=w["game"],
+            games=w["games"],
+            game_title=w["game_title"],
+            age=round(pos.offset, 4),
+            rate=pos.rate,
+            playing=pos.playing,
+            snapshot=snapshot,
+            jump=pos.jump,
+            width=size[0],
+            height=size[1],
+        )
+        data = dump(head)
+        del data["scene"]
+        text = json.dumps(data, separators=(",", ":"), ensure_ascii=False)
+        if game is not None and not steps and game.timeline.players:
+            # players seated, no deal yet: the pre-show picture, not a blank page
+            scene = self.cache.preshow((pos.version, self.render.revision, output, size, -1), game.timeline, self.render, title=game.timeline.title)
+        elif step is None or game is None:
+            scene = "null"
+        else:
+            part = game.part_of(step)
+            scene = self.cache.get(
+                (pos.version, self.render.revision, output, size, step),
+                steps,
+                self.render,
+                title=part.title,
+                line=game.line if isinstance(game, LineGame) else None,
+                stats_of=lambda: stats_book(part.timeline).at(step - part.first_step),
+            )
+        return text[:-1] + ',"scene":' + scene + "}", self.out_seq, step
+
+    def state_text(self, output: OutputName, now: float) -> str:
+        pos = self.director.position(now - self.settings.output(output).delay)
+        game = self.shown(pos.version)
+        steps = () if game is None else game.steps
+        step = pos.step if pos.step is not None and pos.step < len(steps) else None
+        w = self.where(game, step)
+        msg = StateMessage(
+            channel=self.id,
+            output=output,
+            delay=self.settings.output(output).delay,
+            step=step,
+            steps=len(steps),
+            playing=pos.playing,
+            game=w["game"],
+            games=w["games"],
+            game_title=w["game_title"],
+            line=_line_json(game),
+            state=None if step is None else _shown_state(output, steps[step].to_json()),
+        )
+        return json.dumps(dump(msg), separators=(",", ":"), ensure_ascii=False)
+
+    def check_page_size(self, output: OutputName, size: tuple[int, int]) -> None:
+        """Raises:
+        BadRequest: ``size`` would be a new size past :data:`MAX_SIZES` for this channel."""
+        sizes = {(p.width, p.height) for p in self.pages}
+        if size not in sizes and len(sizes) >= MAX_SIZES:
+            raise BadRequest(
+                f"channel {self.id!r}: pages already draw at {len(sizes)} sizes (at most {MAX_SIZES}); "
+                f"use one of {', '.join(f'{w}x{h}' for w, h in sorted(sizes))}"
+            )
+
+    def send_snapshot(self, page: Page) -> None:
+        """Queue the full picture for ``page`` (its sender delivers it; nothing waits)."""
+        now = self.hub.clock()
+        text, seq, step = self.scene_text(page.output, page.size, now, snapshot=True)
+        # the pump need not send this picture again to a first page of its group
+        self.last_key.setdefault(page.group, self._scene_key(page.output, page.size, now))
+        page.outbox.offer(text, lambda: page.note_sent(seq, step, now))
+        analysis.after_snapshot(self, page, step)  # the last analysis of that step, if any
+
+    def send_state(self, sub: StateSub) -> None:
+        now = self.hub.clock()
+        self.last_key.setdefault(("state", sub.output), self._scene_key(sub.output, (0, 0), now))
+        sub.outbox.offer(self.state_text(sub.output, now))
+
+    async def pump(self) -> None:
+        loop = asyncio.get_running_loop()
+        while True:
+            self.wake.clear()
+            try:
+                self.director.catch_up(self.hub.clock())  # live catch-up (overlay.service.director)
+                deadline = await self._broadcast(self.hub.clock())
+            except Exception:  # a bad scene must not kill the channel's pump
+                log.exception("channel %s: broadcast failed", self.id)
+                deadline = self.hub.clock() + 1.0
+            handle = None
+            if deadline is not None:
+                delay = max(0.0, deadline - self.hub.clock()) + 0.0005
+                handle = loop.call_later(delay, self.wake.set)
+            await self.wake.wait()
+            if handle is not None:
+                handle.cancel()
+
+    async def _broadcast(self, now: float) -> float | None:
+        deadline: float | None = None
+        groups: dict[tuple[Any, ...], list[Page]] = {}
+        for page in self.pages:
+            groups.setdefault(page.group, []).append(page)
+        for group in [g for g in self.last_key if g not in groups and g[0] != "state"]:
+            del self.last_key[group]
+        outputs = {g[0] for g in groups} | {s.output for s in self.subs}
+        for (output, width, height), pages in groups.items():
+            size = (width, height)
+            key = self._scene_key(output, size, now)
+            if key != self.last_key.get((output, width, height)):
+                self.last_key[(output, width, height)] = key
+                woke = time.time() * 1000 if any(p.trace for p in pages) else 0.0
+                text, seq, step = self.scene_text(output, size, now, snapshot=False)
+                for page in pages:
+                    out = text
+                    if page.trace:
+                        trace = {**self.feed_trace, "woke": woke, "built": time.time() * 1000}
+                        out = text[:-1] + ',"trace":' + json.dumps(trace) + "}"
+                    # never awaits a page: a slow one gets the latest scene when it catches up
+                    page.outbox.offer(out, _sent(page, seq, step, now))
+                # the analysis of this step follows when ready (off unless enabled)
+                analysis.after_scene(self, output, size, step, pages)
+        for output in OUTPUTS:
+            if output not in outputs:
+                continue
+            subs = [s for s in self.subs if s.output == output]
+            if subs:
+                skey = ("state", output)
+                key = self._scene_key(output, (0, 0), now)
+                if key != self.last_key.get(skey):
+                    self.last_key[skey] = key
+                    state = self.state_text(output, now)
+                    for sub in subs:
+                        sub.outbox.offer(state)
+            delay = self.settings.output(output).delay
+            pos = self.director.position(now - delay)
+            if pos.next_change is not None:
+                at = pos.next_change + delay
+                deadline = at if deadline is None else min(deadline, at)
+        return deadline

@@ -1,0 +1,332 @@
+"""Live feed: whole games, single actions and followed files, turned into new timelines.
+
+No rules live here.  A single action is pushed onto the engine's live game
+(:class:`engine.live.LiveGame`), which writes it into the last deal, replays that deal
+alone and judges it: an action whose replay reports a new problem is refused with the
+engine's own text (file, deal, phase, index).  Its cost does not grow with the game.
+
+A match (``.emn``) loads as every game it holds, played one after the other: its
+:attr:`Loaded.steps` run through game 1, then game 2...; :attr:`Loaded.parts` says where each
+game starts and how to label it ("Game 2 of 6").  A plain game is a single part.
+"""
+
+from __future__ import annotations
+
+import base64
+import binascii
+import bisect
+import hashlib
+import json
+from dataclasses import dataclass, field, replace
+from typing import Any
+
+from engine.errors import Place, Problem, SchemaError
+from engine.live import LiveAction, LiveGame, actions_of  # actions_of: re-exported (benchmarks, tests)
+from engine.load import MAX_INPUT, LoadedGame
+from engine.state import GameState, Timeline
+from engine.validate import validate_document
+
+from .errors import BadRequest, TooLarge
+from .protocol import ActionIn, FeedGame
+
+__all__ = [
+    "Part",
+    "Loaded",
+    "load_bytes",
+    "push_action",
+    "compare",
+    "new_problems",
+    "new_warnings",
+    "document_bytes",
+    "digest",
+    "feed_game_bytes",
+    "actions_of",
+]
+
+
+
+@dataclass(frozen=True)
+class Part:
+    """One game of what a channel plays (the only one, or one game of a match)."""
+
+    index: int  # game index in the match file (0 for a plain game)
+    timeline: Timeline
+    first_step: int  # global step index of the game's first state
+    label: str | None  # "Game 2 of 6" (None for a plain game)
+
+    @property
+    def title(self) -> str | None:
+        """What the scene shows as its title: the game's own title and, in a match, which game."""
+        if self.label is None:
+            return self.timeline.title
+        return f"{self.timeline.title} \u2014 {self.label}" if self.timeline.title else self.label
+
+
+@dataclass(frozen=True)
+class Loaded:
+    """A game (or match) the engine accepted: the bytes kept on disk and what they replay to.
+
+    ``timeline`` is the game's replay; for a match it is the first game's (single actions
+    and incremental replay only apply to plain games).  ``steps`` is what the Director plays.
+    """
+
+    data: bytes
+    source: str
+    document: dict[str, Any]  # EGN JSON (what single actions edit); EMN JSON for a match
+    timeline: Timeline
+    digest: str
+    problems: tuple[Problem, ...]
+    parts: tuple[Part, ...] = ()
+    steps: tuple[GameState, ...] = ()
+    match: bool = False
+    games_in_file: int = 1
+    #: the engine's load (plain games), and the live game single actions are pushed onto
+    #: (made from the load on the first action, then handed from game to game)
+    engine: LoadedGame | None = field(default=None, repr=False, compare=False)
+    live: LiveGame | None = field(default=None, repr=False, compare=False)
+    _firsts: tuple[int, ...] = field(default=(), repr=False, compare=False)
+
+    def __post_init__(self) -> None:
+        if not self.parts:
+            object.__setattr__(self, "parts", (Part(0, self.timeline, 0, None),))
+            object.__setattr__(self, "steps", tuple(self.timeline.steps))
+        object.__setattr__(self, "_firsts", tuple(p.first_step for p in self.parts))
+
+    def part_of(self, step: int) -> Part:
+        """The game that global step ``step`` belongs to."""
+        i = bisect.bisect_right(self._firsts, step) - 1
+        return self.parts[max(i, 0)]
+
+    def slim(self) -> Loaded:
+        """The same replay without the stored bytes (kept for delayed outputs)."""
+        return replace(self, data=b"")
+
+
+def load_bytes(data: bytes, *, source: str, strict: bool = True, previous: Loaded | None = None) -> Loaded:
+    """Load a game of any supported format (JSON ``.egn``, ``.egnb``, ``.emn``).
+
+    ``strict`` refuses schema problems (the live feed); lenient repairs and lists them.
+    ``previous`` (the channel's current game) lets the engine replay only the deals that
+    changed.  A match loads every game it holds (lenient: games the engine cannot read are
+    left out, and the others keep their numbers).
+
+    Raises:
+        TooLarge: more than :data:`MAX_INPUT` bytes.
+        EgnError: the engine's typed error for a document it cannot accept.
+    """
+    from engine.load import LoadedMatch, load_any
+
+    if len(data) > MAX_INPUT:
+        raise TooLarge(f"{source}: input of {len(data)} bytes is over the {MAX_INPUT} byte cap")
+    if not data.strip():
+        raise BadRequest(f"{source}: empty input")
+    prev = previous.timeline if previous is not None and not previous.match else None
+    loaded = load_any(data, source=source, strict=strict, previous=prev)
+    if isinstance(loaded, LoadedMatch):
+        return _match(data, loaded, source=source)
+    doc = loaded.document
+    document = doc.to_json() if hasattr(doc, "to_json") else dict(doc)
+    if not strict:
+        _refuse_blank(document, loaded.all_problems, source=source)
+    return Loaded(
+        data=bytes(data),
+        source=source,
+        document=document,
+        timeline=loaded.timeline,
+        digest=digest(data),
+        problems=tuple(loaded.all_problems),
+        engine=loaded,
+    )
+
+
+def _refuse_blank(document: dict[str, Any], problems: tuple[Problem, ...], *, source: str) -> None:
+    """A lenient load may repair a document, but not into a game with nobody at the table:
+    ``{}`` or a truncated save would otherwise blank a channel that had a good game.
+
+    Raises:
+        EgnError: the engine's first error about the document (typed as the engine typed it).
+    """
+    metadata = document.get("metadata")
+    if isinstance(metadata, dict) and metadata.get("players"):
+        return
+    first = next((p for p in problems if p.severity == "error"), None)
+    if first is not None:
+        raise first.error()
+    raise SchemaError("the game lists no players", Place(source=source, path="/metadata/players"))
+
+
+def _match(data: bytes, loaded: Any, *, source: str) -> Loaded:
+    games = loaded.games
+    if not games:
+        raise SchemaError("the match holds no games the engine can read", Place(source=source))
+    listed = loaded.match.get("games") if isinstance(loaded.match, dict) else None
+    total = max(len(listed) if isinstance(listed, list) else 0, len(games))
+    parts: list[Part] = []
+    steps: list[GameState] = []
+    problems: list[Problem] = []
+    for pos, g in enumerate(games):
+        # the engine names each game "<source> game <i>" (i = its index in the file)
+        tail = g.source.rsplit(" game ", 1)[-1]
+        index = int(tail) if tail.isdigit() else pos
+        parts.append(Part(index, g.timeline, len(steps), f"Game {index + 1} of {total}"))
+        steps.extend(g.timeline.steps)
+        problems.extend(g.all_problems)
+    return Loaded(
+        data=bytes(data),
+        source=source,
+        document=dict(loaded.match),
+        timeline=games[0].timeline,
+        digest=digest(data),
+        problems=tuple(problems),
+        parts=tuple(parts),
+        steps=tuple(steps),
+        match=True,
+        games_in_file=total,
+    )
+
+
+def digest(data: bytes) -> str:
+    return hashlib.sha256(data).hexdigest()
+
+
+def feed_game_bytes(message: FeedGame) -> bytes:
+    """The bytes of a whole game sent on a feed socket (a JSON ``document``, or ``data`` as
+    text or base64), as a ``PUT …/game`` body: what the owner loads, on one box and when
+    another process forwards the frame (:mod:`overlay.cluster.relay`).
+
+    Raises:
+        BadRequest: neither ``document`` nor ``data``, or ``data`` that is not base64.
+    """
+    if message.document is not None:
+        return json.dumps(message.document, ensure_ascii=False).encode()
+    if message.data is None:
+        raise BadRequest("game message needs 'document' or 'data'")
+    if message.base64:
+        try:
+            return base64.b64decode(message.data, validate=True)
+        except (binascii.Error, ValueError):
+            raise BadRequest("game 'data' is not valid base64") from None
+    return message.data.encode()
+
+
+def document_bytes(document: dict[str, Any]) -> bytes:
+    return json.dumps(document, ensure_ascii=False, separators=(",", ":")).encode()
+
+
+def _first_changed_deal(old: dict[str, Any], new: dict[str, Any]) -> int | None:
+    """First deal whose JSON differs (0 when anything outside the deals differs)."""
+    if any(old.get(k) != new.get(k) for k in set(old) | set(new) if k != "deals"):
+        return 0
+    a, b = old.get("deals", []), new.get("deals", [])
+    for i, (x, y) in enumerate(zip(a, b)):
+        if x != y:
+            return i
+    return None if len(a) == len(b) else min(len(a), len(b))
+
+
+def compare(old: Loaded | None, new: Loaded) -> tuple[int, int | None]:
+    """How ``new`` differs from ``old``, the game it replaces: ``(shared, first)``.
+
+    ``shared``: how many leading steps of ``new`` are equal states (hands included) to
+    ``old``'s, so their pictures are the same and a new revision need not draw them again
+    (0 with no old game, for a match or a changed title: what a scene shows besides the
+    state).  ``first``: the first step that replays differently, hands aside (see
+    :func:`_played`; None: identical).  The replay is a function of the document, so the
+    steps of the deals before the first changed deal are equal and are not compared.
+    """
+    if old is None:
+        return 0, (0 if len(new.steps) else None)
+    if old.match or new.match:
+        return 0, _first_unequal(old.steps, new.steps, 0)
+    a, b = old.timeline.steps, new.timeline.steps
+    n = min(len(a), len(b))
+    deal = _first_changed_deal(old.document, new.document)
+    deals = old.timeline.deals
+    if deal is None:
+        equal = n
+    elif len(deals) == len(old.document.get("deals", [])):
+        equal = min(deals[deal].first_step if deal < len(deals) else len(a), n)
+    else:
+        equal = 0
+    while equal < n and a[equal] == b[equal]:
+        equal += 1
+    shared = equal if old.timeline.title == new.timeline.title else 0
+    if deal is None and len(a) == len(b):
+        return shared, None
+    return shared, _first_unequal(a, b, equal)
+
+
+def _first_unequal(a: Any, b: Any, start: int) -> int | None:
+    for i in range(start, min(len(a), len(b))):
+        if a[i] != b[i] and _played(a[i]) != _played(b[i]):
+            return i
+    if len(a) != len(b):
+        return min(len(a), len(b))
+    return None
+
+
+def _played(state: Any) -> Any:
+    """A step without its hands.
+
+    Hands not given in the file are worked out from the cards each seat plays later, so
+    every new card also fills in the hands of earlier steps.  That is not a correction of
+    what happened: only a change in the actions (calls, cards, tricks, score...) is.
+    """
+    return replace(state, hands=(), hands_known=(), hands_recorded=()) if isinstance(state, GameState) else state
+
+
+def new_warnings(old: Loaded | None, new: Loaded) -> list[str]:
+    """The engine's warnings in ``new`` that ``old`` did not have, as text (for the ack)."""
+    seen = {str(p) for p in (old.problems if old else ())}
+    return [str(p) for p in new.problems if p.severity != "error" and str(p) not in seen]
+
+
+def new_problems(old: Loaded | None, new: Loaded) -> list[Problem]:
+    """Problems of ``new`` that ``old`` did not have (errors only)."""
+    seen = {str(p) for p in (old.problems if old else ())}
+    return [p for p in new.problems if p.severity == "error" and str(p) not in seen]
+
+
+# --------------------------------------------------------------------------- actions
+
+
+def push_action(base: Loaded | None, action: ActionIn, *, source: str) -> Loaded:
+    """The game after ``action``, judged by the engine's live game (:mod:`engine.live`): it
+    writes the action into the last deal only, validates and replays that deal, and refuses
+    the action for an error the deal did not have, as a reload of the whole game did.
+
+    Raises:
+        BadRequest: no game loaded, or a match (single actions edit one game).
+        EgnError: the engine refused the action (its place and text).
+    """
+    if base is None:
+        raise BadRequest(f"{source}: no game loaded: PUT a game (with players) before sending actions")
+    if base.match:
+        raise BadRequest(
+            f"{source}: the channel holds a match ({len(base.parts)} games): single actions edit one game; "
+            "PUT the whole match instead"
+        )
+    live = base.live
+    if live is None:
+        live = LiveGame.from_loaded(base.engine) if base.engine is not None else LiveGame(
+            validate_document(base.document, source=source, reference=False), source=source, problems=base.problems, timeline=base.timeline
+        )
+    live = live.copy()  # the channel's game changes only once the action is stored
+    live.push(
+        LiveAction(
+            action.kind,
+            call=action.call,
+            alone=action.alone,
+            alone_defender=action.alone_defender,
+            card=action.card,
+            dealer=action.dealer,
+            up_card=action.up_card,
+            deal_number=action.deal_number,
+            player_cards=None if action.player_cards is None else tuple(tuple(h) for h in action.player_cards),
+        )
+    )
+    data = live.to_egn_bytes()
+    timeline = live.timeline
+    return Loaded(
+        data=data, source=source, document=live.to_egn(), timeline=timeline, digest=digest(data), problems=timeline.problems, live=live
+    )

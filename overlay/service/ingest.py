@@ -1,0 +1,151 @@
+"""Feed ingestion: a logger's whole games and single actions become the channel's game.
+
+Every accepted game is a new revision; steps before the first change keep their durations,
+so new actions animate and corrections to past actions jump without animation.  A refused
+document or action leaves the channel's last good state untouched, and so does a write the
+database refuses: the new game, playhead and action are stored in one transaction first,
+and only then does memory change.
+
+Each ack lists the engine's new warnings (a renege, a card played twice: facts a logger
+records from a real table), so the operator sees them; errors are refused.
+"""
+
+from __future__ import annotations
+
+import copy
+import json
+import time
+
+from . import feed
+from .core import ChannelCore
+from .errors import Conflict, SequenceGap
+from .protocol import ActionIn, FeedAck
+from .outputs import durations_of, marks_of
+
+__all__ = ["Ingest"]
+
+
+class Ingest(ChannelCore):
+    """Whole games (PUT, upload, file) and logger actions of a channel."""
+
+    def _commit(
+        self, loaded: feed.Loaded, *, seq: int, reset: bool = False, action: tuple[int, str] | None = None
+    ) -> FeedAck:
+        """Store, then show ``loaded`` (with ``action``: the logged ``(seq, json)``).
+
+        Raises:
+            StoreFailed, StoreFull: the database refused; the channel is unchanged.
+        """
+        now = self.hub.clock()
+        # leading steps with equal states keep their scenes; ``first``: the first step changed
+        shared, first = (0, None) if reset else feed.compare(self.game, loaded)
+        old_steps = self.steps
+        correction = first is not None and first < old_steps
+        revision = self.revision + 1
+        if reset or first is None:
+            durations = durations_of(loaded.steps, self.render.timing)
+        else:
+            # steps before the first change are the same steps: keep their durations
+            keep = list(self.director.durations[:first])
+            durations = keep + durations_of(loaded.steps[first:], self.render.timing)
+        director = copy.deepcopy(self.director)  # memory changes only once the store has it
+        # an alternative line on air holds the live play: the game takes the action, the
+        # picture stays on the line until ``mainline`` (overlay.service.branching); a new game ends it
+        held = self.on_air is not None and not reset
+        if reset:
+            director.reset(now, durations, version=revision, marks=marks_of(loaded.steps))
+        elif not held:
+            changed = first if first is not None else len(durations)
+            # the marks before the first change stand, as the durations do (a feed's games
+            # grow long: reading every step's kind per action cost 2 % of the CPU)
+            marks = sorted(m for m in self.director.times.marks if m < changed)
+            marks += [changed + i for i in marks_of(loaded.steps[changed:])]
+            director.timeline_changed(now, durations, first_changed=changed, version=revision, marks=marks)
+        with self.record.transaction():
+            self.record.save_game(loaded.data, source=loaded.source, seq=seq)
+            self.record.save_playhead(self.main_playhead(director, now).to_json() if held else director.playhead(now).to_json())
+            if reset:
+                self.record.clear_actions()
+            if action is not None:
+                self.record.log_action(*action)
+        warnings = feed.new_warnings(self.game, loaded)
+        before = self.versions.get(self.revision)
+        if not reset and self.on_air is None and self.game is not None and before is not None and before.steps is self.game.steps:
+            # the steps the action left alone keep their scenes (overlay.service.outputs.SceneCache)
+            self.cache.same_as(revision, self.revision, shared)
+        self.game = loaded
+        self.seq = seq
+        self.load_error = None
+        self.revision = revision
+        self.versions[revision] = loaded.slim()
+        self.director = director
+        if reset:
+            self.on_air = None
+        self._prune_versions()
+        self.updated = now
+        self.poke()
+        return FeedAck(
+            seq=None, changed=True, correction=correction, steps=self.steps, expected=self.seq + 1, warnings=warnings
+        )
+
+    def _unchanged(self, seq: int | None = None, *, duplicate: bool = False) -> FeedAck:
+        return FeedAck(seq=seq, duplicate=duplicate, changed=False, steps=self.steps, expected=self.seq + 1)
+
+    def put_game(self, data: bytes, *, source: str, strict: bool = True) -> FeedAck:
+        """A whole game from the logger (idempotent).
+
+        Raises:
+            EgnError: the engine refused it (the channel keeps its last good state).
+        """
+        self._alive()
+        if self.game is not None and feed.digest(data) == self.game.digest:
+            return self._unchanged()
+        loaded = feed.load_bytes(data, source=source, strict=strict, previous=self.game)
+        if self.game is not None and loaded.document == self.game.document:
+            # same game in another encoding: keep the new bytes, nothing to show
+            self.record.save_game(loaded.data, source=loaded.source, seq=self.seq)
+            self.game = loaded
+            if self.on_air is None or self.on_air.version != self.revision:  # not the line game's version
+                self.versions[self.revision] = loaded.slim()
+            return self._unchanged()
+        return self._commit(loaded, seq=self.seq)
+
+    def load_game(self, data: bytes, *, source: str) -> FeedAck:
+        """Load a (different) game: lenient, starts from its first step."""
+        self._alive()
+        loaded = feed.load_bytes(data, source=source, strict=False)
+        return self._commit(loaded, seq=0, reset=True)
+
+    def apply_action(self, action: ActionIn) -> FeedAck:
+        """One logger action with its sequence number.
+
+        Raises:
+            SequenceGap: ``seq`` skips numbers (``expected`` says which one is next).
+            EgnError: the engine found the action illegal or malformed.
+            BadRequest: the action does not fit the document (no deal yet...).
+        """
+        self._alive()
+        received = time.time() * 1000
+        expected = self.seq + 1
+        content = json.dumps(action.model_dump(mode="json", by_alias=True, exclude_none=True), sort_keys=True)
+        if action.seq < expected:
+            logged = self.record.action(action.seq)
+            if logged is not None and logged != content:
+                raise Conflict(
+                    f"channel {self.id!r}: action {action.seq} was already accepted as {logged}; "
+                    f"this one differs: {content}",
+                    seq=action.seq,
+                    accepted=json.loads(logged),
+                    expected=expected,
+                )
+            return self._unchanged(action.seq, duplicate=True)
+        if action.seq > expected:
+            raise SequenceGap(
+                f"channel {self.id!r}: action {action.seq} skips ahead; expected {expected}", expected=expected
+            )
+        source = self.game.source if self.game else f"{self.id}.egn"
+        loaded = feed.push_action(self.game, action, source=source)
+        replayed = time.time() * 1000
+        ack = self._commit(loaded, seq=action.seq, action=(action.seq, content))
+        self.feed_trace = {"received": received, "replayed": replayed, "committed": time.time() * 1000}
+        return ack.model_copy(update={"seq": action.seq})

@@ -1,0 +1,247 @@
+"""Director wiring: control commands and settings changes reach a channel's Director.
+
+The :class:`~overlay.service.director.Director` is a pure function of commands and time; this part
+turns HTTP control requests into its calls (resolving seek targets inside a match), retimes
+it when the timing settings change, and stores the playhead after each command.  ``branch``
+and ``mainline`` put an alternative line on air and take it off (:mod:`overlay.service.branching`).
+"""
+
+from __future__ import annotations
+
+import copy
+from collections.abc import Callable
+from dataclasses import replace
+from typing import Any
+
+from .branching import OnAir, find_branch, line_game
+from .core import ChannelCore
+from .director import Director, Playhead
+from .errors import BadRequest, Unprocessable
+from .protocol import ChannelSettings, ControlRequest
+from .outputs import RenderSettings, durations_of, lags_of, marks_of
+
+__all__ = ["Playback"]
+
+
+class Playback(ChannelCore):
+    """Control commands and settings of a channel."""
+
+    def control(self, req: ControlRequest) -> dict[str, Any]:
+        """Apply a Director command; returns the new playhead.
+
+        Raises:
+            BadRequest: a command without its argument, or a deal/step that does not exist.
+            Unprocessable: ``branch`` naming a line the game does not have (or no game),
+                ``mainline`` with no line on air, a deal/game ``seek`` during a line.
+            StoreFailed, StoreFull: the playhead could not be stored (nothing changed).
+        """
+        self._alive()
+        now = self.hub.clock()
+        # commands run on a copy that replaces the Director only once the store has its
+        # playhead: a refused write leaves the playhead where it was
+        d = copy.deepcopy(self.director)
+        op = req.op
+        on_air = self.on_air
+        shown: dict[int, Any] = {}  # new timeline versions (a line going on or off air)
+        if op == "branch":
+            on_air = self._line_on(d, req, now)
+            shown[on_air.version] = on_air.game
+        elif op == "mainline" or op == "live" and on_air is not None:
+            if on_air is None:
+                raise Unprocessable(f"channel {self.id!r}: no alternative line is on air")
+            version = self._line_off(d, on_air, now)
+            shown[version] = None if self.game is None else self.game.slim()
+            on_air = None
+            if op == "live":
+                d.live(now)  # the newest step of the main line
+        elif op == "seek" and on_air is not None:
+            d.seek(now, self._line_seek(req, on_air))
+        elif op == "loop" and on_air is not None:
+            # a line never loops into the game before it: looping is the main line's, from its return
+            on_air = replace(on_air, resume=replace(on_air.resume, loop=_switch(req)))
+        else:
+            self._command(d, req, now)
+        self.record.save_playhead((on_air.resume if on_air is not None else d.playhead(now)).to_json())
+        for version, game in shown.items():
+            self.versions[version] = game
+            self.revision = version
+        self.director = d
+        self.on_air = on_air
+        self._prune_versions()
+        self.poke()
+        return self.playhead_json(now)
+
+    def _command(self, d: Director, req: ControlRequest, now: float) -> None:
+        """A transport command on ``d`` (the same on the main line and on a line).
+
+        Raises:
+            BadRequest: a command without its argument, or a deal/step that does not exist.
+        """
+        op = req.op
+        # the commands that take nothing but the time
+        plain: dict[str, Callable[[float], object]] = {
+            "play": d.play,
+            "pause": d.pause,
+            "toggle": d.toggle,
+            "next": d.next,
+            "step": d.step_forward,
+            "back": d.step_back,
+            "live": d.live,
+        }
+        if op in plain:
+            plain[op](now)
+        elif op == "seek":
+            d.seek(now, self._seek_target(req, now))
+        elif op == "speed":
+            speed = req.speed if req.speed is not None else req.value
+            if speed is None or isinstance(speed, bool) and not speed:
+                raise BadRequest("speed needs 'value' (a number from 0.0625 to 16, e.g. speed?value=2)")
+            if not 0.0 < float(speed) <= 16.0:
+                raise BadRequest(f"speed {float(speed)!r} is outside 0..16")
+            d.set_speed(now, float(speed))
+        elif op in ("loop", "auto"):
+            (d.set_loop if op == "loop" else d.set_auto)(now, _switch(req))
+
+    def _line_on(self, d: Director, req: ControlRequest, now: float) -> OnAir:
+        """Put the line ``req`` names on air on ``d``: its first step animates (paused: shows
+        complete), in the transport mode the main line had; the line does not loop.
+
+        Raises:
+            Unprocessable: no game, or no such game, deal or line.
+        """
+        game = self.game
+        left = self.on_air.resume if self.on_air is not None else d.playhead(now)
+        part, branch = find_branch(game, self.id, deal=req.deal, line=req.line, game_no=req.game, on_screen=left.step)
+        assert game is not None
+        lg = line_game(game, part, branch)
+        first = part.first_step + branch.parent_step + 1
+        durations = durations_of(lg.steps, self.render.timing)
+        a = d.anchor
+        start = Playhead(
+            step=first,
+            offset=0.0 if a.playing else durations[first],
+            playing=a.playing,
+            speed=a.speed,
+            loop=False,
+            auto=a.auto,
+            hold=None if a.auto else first,
+            follow=False,
+        )
+        version = self.revision + 1
+        d.switch(now, durations, start, version=version, marks=marks_of(lg.steps), jump=not a.playing)
+        return OnAir(game=lg, branch=branch, part=part.index, first=first, resume=left, version=version)
+
+    def _line_off(self, d: Director, on_air: OnAir, now: float) -> int:
+        """Back to the main line on ``d`` where it left (the operator's current speed kept);
+        returns the new timeline version.  The main line may have grown meanwhile (a live
+        feed is held, not lost): a playhead that followed it catches up from there."""
+        steps = () if self.game is None else self.game.steps
+        version = self.revision + 1
+        resume = replace(on_air.resume, speed=d.anchor.speed)
+        d.switch(now, durations_of(steps, self.render.timing), resume, version=version, marks=marks_of(steps), jump=True)
+        return version
+
+    def _line_seek(self, req: ControlRequest, on_air: OnAir) -> int:
+        """The global step of ``seek?step=N`` inside the line on air (N from the line's first step).
+
+        Raises:
+            Unprocessable: a deal or game seek (leave the line first), or no such step.
+        """
+        n = len(on_air.game.steps) - on_air.first
+        if req.deal is not None or req.game is not None or req.step is None:
+            raise Unprocessable(
+                f"channel {self.id!r}: an alternative line is on air: seek takes 'step' (0..{n - 1}, from the line's first step); "
+                "'mainline' returns to the main line"
+            )
+        if req.step >= n:
+            raise Unprocessable(f"channel {self.id!r}: no step {req.step} in the alternative line (it has {n}: 0..{n - 1})")
+        return on_air.first + req.step
+
+    def _seek_target(self, req: ControlRequest, now: float) -> int:
+        """The global step a seek names.  With ``game`` (a match), ``deal`` and ``step`` count
+        inside that game; without it, ``step`` is global and ``deal`` is in the game on screen.
+
+        Raises:
+            BadRequest: no such game, deal or step, or nothing to seek to.
+        """
+        g = self.game
+        # people count games and deals from 1 (as the screen and ``inspect`` do)
+        if req.game is not None:
+            if g is None or not any(p.index == req.game - 1 for p in g.parts):
+                have = "no game" if g is None else ", ".join(str(p.index + 1) for p in g.parts)
+                raise BadRequest(f"channel {self.id!r}: no game {req.game} in the match (games: {have})")
+            part = next(p for p in g.parts if p.index == req.game - 1)
+        elif req.deal is not None and g is not None:
+            part = g.part_of(self.director.position(now).step or 0)
+        else:
+            part = None
+        if req.deal is not None:
+            if part is None:
+                raise BadRequest(f"channel {self.id!r}: no deal {req.deal} (no game loaded)")
+            tl = part.timeline
+            if req.deal > len(tl.deals):
+                where = f"game {part.index + 1} of the match" if g is not None and g.match else "the game"
+                have = f"deals 1..{len(tl.deals)}" if tl.deals else "no deals yet"
+                raise BadRequest(f"channel {self.id!r}: no deal {req.deal} ({where} has {have})")
+            return part.first_step + tl.deal_start(req.deal - 1)
+        if req.step is not None:
+            if part is not None:
+                n = len(part.timeline.steps)
+                if req.step >= n:
+                    raise BadRequest(f"channel {self.id!r}: no step {req.step} in game {part.index + 1} (it has {n})")
+                return part.first_step + req.step
+            if req.step >= max(self.steps, 1):
+                raise BadRequest(f"channel {self.id!r}: no step {req.step} (the game has {self.steps})")
+            return req.step
+        if part is not None:
+            return part.first_step
+        raise BadRequest("seek needs 'step', 'deal' or 'game'")
+
+    def put_settings(self, doc: ChannelSettings) -> ChannelSettings:
+        """Validate with the renderer's models, store (revision-checked), apply.
+
+        Raises:
+            pydantic.ValidationError: a view/theme/timing the renderer refuses.
+            StaleRevision: ``doc.revision`` is not the current one.
+        """
+        self._alive()
+        RenderSettings(doc)  # validate before storing
+        stored = self.record.save_settings(doc)
+        old_timing = self.render.timing
+        self.settings = stored
+        self.render = RenderSettings(stored)
+        self.director.max_delay = self.window
+        if self.render.timing != old_timing:
+            now = self.hub.clock()
+            lags = lags_of(self.render.timing)
+            self.director.max_lag, self.director.skip_lag = lags["max_lag"], lags["skip_lag"]
+            played = self.played
+            self.director.retime(now, durations_of(() if played is None else played.steps, self.render.timing))
+            if self.on_air is not None:
+                # the main line's saved place keeps its progress through its step, in the new timing
+                self.on_air = replace(self.on_air, resume=self._retimed(self.on_air.resume, old_timing))
+        self.poke()
+        return stored
+
+    def _retimed(self, resume: Playhead, old_timing: Any) -> Playhead:
+        """``resume`` (a place on the main line timed by ``old_timing``) at the same progress
+        through its step under the current timing; a complete step stays complete."""
+        steps = () if self.game is None else self.game.steps
+        if not 0 <= resume.step < len(steps):
+            return resume
+        kind = steps[resume.step].kind
+        old = float(old_timing.of(kind).total)
+        new = float(self.render.timing.of(kind).total)
+        progress = min(max(resume.offset / old, 0.0), 1.0) if old > 0.0 else 1.0
+        return replace(resume, offset=progress * new)
+
+
+def _switch(req: ControlRequest) -> bool:
+    """The true/false ``value`` of ``loop`` and ``auto``.
+
+    Raises:
+        BadRequest: no value, or one that is not a switch.
+    """
+    if req.value is None or not isinstance(req.value, bool) and req.value not in (0.0, 1.0):
+        raise BadRequest(f"{req.op} needs 'value' (true or false, e.g. {req.op}?value=true)")
+    return bool(req.value)

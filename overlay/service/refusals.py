@@ -1,0 +1,106 @@
+"""Errors as HTTP answers: one middleware maps every refusal to a status and a JSON body.
+
+The engine's typed errors and bad input map to 400 (413 for the size cap); the service's
+own errors (:mod:`overlay.service.errors`) carry their status.  The feed socket sends the same
+bodies as typed refusals, through :func:`error_body`.
+"""
+
+from __future__ import annotations
+
+import json
+import logging
+from typing import Any
+
+from aiohttp import web
+from pydantic import ValidationError
+
+from engine.codec import json_reason
+from engine.errors import EgnError
+from engine.load import MAX_INPUT
+
+from .auth import Handler
+from .errors import OverlayError
+
+__all__ = ["REFUSED", "MAX_ERROR", "excerpt", "pydantic_text", "pydantic_errors", "error_body", "error_middleware"]
+
+log = logging.getLogger("overlay.service.refusals")
+
+#: the exceptions a request or feed frame is refused with (anything else is a bug: 500)
+REFUSED = (OverlayError, EgnError, ValidationError, json.JSONDecodeError, UnicodeDecodeError, RecursionError)
+
+
+def pydantic_text(exc: ValidationError) -> str:
+    """Every validation error as ``loc -> path: message``, joined by ``; ``."""
+    parts = []
+    for err in exc.errors():
+        loc = " -> ".join(str(x) for x in err.get("loc", ())) or "body"
+        parts.append(f"{loc}: {err.get('msg')}")
+    return "; ".join(parts)
+
+
+def pydantic_errors(exc: ValidationError) -> list[dict[str, Any]]:
+    """Each validation error's place (``loc``, a list) and message: the studio shows the
+    message next to the field at that place."""
+    return [{"loc": list(err.get("loc", ())), "msg": err.get("msg", "")} for err in exc.errors()]
+
+
+#: longest error text an answer carries: a refusal quotes a bounded excerpt of the input,
+#: never the input (a 6 MB body must not come back as a 3 MB error)
+MAX_ERROR = 600
+
+
+def excerpt(text: str, limit: int = MAX_ERROR) -> str:
+    """``text`` cut to ``limit`` characters, saying how much was left out."""
+    if len(text) <= limit:
+        return text
+    return f"{text[:limit]}... ({len(text) - limit} more characters)"
+
+
+def error_body(exc: BaseException) -> tuple[int, dict[str, Any]]:
+    """HTTP status and JSON body for an error the API refuses with (others re-raised);
+    the error text is bounded by :data:`MAX_ERROR`."""
+    status, body = _error_body(exc)
+    if isinstance(body.get("error"), str):
+        body["error"] = excerpt(body["error"])
+    return status, body
+
+
+def _error_body(exc: BaseException) -> tuple[int, dict[str, Any]]:
+    if isinstance(exc, OverlayError):
+        return exc.status, exc.to_json()
+    if isinstance(exc, EgnError):
+        return 400 if exc.kind != "size" else 413, {
+            "error": str(exc),
+            "kind": exc.kind,
+            "place": exc.problem().to_json(),
+        }
+    if isinstance(exc, ValidationError):
+        return 400, {"error": pydantic_text(exc), "kind": "validation", "errors": pydantic_errors(exc)}
+    if isinstance(exc, json.JSONDecodeError):
+        return 400, {"error": f"request body is not JSON: line {exc.lineno}, column {exc.colno}: {json_reason(exc)}", "kind": "json"}
+    if isinstance(exc, UnicodeDecodeError):
+        return 400, {"error": "request body is not UTF-8", "kind": "encoding"}
+    if isinstance(exc, RecursionError):
+        return 400, {"error": "input nests too deep", "kind": "too_deep"}
+    raise exc
+
+
+@web.middleware
+async def error_middleware(request: web.Request, handler: Handler) -> web.StreamResponse:
+    """Refusals become JSON answers; under ``/api/`` aiohttp's own HTTP errors do too."""
+    try:
+        return await handler(request)
+    except web.HTTPRequestEntityTooLarge as exc:
+        body = {"error": f"request body over the {MAX_INPUT} byte cap", "kind": "too_large"}
+        return web.json_response(body, status=exc.status)
+    except web.HTTPException as exc:
+        if request.path.startswith("/api/") and exc.status >= 400:
+            return web.json_response({"error": exc.reason, "kind": "http"}, status=exc.status)
+        raise
+    except REFUSED as exc:
+        status, body = error_body(exc)
+        return web.json_response(body, status=status)
+    except Exception:
+        # a bug: logged with its traceback, answered as JSON without internals
+        log.exception("%s %s failed", request.method, request.path[:200])
+        return web.json_response({"error": "internal error (logged on the server)", "kind": "internal"}, status=500)

@@ -1,0 +1,144 @@
+"""The overlay pages (read-only): the page itself, its fonts and static files, its socket.
+
+A page URL always answers the (transparent, empty) player, even for a channel that does not
+exist yet or a query it cannot use: OBS draws whatever a browser source answers over the
+programme, so an error body would go on air.  What is wrong goes to the page's console (in
+its config, and from its socket), and the server's status lists pages waiting for a channel
+(``GET /api/status``: ``waitingPages``); the page connects as soon as the channel exists.
+"""
+
+from __future__ import annotations
+
+import json
+from importlib.resources import files
+from pathlib import Path
+
+from aiohttp import web
+
+from ..auth import check_origin, has_token
+from ..errors import BadRequest, NotFound
+from ..keys import SETTINGS
+from ..protocol import OutputName
+from .common import channel_of, hub_of, page_query
+from .pagesocket import open_page, read_page
+
+#: page size when neither the URL nor a channel says (the default output size)
+DEFAULT_SIZE = (1920, 1080)
+
+__all__ = ["routes", "STATIC"]
+
+#: the page player's files (``overlay/static``), from the package wherever it is installed
+STATIC = Path(str(files("overlay") / "static"))
+
+routes = web.RouteTableDef()
+routes.static("/static", STATIC)
+
+
+def _page_html(channel: str, output: OutputName, width: int, height: int, *, trace: bool = False, problem: str | None = None) -> str:
+    from renderer.fonts import font_files
+
+    config = {
+        "channel": channel,
+        "output": output,
+        "width": width,
+        "height": height,
+        "problem": problem,
+        "socket": f"/ws/overlay/{channel}?output={output}&width={width}&height={height}" + ("&trace=1" if trace else ""),
+        "fonts": {key: f"/fonts/{key}.ttf" for key in font_files()},
+    }
+    # JSON inside <script>: escape "<" so no text can close the element
+    blob = json.dumps(config).replace("<", "\\u003c")
+    html = (STATIC / "overlay.html").read_text(encoding="utf-8")
+    return html.replace("__CONFIG__", blob)
+
+
+@routes.get("/")
+async def index(request: web.Request) -> web.Response:
+    """A greeting; the channel list only with the token (ids are not for everyone)."""
+    if not has_token(request):
+        return web.Response(text="euchre-overlay: pages at /overlay/CHANNEL (the list needs the token)\n")
+    ids = ", ".join(f"/overlay/{c}" for c in hub_of(request).channels)
+    return web.Response(text=f"euchre-overlay: overlay pages {ids or '(none)'}\n")
+
+
+def _lenient_query(request: web.Request) -> tuple[OutputName, int, int, str | None]:
+    """Output and size of a page for a channel that does not exist (yet): the query's values
+    where they are usable, else the defaults, and what was wrong with them."""
+    output: OutputName = "program"
+    width, height = DEFAULT_SIZE
+    problem = None
+    raw = request.query.get("output", "program")
+    if raw in ("program", "preview", "clean"):
+        output = raw  # type: ignore[assignment]
+    else:
+        problem = f"output {raw!r} is not one of program, preview, clean (showing program)"
+    for name in ("width", "height"):
+        text = request.query.get(name)
+        if text is not None and text.isdigit() and (1280 if name == "width" else 720) <= int(text) <= (3840 if name == "width" else 2160):
+            width, height = (int(text), height) if name == "width" else (width, int(text))
+        elif text is not None:
+            problem = f"{name} {text!r} is not a size in range (using {width}x{height})"
+    return output, width, height, problem
+
+
+@routes.get("/overlay/{channel}")
+async def overlay_page(request: web.Request) -> web.Response:
+    channel = request.match_info["channel"]
+    problem: str | None = None
+    try:
+        ch = channel_of(request)
+        output, width, height = page_query(request, ch)
+    except NotFound as exc:
+        hub_of(request).page_waiting(channel, str(exc))
+        output, width, height, bad_query = _lenient_query(request)
+        problem = f"{exc} (yet): the page stays empty and connects when it is created" + (f"; {bad_query}" if bad_query else "")
+    except BadRequest as exc:
+        output, width, height, _ = _lenient_query(request)
+        problem = str(exc)
+    html = _page_html(channel, output, width, height, trace=request.query.get("bench") == "1", problem=problem)
+    return web.Response(
+        text=html,
+        content_type="text/html",
+        headers={"Cache-Control": "no-store", "X-Content-Type-Options": "nosniff"},
+    )
+
+
+@routes.get("/fonts/{key}.ttf")
+async def font_file(request: web.Request) -> web.FileResponse:
+    from renderer.fonts import font_files
+
+    key = request.match_info["key"]
+    path = font_files().get(key)
+    if path is None:
+        raise NotFound(f"no font {key!r}")
+    return web.FileResponse(path, headers={"Content-Type": "font/ttf", "Cache-Control": "max-age=86400"})
+
+
+@routes.get("/ws/overlay/{channel}", name="page_socket")
+async def page_socket(request: web.Request) -> web.WebSocketResponse:
+    try:
+        ch = channel_of(request)
+    except NotFound as exc:
+        hub_of(request).page_waiting(request.match_info["channel"], str(exc))
+        raise  # refused: the page retries every second and says so on its console
+    output, width, height = page_query(request, ch)
+    check_origin(request, request.app[SETTINGS].allow_origins)
+    ch.check_page_size(output, (width, height))
+    page = await open_page(request, output, width, height, trace=request.query.get("trace") == "1")
+    # the preview output shows live hole cards: a page gets it only with the token (a
+    # header, or the hello message's token that the page reads from its URL's fragment)
+    locked = output == "preview" and not has_token(request)
+
+    async def admit() -> None:
+        ch.pages.add(page)
+        ch.send_snapshot(page)
+        ch.poke()
+
+    if not locked:
+        await admit()
+    try:
+        await read_page(request, page, locked=locked, admit=admit, resync=lambda: ch.send_snapshot(page))
+    finally:
+        ch.pages.discard(page)
+        await page.outbox.stop()
+    return page.ws

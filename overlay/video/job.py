@@ -1,0 +1,285 @@
+"""The render job: what to draw and when, built once for ``render``, ``capture``,
+``composite`` and each game of a batch (:mod:`overlay.video.batch`, ``render --ray``).
+
+:func:`load_job` reads a game and the settings named by :class:`JobOptions` (the options of
+those commands) into a :class:`Job`: the steps, the renderer models, the size, the frame
+rate and the :class:`renderer.frames.Schedule`.  :func:`frame_source` is the one place that
+turns a job's models into a :class:`renderer.frames.FrameSource`, so a Ray segment draws
+what one process draws.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
+from fractions import Fraction
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:
+    from engine.state import GameState
+
+    from ..service.protocol import OutputName
+
+__all__ = ["Job", "JobOptions", "load_job", "frame_source", "parse_deals", "parse_size", "load_view"]
+
+
+@dataclass(frozen=True)
+class JobOptions:
+    """What a render command was asked to draw: the files and options of ``render``,
+    ``capture`` and ``composite`` (``add_job_arguments`` in :mod:`overlay.cli.options`)."""
+
+    game: str
+    fps: str = "30"
+    size: str | None = None
+    channel_settings: str | None = None
+    output_name: OutputName = "program"
+    view: str | None = None
+    theme: str | None = None
+    timing: str | None = None
+    deals: str | None = None
+    sync: str | None = None
+    #: folder of the studio's uploads; None: the default data folder's, when it exists
+    uploads: Path | None = None
+    #: "full", "public" or None (no analysis drawn)
+    analysis: str | None = None
+
+    @classmethod
+    def of(cls, args: Any) -> JobOptions:
+        """The options of a parsed command line (an ``argparse.Namespace``); an option the
+        command does not have keeps its default."""
+        names = cls.__dataclass_fields__
+        return cls(**{name: getattr(args, name) for name in names if hasattr(args, name)})
+
+
+@dataclass
+class Job:
+    """What to draw: the steps, the renderer models and when each step starts."""
+
+    source: str
+    steps: Sequence[Any]
+    title: str | None
+    view: Any
+    theme: Any
+    timing: Any
+    size: tuple[int, int]
+    fps: Fraction
+    schedule: Any  # renderer.frames.Schedule
+    video_url: str | None = None
+    match: Any = None  # renderer.matchdata.MatchData of --channel-settings
+    uploads: Path | None = None  # where the images the scenes name are stored
+    timeline: Any = None  # engine.state.Timeline of ``steps``: the statistics extras' numbers
+    rules: Any = None  # engine.ruleset.Ruleset of the game (for --analysis)
+    analysis: str | None = None  # "full", "public" or None (no analysis drawn)
+
+    def frames(self) -> Any:
+        """A :class:`renderer.frames.FrameSource` over this job."""
+        from studio.uploads import read_images
+
+        folder = self.uploads
+        images = None if folder is None else (lambda ids: read_images(folder, ids))
+        return frame_source(
+            self.steps,
+            self.schedule,
+            view=self.view,
+            theme=self.theme,
+            timing=self.timing,
+            title=self.title,
+            size=self.size,
+            match=self.match,
+            images=images,
+            timeline=self.timeline,
+            rules=self.rules,
+            analysis=self.analysis,
+        )
+
+
+def parse_deals(text: str | None, steps: Sequence[Any]) -> tuple[int, int] | None:
+    """``"3-5"`` -> the first and last step of deals 3..5 (1-based positions)."""
+    if not text:
+        return None
+    try:
+        lo_text, _, hi_text = text.partition("-")
+        lo, hi = int(lo_text), int(hi_text or lo_text)
+    except ValueError:
+        raise OSError(f"--deals {text!r}: expected N or N-M such as 3-5") from None
+    main = [s for s in steps if s.branch is None]
+    deals = sorted({s.deal for s in main})
+    if not (1 <= lo <= hi <= len(deals)):
+        raise OSError(f"--deals {text!r}: the game has deals 1..{len(deals)}")
+    chosen = set(deals[lo - 1 : hi])
+    idx = [i for i, s in enumerate(steps) if s.deal in chosen]
+    return idx[0], idx[-1]
+
+
+def _model(path: str | None, cls: Any) -> Any:
+    if not path:
+        return None
+    return cls.model_validate(json.loads(Path(path).read_text(encoding="utf-8")))
+
+
+def load_job(
+    options: JobOptions,
+    *,
+    size: tuple[int, int] | None = None,
+    fps: Fraction | None = None,
+    from_zero: bool = False,
+    loaded: Any = None,
+) -> Job:
+    """Load the game and settings named by ``options``.
+
+    Step start times are the Director's (:class:`overlay.service.director.StepTimes` over
+    :func:`overlay.service.outputs.durations_of`), so a render shows what a channel plays.
+    ``loaded`` (an :class:`engine.load.LoadedGame`, e.g. one game of a match file) is
+    drawn instead of reading ``options.game``.
+
+    Raises:
+        OSError: a file is missing or an option is malformed.
+        EgnError: the game or the sync file is refused (names the file and place).
+    """
+    from engine.load import load_game
+    from renderer.frames import Schedule
+    from renderer.theme import Theme
+    from renderer.timing import Timing
+
+    from ..service.director import StepTimes
+    from ..service.outputs import RenderSettings, durations_of
+    from ..service.protocol import ChannelSettings
+    from .sync import parse_sync, sync_starts
+    from .writer import parse_fps
+
+    game = loaded if loaded is not None else load_game(Path(options.game).read_bytes(), source=Path(options.game).name)
+    source = options.game if loaded is None else loaded.source
+    steps = game.timeline.steps
+    if not steps:
+        raise OSError(f"{source}: the game has no steps")
+    view = theme = timing = match = None
+    if options.channel_settings:
+        rs = RenderSettings(ChannelSettings.model_validate(json.loads(Path(options.channel_settings).read_text(encoding="utf-8"))))
+        view, theme, timing, match = rs.view(options.output_name), rs.theme, rs.timing, rs.match
+    if options.view:
+        view = load_view(options.view)
+    theme = _model(options.theme, Theme) or theme
+    timing = _model(options.timing, Timing) or timing or Timing()
+    durations = durations_of(steps, timing)
+    starts = list(StepTimes.of(durations).starts[: len(durations)])
+    video_url = None
+    if options.sync:
+        sync = parse_sync(Path(options.sync).read_bytes(), steps, source=Path(options.sync).name)
+        starts = sync_starts(starts, sync.stamps)
+        video_url = sync.video_url
+    if size is None:
+        size = parse_size(options.size)
+    if size is None:
+        from renderer.view import default_view
+
+        v = view or default_view()
+        size = (v.width, v.height)
+    try:
+        rate = fps or parse_fps(options.fps)
+    except ValueError as exc:
+        raise OSError(f"--fps: {exc}") from None
+    schedule = Schedule.of(starts, durations, steps=parse_deals(options.deals, steps), from_zero=from_zero or bool(options.sync))
+    return Job(
+        source=source,
+        steps=steps,
+        title=game.timeline.title,
+        view=view,
+        theme=theme,
+        timing=timing,
+        size=size,
+        fps=rate,
+        schedule=schedule,
+        video_url=video_url,
+        match=match,
+        uploads=_uploads(options),
+        timeline=game.timeline,
+        rules=game.document.metadata.ruleset,
+        analysis=_analysis_mode(options),
+    )
+
+
+def _analysis_mode(options: JobOptions) -> str | None:
+    """``--analysis``: full or public; the clean output's view is always public."""
+    mode = options.analysis
+    if mode is not None and options.output_name == "clean":
+        return "public"
+    return mode
+
+
+def _uploads(options: JobOptions) -> Path | None:
+    """``--uploads``, else the default server data folder's uploads when it exists."""
+    folder = options.uploads
+    if folder is None:
+        from ..service.store import default_data_dir
+
+        folder = default_data_dir() / "uploads"
+    return folder if folder.is_dir() else None
+
+
+def frame_source(
+    steps: Sequence[GameState],
+    schedule: Any,
+    *,
+    view: Any,
+    theme: Any,
+    timing: Any,
+    title: str | None,
+    size: tuple[int, int],
+    match: Any,
+    images: Callable[[Sequence[str]], dict[str, bytes]] | None,
+    timeline: Any = None,
+    rules: Any = None,
+    analysis: str | None = None,
+) -> Any:
+    """The :class:`renderer.frames.FrameSource` of a game as ``render`` draws it: the
+    statistics extras from ``timeline``, the analysis layer with ``analysis`` ("full" or
+    "public"); one place, so a Ray segment draws what one process draws."""
+    from renderer.frames import FrameSource
+    from renderer.statboard import stats_book
+
+    layer = None
+    if analysis is not None:
+        from renderer.analysis import GameAnalysis
+
+        layer = GameAnalysis(steps, rules, public=analysis == "public")
+    return FrameSource(
+        steps,
+        schedule,
+        view=view,
+        theme=theme,
+        timing=timing,
+        title=title,
+        size=size,
+        match=match,
+        images=images,
+        stats=None if timeline is None else stats_book(timeline).at,
+        analysis=layer,
+        public=analysis == "public",
+    )
+
+
+def parse_size(text: str | None) -> tuple[int, int] | None:
+    if not text:
+        return None
+    try:
+        w, h = (int(v) for v in text.lower().split("x"))
+    except ValueError:
+        raise OSError(f"--size {text!r}: expected WxH such as 1920x1080") from None
+    if not (16 <= w <= 7680 and 16 <= h <= 4320):
+        raise OSError(f"--size {text!r}: out of range")
+    return w, h
+
+
+def load_view(path: str) -> Any:
+    from renderer.legacy import views_from_legacy
+    from renderer.view import View
+
+    data = json.loads(Path(path).read_text(encoding="utf-8"))
+    if isinstance(data, dict) and "views" in data:
+        views = views_from_legacy(data["views"])
+        if not views:
+            raise OSError(f"{path}: no views")
+        return views[0]
+    return View.model_validate(data)

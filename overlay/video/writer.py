@@ -1,0 +1,268 @@
+"""The video writer: straight-alpha frames encoded with PyAV in this process.
+
+:class:`VideoWriter` encodes into one of :data:`CODECS`: qtrle ``.mov`` (exact alpha, fast),
+VP9 ``.webm`` with alpha, ProRes 4444 ``.mov``, a PNG sequence, or H.264 over a solid
+background (no alpha).  Closing early still leaves a playable file.  The frames come from
+:class:`renderer.frames.FrameSource` (the pure part); this module is the one that writes files.
+"""
+
+from __future__ import annotations
+
+import os
+import queue
+import shutil
+import threading
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+from fractions import Fraction
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+import numpy.typing as npt
+import skia  # type: ignore[import-not-found]
+
+from renderer.raster import parse_colour, to_rgba
+
+__all__ = ["Codec", "CODECS", "VideoWriter", "parse_fps"]
+
+RGBA = npt.NDArray[np.uint8]
+
+
+@dataclass(frozen=True)
+class Codec:
+    """One output format: PyAV encoder, pixel format, file suffix and encoder options."""
+
+    name: str
+    encoder: str  # "" for the PNG sequence (written by PIL, no container)
+    pix_fmt: str
+    suffix: str
+    alpha: bool
+    options: Mapping[str, str] = field(default_factory=dict)
+    decoder: str | None = None  # the decoder that keeps alpha, when ffmpeg's default drops it
+
+
+#: every format ``render`` writes; qtrle first (the default: lossless alpha, ~4 ms/frame)
+CODECS: dict[str, Codec] = {
+    "qtrle": Codec("qtrle", "qtrle", "argb", ".mov", True),
+    # realtime deadline: good quality at crf 24 and 10-20x faster than the default "good"
+    "vp9": Codec(
+        "vp9",
+        "libvpx-vp9",
+        "yuva420p",
+        ".webm",
+        True,
+        {"deadline": "realtime", "cpu-used": "8", "row-mt": "1", "crf": "24", "b": "0"},
+        decoder="libvpx-vp9",  # ffmpeg's native vp9 decoder drops the alpha plane
+    ),
+    "prores": Codec("prores", "prores_ks", "yuva444p10le", ".mov", True, {"profile": "4444", "vendor": "apl0"}),
+    "png": Codec("png", "", "rgba", "", True),
+    "h264": Codec("h264", "libx264", "yuv420p", ".mp4", False, {"preset": "veryfast", "crf": "18"}),
+}
+
+
+def parse_fps(text: str | float) -> Fraction:
+    """``"30"``, ``"29.97"``, ``"30000/1001"`` -> a frame rate (NTSC rates exact).
+
+    Raises:
+        ValueError: not a positive rate up to 240.
+    """
+    try:
+        fps = Fraction(str(text)).limit_denominator(1001)
+    except (ValueError, ZeroDivisionError):
+        raise ValueError(f"frame rate {text!r}: expected a number such as 30 or 29.97") from None
+    if abs(float(fps) - 29.97) < 0.005:
+        fps = Fraction(30000, 1001)
+    elif abs(float(fps) - 59.94) < 0.005:
+        fps = Fraction(60000, 1001)
+    if not 0 < fps <= 240:
+        raise ValueError(f"frame rate {text!r}: out of range (0, 240]")
+    return fps
+
+
+
+# --------------------------------------------------------------------------- writer
+
+
+class VideoWriter:
+    """Encodes frames into ``path`` with one of :data:`CODECS`.
+
+    ``container_format`` overrides the muxer chosen from the file name.
+    ``write(image)`` takes a premultiplied skia image (or ``None`` for an empty frame);
+    frames are numbered in order at ``fps``.  ``close()`` flushes the encoder and finishes
+    the container; ``abort(keep=True)`` does the same after an interruption (the file plays
+    up to the last frame written) and ``abort(keep=False)`` removes the output.
+    """
+
+    def __init__(
+        self,
+        path: str | Path,
+        codec: str | Codec,
+        *,
+        fps: Fraction,
+        size: tuple[int, int],
+        background: str | None = None,
+        container_format: str | None = None,
+    ) -> None:
+        import av
+
+        self.codec = codec if isinstance(codec, Codec) else CODECS[codec]
+        self.path = Path(path)
+        self.fps = fps
+        self.size = size
+        self.frames = 0
+        self._encoded = 0  # frames the encoder thread took (the truth after an interruption)
+        self.closed = False
+        self._last_image: Any = _NOTHING
+        self._last_name = ""
+        self._error: BaseException | None = None
+        self._queue: queue.Queue[Any] = queue.Queue(maxsize=8)
+        self._thread: threading.Thread | None = None
+        w, h = size
+        if self.codec.encoder in ("libx264", "libvpx-vp9") or self.codec.pix_fmt.startswith("yuv"):
+            if w % 2 or h % 2:
+                raise ValueError(f"{self.codec.name} needs an even width and height, got {w}x{h}")
+        bg = background if background is not None else (None if self.codec.alpha else "#000000")
+        self._bg = parse_colour(bg) if bg else None
+        self._bg_surface = skia.Surface.MakeRaster(skia.ImageInfo.MakeN32Premul(w, h)) if self._bg is not None else None
+        self._blank: RGBA = np.zeros((h, w, 4), np.uint8)
+        if self._bg is not None:
+            self._blank[...] = _rgba_of(self._bg)
+        if not self.codec.encoder:
+            self.path.mkdir(parents=True, exist_ok=True)
+            self._container: Any = None
+            self._stream: Any = None
+            return
+        self.path.parent.mkdir(parents=True, exist_ok=True)
+        self._container = av.open(str(self.path), "w", format=container_format)
+        stream = self._container.add_stream(self.codec.encoder, rate=fps, options=dict(self.codec.options))
+        stream.width, stream.height = w, h
+        stream.pix_fmt = self.codec.pix_fmt
+        if self.codec.encoder == "libvpx-vp9":
+            # webm: tell players the stream has alpha (the muxer writes the AlphaMode element)
+            stream.metadata["alpha_mode"] = "1"
+        self._stream = stream
+        self._thread = threading.Thread(target=self._work, name="video-writer", daemon=True)
+        self._thread.start()
+
+    def rgba(self, image: skia.Image | None) -> RGBA:
+        """The straight-alpha RGBA the encoder gets for ``image`` (background applied)."""
+        if image is None:
+            return self._blank
+        if self._bg_surface is not None:
+            canvas = self._bg_surface.getCanvas()
+            canvas.clear(self._bg)
+            canvas.drawImage(image, 0, 0)
+            image = self._bg_surface.makeImageSnapshot()
+        return to_rgba(image)
+
+    def over_background(self, rgba: RGBA) -> RGBA:
+        """A straight-alpha frame (e.g. a page screenshot) over the background, if any."""
+        if self._bg is None:
+            return rgba
+        a = rgba[..., 3:4].astype(np.uint16)
+        bg = np.array(_rgba_of(self._bg)[:3], np.uint16)
+        out = np.empty_like(rgba)
+        out[..., :3] = ((rgba[..., :3] * a + bg * (255 - a) + 127) // 255).astype(np.uint8)
+        out[..., 3] = 255
+        return out
+
+    def write(self, image: skia.Image | None) -> None:
+        """Append ``image``; the same image again (a held step) reuses the converted frame."""
+        if self.frames and image is self._last_image:
+            self._put(None)
+            return
+        self.write_rgba(self.rgba(image))
+        self._last_image = image
+
+    def write_rgba(self, rgba: RGBA) -> None:
+        """Append a straight-alpha RGBA frame (the array must not change afterwards)."""
+        self._last_image = _NOTHING
+        self._put(rgba)
+
+    def _put(self, rgba: RGBA | None) -> None:
+        """Queue frame number ``self.frames`` (``None``: the previous picture again)."""
+        if self._container is None:
+            name = f"frame_{self.frames:06d}.png"
+            if rgba is None:
+                os.link(self.path / self._last_name, self.path / name)
+            else:
+                from PIL import Image
+
+                Image.fromarray(rgba, "RGBA").save(self.path / name, compress_level=1)
+                self._last_name = name
+        else:
+            self._check()
+            self._queue.put((rgba, self.frames))
+        self.frames += 1
+
+    def _work(self) -> None:
+        """The encoder thread: converts, encodes and muxes (PyAV releases the GIL there, so
+        rasterising the next frame overlaps with encoding this one)."""
+        import av
+
+        last: Any = None
+        try:
+            while True:
+                item = self._queue.get()
+                if item is _NOTHING:
+                    return
+                rgba, pts = item
+                if rgba is not None:
+                    last = av.VideoFrame.from_ndarray(rgba, format="rgba").reformat(format=self.codec.pix_fmt)
+                last.pts = pts  # in 1/fps units: the encoder's time base
+                for packet in self._stream.encode(last):
+                    self._container.mux(packet)
+                self._encoded += 1
+        except BaseException as exc:  # noqa: BLE001 - handed to the writing thread
+            self._error = exc
+            while self._queue.get() is not _NOTHING:  # unblock the producer
+                pass
+
+    def _check(self) -> None:
+        if self._error is not None:
+            raise self._error
+
+    def _finish(self) -> None:
+        """Stop the encoder thread after the queued frames."""
+        if self._thread is not None and self._thread.is_alive():
+            self._queue.put(_NOTHING)
+            self._thread.join()
+
+    def close(self) -> None:
+        """Flush and finish the file."""
+        if self.closed:
+            return
+        self.closed = True
+        if self._container is not None:
+            self._finish()
+            self._check()
+            for packet in self._stream.encode(None):
+                self._container.mux(packet)
+            self._container.close()
+
+    def abort(self, *, keep: bool) -> None:
+        """After an interruption: finish what was written (``keep``) or remove it."""
+        if keep:
+            self.close()
+            if self._container is not None:
+                # Ctrl+C may land between queueing a frame and counting it: say what the file has
+                self.frames = self._encoded
+            return
+        self.closed = True
+        if self._container is not None:
+            self._finish()
+            try:
+                self._container.close()
+            except Exception:  # noqa: BLE001 - a half-written container may refuse to close
+                pass
+            self.path.unlink(missing_ok=True)
+        else:
+            shutil.rmtree(self.path, ignore_errors=True)
+
+
+_NOTHING = object()
+
+
+def _rgba_of(colour: int) -> tuple[int, int, int, int]:
+    return ((colour >> 16) & 255, (colour >> 8) & 255, colour & 255, (colour >> 24) & 255)
