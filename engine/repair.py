@@ -94,8 +94,8 @@ def parse_document(obj: Any, *, source: str = "<input>", strict: bool = False) -
     """Upgrade (1.0/1.1), validate and build the model.
 
     Strict: raise the first schema problem.  Lenient: repair and collect every problem.
-    Neither caps the number of deals (the reference's cap, :data:`~engine.model.MAX_DEALS`,
-    is a warning in lenient mode: every deal is read).
+    Neither caps the number of deals: past the reference's cap
+    (:data:`~engine.model.MAX_DEALS`) every deal is read, with a warning.
 
     Raises:
         SchemaError: strict mode and the document is invalid, or (lenient) it is not an
@@ -121,7 +121,9 @@ def parse_document(obj: Any, *, source: str = "<input>", strict: bool = False) -
         upgraded_from = version
         doc = upgrade_document(doc)
     if strict:
-        return ParsedDocument(document=validate_document(doc, source=source, reference=False), production=production, upgraded_from=upgraded_from)
+        document = validate_document(doc, source=source, reference=False)
+        over = deal_count_problem(len(document.deals), source, severity="warning")
+        return ParsedDocument(document=document, problems=(over,) if over else (), production=production, upgraded_from=upgraded_from)
     clean = valid_as_is(doc)
     if clean is not None:
         over = deal_count_problem(len(clean.deals), source, severity="warning")
