@@ -16,6 +16,7 @@ from typing import Any
 
 from collections.abc import Callable
 
+from engine.state import GameState
 from renderer.statboard import stats_book
 
 from . import analysis
@@ -23,9 +24,10 @@ from .branching import LineGame
 from .clients import Page, StateSub
 from .core import ChannelCore
 from .errors import BadRequest
+from .masking import Mask, mask_of
 from .protocol import OUTPUTS, OutputName, SceneMessage, StateMessage, dump
 
-__all__ = ["FanOut", "MAX_SIZES", "public_state"]
+__all__ = ["FanOut", "MAX_SIZES"]
 
 #: distinct page sizes a channel draws at once: each size is its own scene per step (100
 #: pages at 100 widths cost ten times the CPU of one size), so a new size past this many
@@ -33,21 +35,7 @@ __all__ = ["FanOut", "MAX_SIZES", "public_state"]
 MAX_SIZES = 8
 
 
-def public_state(state: dict[str, Any]) -> dict[str, Any]:
-    """A state as the clean output may show it: hands as counts of face-down cards (``Xx``),
-    no dealer's discard, no commentary, no rule-breach texts (they name held cards)."""
-    out = dict(state)
-    out["hands"] = [["Xx"] * len(hand) for hand in state.get("hands", [])]
-    out["discard"] = None
-    out["annotations"] = []
-    out["problems"] = []
-    return out
-
 log = logging.getLogger("overlay.service.fanout")
-
-
-def _shown_state(output: OutputName, state: dict[str, Any]) -> dict[str, Any]:
-    return public_state(state) if output == "clean" else state
 
 
 def _line_json(game: object) -> dict[str, Any] | None:
@@ -64,6 +52,15 @@ def _sent(page: Page, seq: int, step: int | None, now: float) -> Callable[[], No
 
 class FanOut(ChannelCore):
     """Scene and state messages of a channel, and the pump that sends them."""
+
+    def mask(self, output: OutputName, state: GameState) -> Mask | None:
+        """What ``output`` may show of ``state`` (:mod:`overlay.service.masking`): every
+        message it is sent is built from ``mask.state(state)`` (None: it shows every hand)."""
+        return mask_of(self.render.view(output, state.step), state)
+
+    def shown_state(self, output: OutputName, state: GameState) -> GameState:
+        mask = self.mask(output, state)
+        return state if mask is None else mask.state(state)
 
     def _scene_key(self, output: OutputName, size: tuple[int, int], now: float) -> tuple[Any, ...]:
         pos = self.director.position(now - self.settings.output(output).delay)
@@ -118,6 +115,7 @@ class FanOut(ChannelCore):
                 title=part.title,
                 line=game.line if isinstance(game, LineGame) else None,
                 stats_of=lambda: stats_book(part.timeline).at(step - part.first_step),
+                shown=lambda st: self.shown_state(output, st),
             )
         return text[:-1] + ',"scene":' + scene + "}", self.out_seq, step
 
@@ -138,9 +136,13 @@ class FanOut(ChannelCore):
             games=w["games"],
             game_title=w["game_title"],
             line=_line_json(game),
-            state=None if step is None else _shown_state(output, steps[step].to_json()),
+            state=None if step is None else self._state_json(output, steps[step]),
         )
         return json.dumps(dump(msg), separators=(",", ":"), ensure_ascii=False)
+
+    def _state_json(self, output: OutputName, state: GameState) -> dict[str, Any]:
+        mask = self.mask(output, state)
+        return state.to_json() if mask is None else mask.json(mask.state(state).to_json())
 
     def check_page_size(self, output: OutputName, size: tuple[int, int]) -> None:
         """Raises:
