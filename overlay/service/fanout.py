@@ -11,6 +11,7 @@ from __future__ import annotations
 import asyncio
 import json
 import logging
+import math
 import time
 from typing import Any
 
@@ -27,12 +28,40 @@ from .errors import BadRequest
 from .masking import Mask, mask_of
 from .protocol import OUTPUTS, OutputName, SceneMessage, StateMessage, dump
 
-__all__ = ["FanOut", "MAX_SIZES"]
+__all__ = ["FanOut", "MAX_SIZES", "draw_size"]
 
-#: distinct page sizes a channel draws at once: each size is its own scene per step (100
-#: pages at 100 widths cost ten times the CPU of one size), so a new size past this many
-#: is refused
+#: distinct page sizes a channel draws at once for pages with the token and its outputs'
+#: settings: each size is its own scene per step (100 pages at 100 widths cost ten times the
+#: CPU of one size), so a new size past this many is refused
 MAX_SIZES = 8
+
+
+def draw_size(
+    asked: tuple[int, int], *, trusted: bool, reserved: set[tuple[int, int]], taken: set[tuple[int, int]], channel: str = ""
+) -> tuple[int, int]:
+    """The size a page that asks for ``asked`` is drawn at (the page scales the scene to its
+    own size).
+
+    ``reserved``: the sizes in the channel's outputs settings; ``taken``: the sizes pages
+    with the token draw at now.  Those always win: a page with the token gets its own size
+    (refused past :data:`MAX_SIZES` of them), a page without shares the nearest of them
+    (closest in scale on both axes), so anonymous pages at odd sizes cannot fill a channel's
+    sizes and lock out the OBS page (issue 22 item 3).
+
+    Raises:
+        BadRequest: a page with the token asks for a new size past :data:`MAX_SIZES`.
+    """
+    allowed = reserved | taken
+    if asked in allowed:
+        return asked
+    if not trusted:
+        return min(sorted(allowed), key=lambda s: abs(math.log(s[0] / asked[0])) + abs(math.log(s[1] / asked[1])))
+    if len(allowed) >= MAX_SIZES:
+        raise BadRequest(
+            f"channel {channel!r}: pages already draw at {len(allowed)} sizes (at most {MAX_SIZES}); "
+            f"use one of {', '.join(f'{w}x{h}' for w, h in sorted(allowed))}"
+        )
+    return asked
 
 
 log = logging.getLogger("overlay.service.fanout")
@@ -144,15 +173,14 @@ class FanOut(ChannelCore):
         mask = self.mask(output, state)
         return state.to_json() if mask is None else mask.json(mask.state(state).to_json())
 
-    def check_page_size(self, output: OutputName, size: tuple[int, int]) -> None:
-        """Raises:
-        BadRequest: ``size`` would be a new size past :data:`MAX_SIZES` for this channel."""
-        sizes = {(p.width, p.height) for p in self.pages}
-        if size not in sizes and len(sizes) >= MAX_SIZES:
-            raise BadRequest(
-                f"channel {self.id!r}: pages already draw at {len(sizes)} sizes (at most {MAX_SIZES}); "
-                f"use one of {', '.join(f'{w}x{h}' for w, h in sorted(sizes))}"
-            )
+    def page_size(self, asked: tuple[int, int], *, trusted: bool) -> tuple[int, int]:
+        """The size a page asking for ``asked`` is drawn at (:func:`draw_size`).
+
+        Raises:
+            BadRequest: a page with the token asks for a new size past :data:`MAX_SIZES`."""
+        reserved = {(o.width, o.height) for o in (self.settings.output(n) for n in OUTPUTS)}
+        taken = {p.size for p in self.pages if p.trusted}
+        return draw_size(asked, trusted=trusted, reserved=reserved, taken=taken, channel=self.id)
 
     def send_snapshot(self, page: Page) -> None:
         """Queue the full picture for ``page`` (its sender delivers it; nothing waits)."""
