@@ -182,9 +182,10 @@ class Studio:
         channel = request.match_info["channel"]
         if request.method == "DELETE":
             host.revoke_control_key(channel)
-            return web.json_response({"key": None})
+            return web.json_response({"key": None, "set": False})
+        # the key is shown once, when made (only its hash is kept); GET says whether one is set
         key = host.control_key(channel, renew=request.method == "POST")
-        return web.json_response({"key": key, "links": {} if key is None else self._links(channel, key)})
+        return web.json_response({"key": key, "set": key is not None or host.has_control_key(channel), "links": {} if key is None else self._links(channel, key)})
 
     @staticmethod
     def _links(channel: str, key: str) -> dict[str, str]:
