@@ -17,6 +17,7 @@ from __future__ import annotations
 
 import asyncio
 from collections.abc import Callable
+from pathlib import Path
 from typing import Any, Protocol
 
 from aiohttp import web
@@ -42,6 +43,7 @@ class Host(Protocol):
     clock: Clock
     store: Store
     max_delay: float
+    allow_dirs: tuple[Path, ...]
 
 
 class ChannelCore:

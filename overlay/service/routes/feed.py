@@ -85,7 +85,7 @@ async def upload_game(request: web.Request) -> web.Response:
 async def load_path(request: web.Request) -> web.Response:
     ch = channel_of(request)
     body = LoadPath.model_validate(await read_json(request))
-    data = await read_game_file_async(_client_path(request, body.path))
+    data = await read_game_file_async(_client_path(request, body.path), follow_links=False)
     return ack_response(ch.load_game(data, source=Path(body.path).name))
 
 
