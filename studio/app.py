@@ -10,6 +10,7 @@ through the service's ``/api/channels/{id}/settings`` (GET, PATCH, PUT): one API
 
 from __future__ import annotations
 
+import asyncio
 import json
 from importlib.resources import files
 from pathlib import Path
@@ -26,7 +27,7 @@ from renderer.timing import Timing
 from renderer.view import Element, ElementType, View
 
 from .host import TRANSPORT_OPS, StudioHost
-from .uploads import MAX_UPLOAD, UploadRefused, store_image, upload_path
+from .uploads import MAX_UPLOAD, UploadNotStored, UploadRefused, store_image, upload_path
 
 __all__ = ["mount", "STATIC", "CSP", "Studio"]
 
@@ -139,10 +140,12 @@ class Studio:
                     break
         else:
             data = await request.read()
-        try:
-            upload_id = store_image(self.host.uploads, data, filename=name)
+        try:  # decoding the image takes up to a few hundred ms: off the event loop
+            upload_id = await asyncio.to_thread(store_image, self.host.uploads, data, filename=name)
         except UploadRefused as exc:
-            return _refuse(413 if "cap" in str(exc) else 400, str(exc), "upload")
+            return _refuse(exc.status, str(exc), "too_large" if exc.status == 413 else "upload")
+        except UploadNotStored as exc:
+            return _refuse(exc.status, str(exc), "store_full" if exc.status == 507 else "store")
         return web.json_response({"id": upload_id, "url": f"/studio/api/uploads/{upload_id}", "name": name}, status=201)
 
     async def uploaded(self, request: web.Request) -> web.StreamResponse:
