@@ -43,7 +43,15 @@ _HEADERS = {"Content-Security-Policy": CSP, "X-Content-Type-Options": "nosniff",
 _LEGACY_CAP = 16 * 1024 * 1024
 
 
+#: the longest error text an answer carries (as the service's refusals)
+MAX_ERROR = 600
+
+
 def _refuse(status: int, message: str, kind: str = "studio") -> web.Response:
+    """A refusal; its text cut to :data:`MAX_ERROR` characters (a legacy file's views could
+    hold thousands of errors)."""
+    if len(message) > MAX_ERROR:
+        message = f"{message[:MAX_ERROR]}... ({len(message) - MAX_ERROR} more characters)"
     return web.json_response({"error": message, "kind": kind}, status=status)
 
 

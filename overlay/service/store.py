@@ -47,7 +47,7 @@ from typing import Any, TypeVar
 
 from pydantic import ValidationError
 
-from .errors import Conflict, NotFound, StaleRevision, StoreFailed, StoreFull
+from .errors import Conflict, NotFound, StaleRevision, StoreFailed, StoreFull, excerpt
 from .protocol import ChannelSettings, dump
 
 __all__ = ["Store", "StoreBroken", "FolderHeld", "FolderLock", "folder_holder", "StoredGame", "ChannelRecord", "CONTROL_KEY", "HASHED", "control_key_hash", "default_data_dir", "secure_folder", "settings_from_text"]
@@ -228,7 +228,7 @@ def settings_from_text(text: str) -> tuple[ChannelSettings, str | None]:
             revision=revision if isinstance(revision, int) and revision >= 0 else 0,
             title=title[:128] if isinstance(title, str) else "",
         )
-        return safe, "; ".join(f"{' -> '.join(map(str, e['loc']))}: {e['msg']}" for e in exc.errors())
+        return safe, excerpt("; ".join(f"{' -> '.join(map(str, e['loc']))}: {e['msg']}" for e in exc.errors()[:20]))
 
 
 def default_data_dir() -> Path:
