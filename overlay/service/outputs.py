@@ -13,7 +13,7 @@ from typing import TYPE_CHECKING, Any
 
 from engine.state import GameState, StepKind, Timeline
 
-from .protocol import ChannelSettings, OutputName
+from .protocol import OUTPUTS, ChannelSettings, OutputName
 
 if TYPE_CHECKING:
     from engine.stats import MatchStats
@@ -40,10 +40,12 @@ class RenderSettings:
         self.theme = settings.theme
         self.match = settings.match
         base = default_view()
-        defaults = {"clean": clean_view(base)}
         self.views: dict[str, Any] = {}
-        for name, out in settings.outputs.items():
-            self.views[name] = out.view if out.view is not None else defaults.get(name, base)
+        for name in OUTPUTS:
+            own = settings.output(name).view
+            view = base if own is None else own
+            # the clean output shows no hole cards whatever view it is given
+            self.views[name] = clean_view(view) if name == "clean" else view
         self.default_view = base
         self.settings = settings
 
@@ -114,6 +116,9 @@ def render(
 class SceneCache:
     """Scene text per (timeline revision, settings revision, output, size, step); LRU-bounded.
 
+    :meth:`get` draws the state as ``shown`` makes it: what the output may show of it
+    (:mod:`overlay.service.masking`), so a scene cannot hold a card its output hides.
+
     A live feed makes a new timeline revision per action, and the step on screen then is
     usually one the action did not change: :meth:`same_as` records that the first steps of
     a revision are the states of the revision before, so their scenes are found again
@@ -167,13 +172,14 @@ class SceneCache:
         title: str | None,
         line: AltLine | None = None,
         stats_of: StatsOf | None = None,
+        shown: Callable[[GameState], GameState] | None = None,
     ) -> str:
         hit = self._hit(key) or self._kin_hit(key)
         if hit is not None:
             return hit
         _, _, output, size, step = key
         return self._build(
-            key, steps[step], render_settings.view(output, step), render_settings, title=title, size=size, line=line, stats_of=stats_of
+            key, steps[step] if shown is None else shown(steps[step]), render_settings.view(output, step), render_settings, title=title, size=size, line=line, stats_of=stats_of
         )
 
     def preshow(self, key: tuple[Any, ...], timeline: Timeline, render_settings: RenderSettings, *, title: str | None) -> str:
