@@ -69,13 +69,16 @@ def inject(
     status: Callable[[InjectStats], None] | None = None,
     timeout: float = 5.0,
     stats: InjectStats | None = None,
+    lossless: bool = False,
 ) -> InjectStats:
     """Lay ``overlay`` over every frame of ``src`` and write ``dst`` (H.264, audio copied).
 
     ``realtime``: pace a file input to its own clock (default: on for a file, off for a
     stream, which paces itself).  Ends when the input ends (or stalls for ``timeout``
     seconds) or ``stop()`` is true; the output is always finished cleanly.  ``stats`` (filled
-    as frames are written) lets another thread watch the progress.
+    as frames are written) lets another thread watch the progress.  ``lossless``: H.264 in
+    RGB with no loss (``libx264rgb``, qp 0) instead of 4:2:0 at crf 20, for checking the
+    pixels or keeping a master.
 
     Raises:
         OSError: the input cannot be opened or has no video.
@@ -101,9 +104,13 @@ def inject(
         rate = Fraction(vin.average_rate or vin.guessed_rate or 30)
         period = 1.0 / float(rate)
         out = av.open(sys.stdout.buffer if dst == "-" else dst, "w", format=output_format(dst))
-        vout = out.add_stream("libx264", rate=rate, options={"preset": preset, "tune": "zerolatency", "crf": "20"})
+        if lossless:
+            vout = out.add_stream("libx264rgb", rate=rate, options={"preset": preset, "tune": "zerolatency", "qp": "0"})
+            vout.pix_fmt = "rgb24"
+        else:
+            vout = out.add_stream("libx264", rate=rate, options={"preset": preset, "tune": "zerolatency", "crf": "20"})
+            vout.pix_fmt = "yuv420p"
         vout.width, vout.height = vin.codec_context.width, vin.codec_context.height
-        vout.pix_fmt = "yuv420p"
         aout = out.add_stream_from_template(ain) if ain is not None else None
         enc = _Encoder(out, vout, aout)
         try:
