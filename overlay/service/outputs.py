@@ -104,11 +104,12 @@ def render(
     channel's match data and the view's broadcast extras; ``line``: the alternative line on
     air; ``stats_of`` gives the statistics extras their numbers (called only when the view
     shows one)."""
-    from renderer.extras import build_broadcast_scene
+    from renderer.onair import step_scene
     from renderer.statboard import needs_stats
 
     stats = stats_of() if stats_of is not None and needs_stats(view.extras) else None
-    scene = build_broadcast_scene(state, view, theme, timing, match, title=title, size=size, line=line, stats=stats)
+    # the scene part of what is on air (renderer.onair): the one builder every output uses
+    scene = step_scene(state, view, theme, timing, match, title=title, size=size, line=line, stats=stats)
     text: str = scene.dumps()
     return text
 
