@@ -229,7 +229,11 @@ class RenderSettings:
         self.theme: Theme = settings.theme
         self.match: MatchData = settings.match
         self.defaults = default_views()
-        self.views: dict[OutputName, View] = {name: out.view if out.view is not None else self.defaults[name] for name, out in settings.outputs.items()}
+        self.views: dict[OutputName, View] = {}
+        for name in OUTPUTS:
+            own = settings.output(name).view
+            # the clean output shows no hole cards whatever view it is given
+            self.views[name] = self.defaults[name] if own is None else clean_view(own) if name == "clean" else own
         self.settings = settings
 
     def view(self, output: OutputName, step: int | None = None) -> View:
@@ -240,4 +244,4 @@ class RenderSettings:
             if switched is not None:
                 return clean_view(switched) if output == "clean" else switched
         # an output the document leaves out shows its own default (the clean one hides hole cards)
-        return self.views.get(output) or self.defaults[output]
+        return self.views[output]

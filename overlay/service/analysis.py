@@ -12,7 +12,9 @@ analysis of the same step follows as its own message when a worker process has i
 a request still queued is cancelled when a newer one arrives, and a result whose step is no
 longer the newest is dropped, never sent.  The clean output never gets analysis computed from
 hidden cards: it is analysed with ``public=True`` (score, dealer and contract only, labelled an
-estimate), or not at all, as the channel's settings say.
+estimate), or not at all, as the channel's settings say.  Every output's message and layer
+go through its mask (:mod:`overlay.service.masking`): no card it hides in the numbers, and an
+output that draws some hand face down gets the bar and graph only.
 
 **Hindsight.**  Hands the file does not list are rebuilt from the deal's play
 (:mod:`engine.hindsight`); ``analysis.hands`` says ``"recorded"`` or ``"reconstructed"`` and
@@ -63,6 +65,7 @@ from renderer.settings import ChannelSettings, OutputName, RenderSettings
 from .clients import Page
 from .director import Director
 from .feed import Loaded
+from .masking import mask_of
 
 if TYPE_CHECKING:
     from renderer.analysis import AnalysisFrame
@@ -256,11 +259,12 @@ def hides_hindsight(channel: AnalysedChannel, output: OutputName, state: GameSta
 
 def layer_text(channel: AnalysedChannel, output: OutputName, size: tuple[int, int], state: GameState, frame: AnalysisFrame, *, public: bool) -> str:
     """The analysis layer scene of ``output`` at ``size`` for ``state`` (compact JSON)."""
-    from renderer.analysis import build_analysis_layer
+    from renderer.onair import analysis_layer
 
     rs = channel.render
     view = rs.view(output, state.step)
-    scene = build_analysis_layer(state, view, frame, rs.theme, rs.timing, rs.match, size=size, public=public)
+    # the layer part of what is on air (renderer.onair): the one builder every output uses
+    scene = analysis_layer(state, view, frame, rs.theme, rs.timing, rs.match, size=size, public=public)
     return scene.dumps()
 
 
@@ -370,9 +374,15 @@ class LiveAnalysis:
         analysis, graph = result["analysis"], result["graph"]
         if job.withheld:
             analysis["reason"] = WITHHELD
+        # what the output may show (overlay.service.masking): no card it hides in the numbers,
+        # and an output that hides a hand draws no mark on its cards (only the bar and graph)
+        mask = mask_of(channel.render.view(job.output, state.step), state)
+        if mask is not None:
+            analysis = mask.json(analysis)
+            state = mask.state(state)
         try:
             frame = AnalysisFrame.from_json(analysis, slot.shown, graph)
-            layer: str | None = layer_text(channel, job.output, job.size, state, frame, public=job.public)
+            layer: str | None = layer_text(channel, job.output, job.size, state, frame, public=job.public or mask is not None)
         except Exception:  # a layer that cannot be drawn: the numbers still go out
             log.exception("channel %s: analysis layer of step %s failed", channel.id, job.step)
             layer = None

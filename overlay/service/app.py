@@ -112,7 +112,7 @@ def create_app(settings: ServerSettings | None = None, *, scale_out: ScaleOut | 
     app[SETTINGS] = settings
     app[STORE] = store
     app[ANALYSIS] = LiveAnalysis(on=settings.analysis, clean=settings.analysis_clean)
-    app[HUB] = Hub(store, clock=settings.clock, max_delay=settings.max_delay, analysis=app[ANALYSIS])
+    app[HUB] = Hub(store, clock=settings.clock, max_delay=settings.max_delay, allow_dirs=settings.allow_dirs, analysis=app[ANALYSIS])
     app[TOKEN] = token
     app[TOKEN_CREATED] = created or ""
     app[SOCKETS] = weakref.WeakSet()

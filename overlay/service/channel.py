@@ -21,12 +21,18 @@ from . import feed
 from .clients import bye, bye_text
 from .core import ChannelCore, Host
 from .director import Playhead
+from .errors import excerpt
 from .fanout import FanOut
 from .follow import Follow
 from .ingest import Ingest
 from .playback import Playback
 
 __all__ = ["Channel"]
+
+
+def _cut(text: str | None) -> str | None:
+    """A fault text as the status shows it: at most :data:`~overlay.service.errors.MAX_ERROR` characters."""
+    return None if text is None else excerpt(text)
 
 
 class Channel(ChannelCore):
@@ -103,10 +109,10 @@ class Channel(ChannelCore):
             },
             "playhead": self.playhead_json(now),
             "follow": self.follow.path,
-            "followError": self.follow.error,
-            "loadError": self.load_error,
+            "followError": _cut(self.follow.error),
+            "loadError": _cut(self.load_error),
             # stored settings the models refuse: the channel runs on safe defaults meanwhile
-            "settingsError": self.hub.store.settings_problems.get(self.id),
+            "settingsError": _cut(self.hub.store.settings_problems.get(self.id)),
             "pages": {o: sum(1 for p in self.fanout.pages if p.output == o) for o in OUTPUTS},
         }
 

@@ -20,6 +20,7 @@ from __future__ import annotations
 
 import asyncio
 from collections.abc import Callable
+from pathlib import Path
 from typing import Any, Protocol
 
 from aiohttp import web
@@ -50,6 +51,7 @@ class Host(Protocol):
     store: Store
     max_delay: float
     analysis: LiveAnalysis
+    allow_dirs: tuple[Path, ...]
 
 
 class ChannelCore:

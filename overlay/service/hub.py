@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import logging
 import time
+from pathlib import Path
 
 from engine.errors import EgnError
 from renderer.settings import ChannelSettings, RenderSettings
@@ -24,10 +25,20 @@ log = logging.getLogger("overlay.service.hub")
 class Hub:
     """Every channel of the process, restored from and written to the store."""
 
-    def __init__(self, store: Store, *, clock: Clock = time.monotonic, max_delay: float = 600.0, analysis: LiveAnalysis | None = None) -> None:
+    def __init__(
+        self,
+        store: Store,
+        *,
+        clock: Clock = time.monotonic,
+        max_delay: float = 600.0,
+        allow_dirs: tuple[Path, ...] = (),
+        analysis: LiveAnalysis | None = None,
+    ) -> None:
         self.store = store
         self.clock = clock
         self.max_delay = max_delay
+        #: ``serve --allow-dir``: every read of a followed file checks its resolved path
+        self.allow_dirs = allow_dirs
         #: the service's live analysis (the app's, :data:`overlay.service.keys.ANALYSIS`)
         self.analysis = analysis if analysis is not None else LiveAnalysis()
         self.channels: dict[str, Channel] = {}

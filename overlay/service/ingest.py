@@ -160,9 +160,7 @@ class Ingest:
                 f"channel {ch.id!r}: action {action.seq} skips ahead; expected {expected}", expected=expected
             )
         source = ch.game.source if ch.game else f"{ch.id}.egn"
-        document = feed.apply_action(ch.game, action, source=source)
-        loaded = feed.load_bytes(feed.document_bytes(document), source=source, strict=True, previous=ch.game)
-        feed.refuse_new_problems(ch.game, loaded)
+        loaded = feed.push_action(ch.game, action, source=source)
         replayed = time.time() * 1000
         ack = self._commit(loaded, seq=action.seq, action=(action.seq, content))
         ch.feed_trace = {"received": received, "replayed": replayed, "committed": time.time() * 1000}

@@ -45,9 +45,9 @@ if TYPE_CHECKING:
     from engine.state import GameState
     from renderer.frames import Schedule
     from renderer.matchdata import MatchData
+    from renderer.onair import Views
     from renderer.theme import Theme
     from renderer.timing import Timing
-    from renderer.view import View
 
 __all__ = [
     "JOINABLE",
@@ -89,7 +89,7 @@ class GameSpec:
     name: str
     data: bytes
     schedule: Schedule
-    view: View | None
+    view: Views
     theme: Theme | None
     timing: Timing
     match: MatchData | None
@@ -214,7 +214,7 @@ def game_spec(game: GameInput, job: Job, *, codec: str, background: str | None) 
         codec=codec,
         background=background,
         suffix=game.output.suffix,
-        images=_named_images(job.uploads, (job.view, job.theme, job.match)),
+        images=_named_images(job.uploads, (*job.view.all(), job.theme, job.match)),
         analysis=job.analysis,
     )
 

@@ -12,6 +12,7 @@ from aiohttp import WSMessage, WSMsgType, web
 from engine.load import MAX_INPUT
 
 from ..auth import protected
+from ..limits import parse
 from ..channel import Channel
 from ..errors import BadRequest, NotFound, StoreFailed
 from ..feed import feed_game_bytes
@@ -84,8 +85,8 @@ async def upload_game(request: web.Request) -> web.Response:
 @protected
 async def load_path(request: web.Request) -> web.Response:
     ch = channel_of(request)
-    body = LoadPath.model_validate(await read_json(request))
-    data = await read_game_file_async(_client_path(request, body.path))
+    body = parse(LoadPath, await read_json(request))
+    data = await read_game_file_async(_client_path(request, body.path), follow_links=False)
     return ack_response(ch.ingest.load_game(data, source=Path(body.path).name))
 
 
@@ -93,7 +94,7 @@ async def load_path(request: web.Request) -> web.Response:
 @protected
 async def post_action(request: web.Request) -> web.Response:
     ch = channel_of(request)
-    action = ActionIn.model_validate(await read_json(request))
+    action = parse(ActionIn, await read_json(request))
     return ack_response(ch.ingest.apply_action(action))
 
 
@@ -101,7 +102,7 @@ async def post_action(request: web.Request) -> web.Response:
 @protected
 async def follow_file(request: web.Request) -> web.Response:
     ch = channel_of(request)
-    body = FollowRequest.model_validate(await read_json(request))
+    body = parse(FollowRequest, await read_json(request))
     path = _client_path(request, body.path)
     if not path.parent.is_dir():
         raise NotFound(f"{path.parent}: no such folder")
