@@ -199,8 +199,6 @@ class ChannelSettings(_Model):
         return self.outputs.get(name) or OutputSettings()
 
 
-
-
 def clean_view(base: View) -> View:
     """The clean output's default: no hole cards (hands face down until played) and no
     commentary, so it can run live without a delay."""
