@@ -50,13 +50,12 @@ async def tab(page: Any, name: str) -> None:
     await page.click(f"#tabs button:text-is('{name}')")
 
 
-async def drop(page: Any, target: str, name: str, data: bytes) -> None:
-    """Drag a file over the studio and drop it on ``target`` (real DragEvents with a File)."""
+async def drop(page: Any, target: str, *files: tuple[str, bytes]) -> None:
+    """Drag files over the studio and drop them on ``target`` (real DragEvents with Files)."""
     await page.evaluate(
-        """async ([target, name, b64]) => {
-            const bytes = Uint8Array.from(atob(b64), (c) => c.charCodeAt(0));
+        """async ([target, files]) => {
             const dt = new DataTransfer();
-            dt.items.add(new File([bytes], name));
+            for (const [name, b64] of files) dt.items.add(new File([Uint8Array.from(atob(b64), (c) => c.charCodeAt(0))], name));
             const ev = (type, el) => el.dispatchEvent(new DragEvent(type, { dataTransfer: dt, bubbles: true, cancelable: true }));
             ev("dragenter", document.body);
             const el = document.querySelector(target);
@@ -64,8 +63,12 @@ async def drop(page: Any, target: str, name: str, data: bytes) -> None:
             ev("dragover", el);
             ev("drop", el);
         }""",
-        [target, name, base64.b64encode(data).decode()],
+        [target, [[name, base64.b64encode(data).decode()] for name, data in files]],
     )
+
+
+def egn_bytes(seed: int) -> bytes:
+    return json.dumps(game(seed, deals=1)).encode()
 
 
 async def info(srv: Server, channel: str) -> dict[str, Any]:
@@ -116,12 +119,16 @@ async def test_a_producer_makes_a_channel_and_loads_games_by_picker_and_by_drop(
     # dropped: a binary game appended as the next game, then a match appended to it
     await server.api("POST", "/api/channels/table1/control/pause")
     await server.api("POST", "/api/channels/table1/control/seek", json={"step": 6})
-    await drop(page, "#drop-append", "semi.egnb", encode_condensed(game(4, deals=1)))
+    await tab(page, "Theme")  # a drop from any tab: the result shows in the Game tab
+    await drop(page, "#drop-append", ("semi.egnb", encode_condensed(game(4, deals=1))))
     await page.wait_for_selector("#panel .done:has-text('semi.egnb: appended as the next game')")
+    assert await page.get_attribute("#tabs button:text-is('Game')", "aria-selected") == "true"
     now = await info(server, "table1")
     assert now["game"]["match"] and len(now["game"]["games"]) == 2 and now["playhead"]["step"] == 6
-    await drop(page, "#drop-append", "night.emn", json.dumps(match_doc((5, 6), deals=1)).encode())
-    await wait_js(page, "document.querySelectorAll('#panel .games li').length === 4")
+    # two files at once: appended in order
+    await drop(page, "#drop-append", ("night.emn", json.dumps(match_doc((5, 6), deals=1)).encode()), ("late.egn", egn_bytes(7)))
+    await wait_js(page, "document.querySelectorAll('#panel .games li').length === 5")
+    assert (await info(server, "table1"))["game"]["games"][4]["title"] == "Generated game 7"
     # the match lists its games; the one on air is marked (program shows game 1)
     on_air = await page.eval_on_selector_all("#panel .games li.on-air", "els => els.map(e => e.dataset.game)")
     assert on_air == ["0"]
@@ -129,7 +136,7 @@ async def test_a_producer_makes_a_channel_and_loads_games_by_picker_and_by_drop(
     await until(lambda: _step_is(server, "table1", now["game"]["steps"] + 0, at_least=True))
     await page.wait_for_selector("#panel .games li[data-game='2'].on-air", timeout=5000)
     # dropped to replace: a file the engine cannot read, then one it reads with problems
-    await drop(page, ".drop-target[data-mode='replace']", "broken.egn", b'{"fileType": 3')
+    await drop(page, ".drop-target[data-mode='replace']", ("broken.egn", b'{"fileType": 3'))
     err = page.locator("#panel .game-error")
     await err.wait_for()
     assert "broken.egn: line 1, column 15" in await err.inner_text()
@@ -138,7 +145,7 @@ async def test_a_producer_makes_a_channel_and_loads_games_by_picker_and_by_drop(
     bad = game(5, deals=2)
     tricks = bad["deals"][1]["phases"][-1]["tricks"]
     tricks[2][1] = tricks[0][0]
-    await drop(page, ".drop-target[data-mode='replace']", "bad.egn", json.dumps(bad).encode())
+    await drop(page, ".drop-target[data-mode='replace']", ("bad.egn", json.dumps(bad).encode()))
     await page.wait_for_selector("#panel h2:has-text('Problems the engine found')")
     place = await page.locator("#panel .problems li").first.locator("table.place").inner_text()
     for cell in ("deal\t1", "phase\t1 (TRICK_PLAY)", "trick\t2", "card\t1"):

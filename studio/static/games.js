@@ -36,9 +36,10 @@ export async function loadReport() {
   if (S.tab === "game") S.render();
 }
 
-/** Send a file: "replace" (from its first step) or "append" (as the next game). */
+/** Send a file: "replace" (from its first step) or "append" (as the next game); false if refused. */
 export async function sendGame(file, mode) {
-  if (!S.ch) { notice("Make a channel first (New)."); return; }
+  if (!S.ch) { notice("Make a channel first (New)."); return false; }
+  let ok = true;
   R.error = null;
   R.done = null;
   try {
@@ -48,10 +49,13 @@ export async function sendGame(file, mode) {
     R.done = `${file.name}: ${mode === "append" ? "appended as the next game" : "loaded"} (${r.ack.steps} steps${r.problemCount ? `, ${r.problemCount} problem(s) listed below` : ""}).`;
   } catch (err) {
     R.error = { text: err.message, place: err.body && err.body.place ? err.body.place : null };
+    ok = false;
   }
-  S.tab = "game";
+  S.tab = "game"; // the result shows in the Game tab (a drop may come from any tab)
+  for (const b of document.querySelectorAll("#tabs button")) b.setAttribute("aria-selected", String(b.textContent === "Game"));
   S.render();
   document.dispatchEvent(new Event("studio:game-changed"));
+  return ok;
 }
 
 async function serverFile(op, path) {
@@ -162,8 +166,13 @@ export function setupDrop() {
     depth = 0;
     show(false);
     const target = /** @type {HTMLElement | null} */ (e.target instanceof Element ? e.target.closest(".drop-target") : null);
-    const file = e.dataTransfer.files[0];
-    if (!target || !file) return; // dropped beside the targets: nothing happens
-    sendGame(file, target.dataset.mode === "append" ? "append" : "replace");
+    const files = [...e.dataTransfer.files];
+    if (!target || !files.length) return; // dropped beside the targets: nothing happens
+    // several files: the first replaces (or is appended), the others follow as the next games
+    (async () => {
+      for (const [i, file] of files.entries()) {
+        if (!(await sendGame(file, i === 0 && target.dataset.mode !== "append" ? "replace" : "append"))) break; // the error stays shown
+      }
+    })();
   });
 }
