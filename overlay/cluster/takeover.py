@@ -124,8 +124,7 @@ def rebuild(cid: str, snap: dict[str, Any], entries: list[Any]) -> tuple[feed.Lo
             if kind == "action":
                 action = ActionIn.model_validate_json(f["data"])
                 source = game.source if game else f"{cid}.egn"
-                doc = feed.apply_action(game, action, source=source)
-                game = feed.load_bytes(feed.document_bytes(doc), source=source, strict=False, previous=game)
+                game = feed.push_action(game, action, source=source)
                 seq = action.seq
             else:
                 game = feed.load_bytes(

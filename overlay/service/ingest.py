@@ -144,9 +144,7 @@ class Ingest(ChannelCore):
                 f"channel {self.id!r}: action {action.seq} skips ahead; expected {expected}", expected=expected
             )
         source = self.game.source if self.game else f"{self.id}.egn"
-        document = feed.apply_action(self.game, action, source=source)
-        loaded = feed.load_bytes(feed.document_bytes(document), source=source, strict=True, previous=self.game)
-        feed.refuse_new_problems(self.game, loaded)
+        loaded = feed.push_action(self.game, action, source=source)
         replayed = time.time() * 1000
         ack = self._commit(loaded, seq=action.seq, action=(action.seq, content))
         self.feed_trace = {"received": received, "replayed": replayed, "committed": time.time() * 1000}

@@ -198,7 +198,8 @@ async function renderLinks(p) {
   p.append(h("p", { class: "help" }, "Stream Deck / Companion: plain GET links with this channel's control key. The key allows transport and view switching only; revoke it to stop every link."), box);
   const show = (r) => {
     clear(box);
-    if (!r.key) { box.append(h("button", { onclick: async () => show(await S.api.post(keyUrl())) }, "Make a control key")); return; }
+    if (!r.key && !r.set) { box.append(h("button", { onclick: async () => show(await S.api.post(keyUrl())) }, "Make a control key")); return; }
+    if (!r.key) box.append(h("p", { class: "help" }, "This channel has a control key. It is shown once, when made: make a new key to see links again (the old links then stop)."));
     box.append(h("div", { class: "row" },
       h("button", { onclick: async () => show(await S.api.post(keyUrl())) }, "New key"),
       h("button", { class: "danger", onclick: async () => { await S.api.del(keyUrl()); show({ key: null }); } }, "Revoke")));
