@@ -50,10 +50,12 @@ from pydantic import ValidationError
 from .errors import Conflict, NotFound, StaleRevision, StoreFailed, StoreFull, excerpt
 from .protocol import ChannelSettings, dump
 
-__all__ = ["Store", "StoreBroken", "FolderHeld", "FolderLock", "folder_holder", "StoredGame", "ChannelRecord", "CONTROL_KEY", "HASHED", "control_key_hash", "default_data_dir", "secure_folder", "settings_from_text"]
+__all__ = ["Store", "StoreBroken", "FolderHeld", "FolderLock", "folder_holder", "StoredGame", "ChannelRecord", "CONTROL_KEY", "FEED_KEYS", "HASHED", "control_key_hash", "default_data_dir", "secure_folder", "settings_from_text"]
 
 #: prefix of the meta entry holding a channel's control key (the studio's links), by channel id
 CONTROL_KEY = "control-key:"
+#: prefix of the meta entry holding a channel's feed keys (hashed: overlay.service.feedkeys)
+FEED_KEYS = "feed-keys:"
 #: how a stored control key starts: its SHA-256 is kept, never the key
 HASHED = "sha256:"
 
@@ -461,13 +463,13 @@ class Store:
 
     @_writes
     def delete_channel(self, channel: str) -> None:
-        """Delete the channel's rows and its control key (the studio's links end with it: a
-        new channel of the same id does not inherit them)."""
+        """Delete the channel's rows, its control key and its feed keys (the studio's links
+        and the loggers' keys end with it: a new channel of the same id does not inherit them)."""
         with self.transaction():
             cur = self.db.execute("DELETE FROM channels WHERE id = ?", (channel,))
             if cur.rowcount == 0:
                 raise NotFound(f"no channel {channel!r}", channel=channel)
-            self.db.execute("DELETE FROM meta WHERE key = ?", (CONTROL_KEY + channel,))
+            self.db.execute("DELETE FROM meta WHERE key IN (?, ?)", (CONTROL_KEY + channel, FEED_KEYS + channel))
 
     def tidy_control_keys(self) -> None:
         """Keys of a database written before keys were bound to their channel and hashed:
