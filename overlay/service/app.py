@@ -118,5 +118,5 @@ def create_app(settings: ServerSettings | None = None, *, scale_out: ScaleOut | 
         scale_out.install(app)
     for table in TABLES:
         app.router.add_routes(table)
-    mount_studio(app, app[HUB], Path(settings.data_dir), protected)
+    mount_studio(app, app[HUB], Path(settings.data_dir), protected, allow_dirs=settings.allow_dirs)
     return app

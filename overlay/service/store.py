@@ -49,10 +49,12 @@ from pydantic import ValidationError
 from .errors import Conflict, NotFound, StaleRevision, StoreFailed, StoreFull
 from .protocol import ChannelSettings, dump
 
-__all__ = ["Store", "StoreBroken", "FolderHeld", "FolderLock", "folder_holder", "StoredGame", "ChannelRecord", "CONTROL_KEY", "default_data_dir", "secure_folder", "settings_from_text"]
+__all__ = ["Store", "StoreBroken", "FolderHeld", "FolderLock", "folder_holder", "StoredGame", "ChannelRecord", "CONTROL_KEY", "FEED_KEYS", "default_data_dir", "secure_folder", "settings_from_text"]
 
 #: prefix of the meta entry holding a channel's control key (the studio's links), by channel id
 CONTROL_KEY = "control-key:"
+#: prefix of the meta entry holding a channel's feed keys (hashed: overlay.service.feedkeys)
+FEED_KEYS = "feed-keys:"
 
 log = logging.getLogger("overlay.service.store")
 
@@ -450,6 +452,8 @@ class Store:
         cur = self.db.execute("DELETE FROM channels WHERE id = ?", (channel,))
         if cur.rowcount == 0:
             raise NotFound(f"no channel {channel!r}", channel=channel)
+        # keys of the channel die with it: a new channel of the same id must not take them
+        self.db.execute("DELETE FROM meta WHERE key = ?", (FEED_KEYS + channel,))
 
     def channel_ids(self) -> list[str]:
         return [r[0] for r in self.db.execute("SELECT id FROM channels ORDER BY created, id")]
