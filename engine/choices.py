@@ -40,7 +40,7 @@ from .live import LiveGame
 from .rules import Table, reneges
 from .state import GameState, StepKind, UpCardState
 
-__all__ = ["Choice", "Choices", "DealAction", "choices_of", "choices_at", "deal_actions", "edited", "SYMBOL"]
+__all__ = ["Choice", "Choices", "DealAction", "choices_of", "choices_at", "deal_actions", "edited", "pad_of", "SYMBOL"]
 
 #: a suit's symbol, for labels
 SYMBOL: Final = {Suit.SPADES: "\u2660", Suit.HEARTS: "\u2665", Suit.DIAMONDS: "\u2666", Suit.CLUBS: "\u2663"}
@@ -328,6 +328,38 @@ def _candidates(last: GameState, seat: int, cards: list[Card]) -> list[Card]:
         if other != seat:
             out_.update(resolve(c, trump).identity for c in hand if c.known)
     return [c for c in cards if c.identity not in out_]
+
+
+def pad_of(game: LiveGame) -> tuple[tuple[Choice, ...], tuple[int, ...]]:
+    """Every action a logger of this game could send, unchecked, and the dealers of the
+    next deals in turn: what a page offers while it cannot reach the engine (offline), to
+    queue actions the engine judges once they arrive.  The calls are the ruleset's (no
+    trump where allowed, a lone defender per seat with defend-alone); the cards the deck's,
+    as ``card``, ``discard`` and a ``new_deal`` by the next dealer (``upcard``).
+    """
+    rules = game.metadata.rules
+    last = game.last
+    seats = last.num_players if last is not None else Table(rules.num_players if 2 <= rules.num_players <= 10 else 4).players
+    table = Table(seats)
+    first = 0 if last is None else (last.dealer + 1) % seats  # the deal after the last one opened
+    dealers = tuple((first + i) % seats for i in range(seats))
+    out: list[Choice] = [Choice({"kind": "call", "call": "Pass"}, "Pass", "p", "call", None)]
+    calls = [("Order", "Order up", "o")] + [(s.value, SYMBOL[s], s.value) for s in _SUIT_CALLS]
+    if rules.allow_no_trump:
+        calls.append(("n", "No trump", "n"))
+    for call, label, key in calls:
+        out.append(Choice({"kind": "call", "call": call, "alone": False}, label, key, "call", None))
+        if table.partner(0) is not None:
+            out.append(Choice({"kind": "call", "call": call, "alone": True}, f"{label} alone", key.upper(), "alone", None))
+            if rules.defend_alone:
+                for d in range(seats):
+                    act = {"kind": "call", "call": call, "alone": True, "aloneDefender": d}
+                    out.append(Choice(act, f"{label} alone, seat {d} defends alone", key.upper() + str(d), "defend", None))
+    cards = deck(rules.min_rank, joker=rules.joker)
+    for group, kind, prefix in (("card", "card", ""), ("discard", "discard", "d")):
+        out += [Choice({"kind": kind, "card": card_name(c)}, card_label(c), prefix + card_name(c), group, None) for c in cards]
+    out += [Choice({"kind": "new_deal", "dealer": dealers[0], "upCard": card_name(c)}, card_label(c), card_name(c), "upcard", dealers[0]) for c in cards]
+    return tuple(out), dealers
 
 
 # --------------------------------------------------------------------------- editing a deal
