@@ -302,6 +302,24 @@ def _note(request: web.Request, ch: Channel, exc: BaseException, seq: int | None
     ch.feed_log.refuse(clock_of(request), seq=seq, status=status, kind=str(body.get("kind", "error")), error=str(body.get("error", "")), via=request.get(FEED_KEY) or "token")
 
 
+@routes.get("/api/channels/{channel}/logger/game")
+@feed_route
+async def get_game(request: web.Request) -> web.Response:
+    """The game the logger has written, as stored (EGN JSON, or the bytes last PUT): what
+    the page's menu downloads.
+
+    Raises:
+        Unprocessable: no game yet.
+    """
+    ch = channel_of(request)
+    g = ch.game
+    if g is None:
+        raise Unprocessable(f"channel {ch.id!r} has no game yet")
+    kind = "application/json" if g.data.lstrip()[:1] in (b"{", b"[") else "application/octet-stream"
+    name = f"{ch.id}.egn" if kind == "application/json" else f"{ch.id}.egnb"
+    return web.Response(body=g.data, content_type=kind, headers={"Content-Disposition": f'attachment; filename="{name}"', "Cache-Control": "no-store"})
+
+
 @routes.get("/api/channels/{channel}/logger")
 @feed_route
 async def get_holder(request: web.Request) -> web.Response:

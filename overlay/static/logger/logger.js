@@ -440,7 +440,7 @@ function renderChoices() {
   for (const [group, title] of groups) {
     const items = list.filter((c) => c.group === group);
     if (!items.length) continue;
-    const box = h("div", { class: `group ${group}` }, mode === "pad" || group === "discard" || group === "defend" ? h("h3", {}, title) : null);
+    const box = h("div", { class: `group g-${group}` }, mode === "pad" || group === "discard" || group === "defend" ? h("h3", {}, title) : null);
     for (const c of items) {
       n += 1;
       const current = mode === "edit" && P.editAt !== null && JSON.stringify(v.dealActions[P.editAt]?.action) === JSON.stringify(c.action);
@@ -570,9 +570,11 @@ function fire(list, now) {
   const typed = P.typed;
   if (!typed) return;
   const low = typed.toLowerCase();
+  // a "1" at the end may be the start of "10" (typed for a ten, T)
+  const ahead = low.endsWith("1") ? low.slice(0, -1) + "t" : low;
   const exact = list.filter((c) => c.key === typed);
   const loose = exact.length ? exact : list.filter((c) => c.key.toLowerCase() === low);
-  const longer = list.filter((c) => c.key.length > typed.length && c.key.toLowerCase().startsWith(low));
+  const longer = list.filter((c) => (c.key.length > typed.length && c.key.toLowerCase().startsWith(low)) || (ahead !== low && c.key.toLowerCase().startsWith(ahead)));
   const hit = loose.length === 1 ? loose[0] : null;
   if (hit && (now || !longer.length)) {
     P.typed = "";
@@ -621,7 +623,7 @@ function keypad(ev, list) {
 /** @type {any} */ (window).euchreLogger = {
   outbox,
   view: () => P.view,
-  log: () => outbox.log.map((e) => ({ seq: e.seq, action: e.action, tappedAt: e.tappedAt, sentAt: e.sentAt, ackAt: e.ackAt, tries: e.tries, duplicate: e.duplicate })),
+  log: () => outbox.log.map((e) => ({ seq: e.seq, action: e.action, tappedAt: e.tappedAt, sentAt: e.sentAt, ackAt: e.ackAt, tries: e.tries, duplicate: e.duplicate, steps: e.steps })),
   pending: () => outbox.pending().length,
   mode: () => offered().mode,
 };

@@ -20,6 +20,7 @@
  * @property {number} tries
  * @property {string | null} error
  * @property {boolean} duplicate the server had it already (an answer was lost)
+ * @property {number | null} steps the game's steps once the server took it (from its ack)
  */
 /**
  * What one send came to: the server's answer, no answer at all (the network), or a refusal.
@@ -112,7 +113,7 @@ export class Outbox {
    */
   add(action, label, tappedAt = epochMs()) {
     /** @type {Entry} */
-    const e = { seq: this.nextSeq(), action, label, state: "queued", tappedAt, sentAt: null, ackAt: null, tries: 0, error: null, duplicate: false };
+    const e = { seq: this.nextSeq(), action, label, state: "queued", tappedAt, sentAt: null, ackAt: null, tries: 0, error: null, duplicate: false, steps: null };
     this.entries.push(e);
     this.save();
     this.changed();
@@ -171,6 +172,7 @@ export class Outbox {
           e.state = "acked";
           e.ackAt = epochMs();
           e.duplicate = Boolean(r.body && r.body.ack && r.body.ack.duplicate);
+          e.steps = r.body && r.body.ack && typeof r.body.ack.steps === "number" ? r.body.ack.steps : null;
           this.online = true;
           this.offlineSince = null;
           this.log.push(e);
