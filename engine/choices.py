@@ -30,6 +30,7 @@ from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
+from functools import lru_cache
 from typing import Any, Final
 
 from .actions import LiveAction, actions_of
@@ -38,6 +39,7 @@ from .errors import ActionError, EgnError, NotationError, Place, Problem
 from .layout import HAND_SIZE
 from .live import LiveGame
 from .rules import Table, reneges
+from .ruleset import Ruleset
 from .state import GameState, StepKind, UpCardState
 
 __all__ = ["Choice", "Choices", "DealAction", "choices_of", "choices_at", "deal_actions", "edited", "pad_of", "SYMBOL"]
@@ -340,9 +342,14 @@ def pad_of(game: LiveGame) -> tuple[tuple[Choice, ...], tuple[int, ...]]:
     rules = game.metadata.rules
     last = game.last
     seats = last.num_players if last is not None else Table(rules.num_players if 2 <= rules.num_players <= 10 else 4).players
-    table = Table(seats)
     first = 0 if last is None else (last.dealer + 1) % seats  # the deal after the last one opened
-    dealers = tuple((first + i) % seats for i in range(seats))
+    return _pad(rules, seats, first), tuple((first + i) % seats for i in range(seats))
+
+
+@lru_cache(maxsize=64)
+def _pad(rules: Ruleset, seats: int, dealer: int) -> tuple[Choice, ...]:
+    """:func:`pad_of`'s actions (a game's are the same but for the dealer: kept)."""
+    table = Table(seats)
     out: list[Choice] = [Choice({"kind": "call", "call": "Pass"}, "Pass", "p", "call", None)]
     calls = [("Order", "Order up", "o")] + [(s.value, SYMBOL[s], s.value) for s in _SUIT_CALLS]
     if rules.allow_no_trump:
@@ -358,8 +365,8 @@ def pad_of(game: LiveGame) -> tuple[tuple[Choice, ...], tuple[int, ...]]:
     cards = deck(rules.min_rank, joker=rules.joker)
     for group, kind, prefix in (("card", "card", ""), ("discard", "discard", "d")):
         out += [Choice({"kind": kind, "card": card_name(c)}, card_label(c), prefix + card_name(c), group, None) for c in cards]
-    out += [Choice({"kind": "new_deal", "dealer": dealers[0], "upCard": card_name(c)}, card_label(c), card_name(c), "upcard", dealers[0]) for c in cards]
-    return tuple(out), dealers
+    out += [Choice({"kind": "new_deal", "dealer": dealer, "upCard": card_name(c)}, card_label(c), card_name(c), "upcard", dealer) for c in cards]
+    return tuple(out)
 
 
 # --------------------------------------------------------------------------- editing a deal

@@ -254,6 +254,7 @@ async def _one(browser: Any, session: Any, base: str, channel: str, doc: dict[st
     await program_ctx.close()
     from_ack, from_tap, missed = program_lags(log, drawn_log)
     tap_ack = [e["ackAt"] - e["tappedAt"] for e in log if not e["duplicate"]]
+    tap_send = [e["sentAt"] - e["tappedAt"] for e in log if not e["duplicate"]]
     seqs = [e["seq"] for e in log]
     return {
         "actions": len(acts),
@@ -267,6 +268,7 @@ async def _one(browser: Any, session: Any, base: str, channel: str, doc: dict[st
         "taps_per_deal": driver.taps / len(doc["deals"]),
         "tap_to_ack_p50_ms": pct(tap_ack, 50),
         "tap_to_ack_p99_ms": pct(tap_ack, 99),
+        "tap_to_request_p50_ms": pct(tap_send, 50),
         "program_lag_from_ack_p50_ms": pct(from_ack, 50),
         "program_lag_from_ack_p99_ms": pct(from_ack, 99),
         "program_lag_from_ack_max_ms": max(from_ack) if from_ack else float("nan"),
@@ -300,7 +302,7 @@ async def _run(args: argparse.Namespace) -> dict[str, Any]:
         try:
             async with aiohttp.ClientSession(headers=AUTH) as session, async_playwright() as pw:
                 browser = await pw.chromium.launch(executable_path=chromium_path(), args=CHROMIUM_ARGS, headless=True)
-                runs = [(f"pace_{x.strip()}", float(x), 0.0, None) for x in args.intervals.split(",") if x.strip()]
+                runs: list[tuple[str, float, float, int | None]] = [(f"pace_{x.strip()}", float(x), 0.0, None) for x in args.intervals.split(",") if x.strip()]
                 if args.drop > 0:
                     acts = intended(doc)
                     # mid-deal: the tenth action of the second deal (or of the first)

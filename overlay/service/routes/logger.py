@@ -176,9 +176,12 @@ def _int(request: web.Request, name: str) -> int | None:
         raise BadRequest(f"{name} {raw[:20]!r} is not a whole number") from None
 
 
-def _view(request: web.Request, ch: Channel, *, at: int | None = None) -> dict[str, Any]:
-    """What the page shows: the table as the engine sees it, the choices, the deal's
-    actions, the server's ``seq``, who holds the logger, where the program output is."""
+def _view(request: web.Request, ch: Channel, *, at: int | None = None, full: bool = True) -> dict[str, Any]:
+    """What the page shows: the table as the engine sees it, the choices, the server's
+    ``seq``, who holds the logger, where the program output is, the next dealers; ``full``
+    adds the deal's actions (the edit list) and the unchecked pad the page offers while
+    offline (the same for a whole game but the dealer, which the next dealers give): an
+    action's answer leaves them out, to answer a tap sooner."""
     now = clock_of(request)
     h, mine = _hold(request, ch)
     base: dict[str, Any] = {
@@ -198,7 +201,7 @@ def _view(request: web.Request, ch: Channel, *, at: int | None = None) -> dict[s
     else:
         choices = choices_of(live, dealer=_int(request, "dealer"), hands=_hands(request.query.get("hands")))
     tl = live.timeline
-    pad, dealers = pad_of(live)
+    every, dealers = pad_of(live)
     return {
         **base,
         "players": list(tl.players),
@@ -206,8 +209,7 @@ def _view(request: web.Request, ch: Channel, *, at: int | None = None) -> dict[s
         "deals": len(live),
         "state": None if last is None else last.to_json(),
         "choices": choices.to_json(),
-        "dealActions": [a.to_json() for a in deal_actions(live)],
-        "pad": [c.to_json() for c in pad],
+        **({"dealActions": [a.to_json() for a in deal_actions(live)], "pad": [c.to_json() for c in every]} if full else {}),
         "nextDealers": list(dealers),
         "at": at,
     }
@@ -254,7 +256,7 @@ async def post_logger_action(request: web.Request) -> web.Response:
         _note(request, ch, exc, None if action is None else action.seq)
         raise
     ch.feed_log.took(clock_of(request), via=request.get(FEED_KEY) or "token")
-    return web.json_response({"ack": dump(ack), "view": _view(request, ch)})
+    return web.json_response({"ack": dump(ack), "view": _view(request, ch, full=False)})
 
 
 class EditIn(BaseModel):
@@ -293,7 +295,7 @@ async def post_edit(request: web.Request) -> web.Response:
         _note(request, ch, exc, None)
         raise
     ch.feed_log.took(clock_of(request), via=request.get(FEED_KEY) or "token")
-    return web.json_response({"ack": dump(ack), "view": _view(request, ch)})
+    return web.json_response({"ack": dump(ack), "view": _view(request, ch, full=False)})
 
 
 def _note(request: web.Request, ch: Channel, exc: BaseException, seq: int | None) -> None:

@@ -157,8 +157,12 @@ function renumber(from) {
 outbox.subscribe(() => render());
 window.addEventListener("online", () => { void outbox.pump(); });
 
-/** Take the server's view (it says which seq the server has). @param {View} v */
+/** Take the server's view (it says which seq the server has).  An action's answer leaves
+ * out the pad (the same for the whole game) and the deal's actions (asked for when the edit
+ * list opens). @param {View} v */
 function adopt(v) {
+  if (!v.pad) v.pad = P.view ? P.view.pad : [];
+  if (!v.dealActions) v.dealActions = [];
   P.view = v;
   outbox.setExpected(v.expected);
 }
@@ -334,7 +338,13 @@ function offered() {
 
 function setup() {
   $("#undo").addEventListener("click", () => undo());
-  $("#edit").addEventListener("click", () => { P.editing = !P.editing; P.editAt = null; P.editView = null; render(); });
+  $("#edit").addEventListener("click", () => {
+    P.editing = !P.editing;
+    P.editAt = null;
+    P.editView = null;
+    if (P.editing) void refresh(); // the deal's actions, as the server has them
+    render();
+  });
   $("#takeover").addEventListener("click", () => { void claim(true); });
   $("#drop").addEventListener("click", () => { outbox.dropRefused(); P.error = null; void refresh(); });
   $("#retry").addEventListener("click", () => { P.error = null; outbox.retryRefused(); });
