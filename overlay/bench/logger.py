@@ -8,7 +8,8 @@ it), so every tap goes through the page's engine choices, its outbox and the ser
 
 * **pace runs** (``--intervals``, default 0.3 s and 0.15 s): the channel's game must equal
   the game the script meant, deal by deal; taps per deal; tap -> acknowledged (the page's
-  own event time to the ack's arrival, p50/p99); the program output (a second page,
+  own event time to the ack's arrival, p50/p99); the pace achieved (a tap waits until the
+  page offers the engine's next choices, so it is at most one per answer); the program output (a second page,
   ``/overlay/{channel}?output=program``, default timing) drawing each action's steps after
   its ack (p50/p99/max, beside the live bound ``timing.live_lag``), and steps it never drew.
 * **a dropped network** (``--drop``, default 10 s): mid-deal, the logger page's network is
@@ -230,7 +231,9 @@ async def _one(browser: Any, session: Any, base: str, channel: str, doc: dict[st
             await ctx.set_offline(False)
             cut["back"] = time.monotonic()
 
+    began = time.monotonic()
     await driver.log(acts, interval=interval, at=network)
+    took = time.monotonic() - began
     if "at" in cut and "back" not in cut:
         await asyncio.sleep(max(0.0, drop - (time.monotonic() - cut["at"])))
         await ctx.set_offline(False)
@@ -266,6 +269,7 @@ async def _one(browser: Any, session: Any, base: str, channel: str, doc: dict[st
         "resent_duplicates": sum(1 for e in log if e["duplicate"]),
         "taps": driver.taps,
         "taps_per_deal": driver.taps / len(doc["deals"]),
+        "interval_achieved_s": took / max(1, len(acts) - 1),
         "tap_to_ack_p50_ms": pct(tap_ack, 50),
         "tap_to_ack_p99_ms": pct(tap_ack, 99),
         "tap_to_request_p50_ms": pct(tap_send, 50),

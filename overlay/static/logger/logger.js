@@ -359,9 +359,27 @@ function setup() {
     location.reload();
   });
   $("#show-program").addEventListener("click", () => { P.program = !P.program; renderProgram(); });
+  $("#download").addEventListener("click", () => { void download(); });
   /** @type {HTMLInputElement} */ ($("#name")).value = P.name;
   document.addEventListener("keydown", onKey);
   renderProgram();
+}
+
+/** The game as the server keeps it, saved as a file (the request carries the key, so it is
+ * fetched here and handed to the browser as a blob). */
+async function download() {
+  try {
+    const r = await fetch(api("/logger/game"), { headers: headers(), cache: "no-store" });
+    if (!r.ok) throw new Error(`HTTP ${r.status}`);
+    const kind = r.headers.get("Content-Type") || "";
+    const a = /** @type {HTMLAnchorElement} */ (h("a", { download: `${CH}.${kind.includes("json") ? "egn" : "egnb"}` }));
+    a.href = URL.createObjectURL(await r.blob());
+    a.click();
+    setTimeout(() => URL.revokeObjectURL(a.href), 5000);
+  } catch (err) {
+    P.error = `The game could not be downloaded: ${err}`;
+    render();
+  }
 }
 
 function render() {
