@@ -19,7 +19,7 @@ from __future__ import annotations
 
 from aiohttp import web
 
-from . import channels, control, feed, loggers, media, pages, settings, state
+from . import channels, control, feed, logger, loggers, media, pages, settings, state
 
 __all__ = ["TABLES"]
 
@@ -30,6 +30,7 @@ TABLES: tuple[web.RouteTableDef, ...] = (
     channels.routes,
     feed.routes,
     loggers.routes,
+    logger.routes,
     control.routes,
     settings.routes,
     state.routes,
