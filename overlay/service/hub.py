@@ -56,10 +56,12 @@ class Hub:
             self.waiting.pop(next(iter(self.waiting)))
 
     def restore(self) -> None:
-        """Rebuild every stored channel (games are re-replayed leniently: nothing is dropped)."""
+        """Rebuild every stored channel (games are re-replayed leniently: nothing is dropped):
+        its last snapshot, with the actions logged after it pushed on."""
         for rec in self.store.channels():
             game = None
             error = rec.fault
+            seq = rec.game.seq if rec.game else 0
             if rec.fault is not None:
                 log.error("%s (the channel starts empty; the other channels start)", rec.fault)
             if rec.game is not None:
@@ -67,6 +69,12 @@ class Hub:
                     game = feed.load_bytes(rec.game.data, source=rec.game.source, strict=False)
                 except (EgnError, BadRequest, TooLarge) as exc:
                     error = str(exc)
+                else:
+                    game, last, why = feed.replay_log(game, rec.actions, source=f"{self.store.path}: channel {rec.id!r}")
+                    seq = last if last is not None else seq
+                    if why is not None:
+                        error = why
+                        log.error("%s", why)
             try:
                 playhead = Playhead.from_json(rec.playhead) if rec.playhead else None
             except (KeyError, TypeError, ValueError) as exc:
@@ -78,7 +86,7 @@ class Hub:
                 rec.id,
                 rec.settings,
                 game=game,
-                seq=rec.game.seq if rec.game else 0,
+                seq=seq,
                 playhead=playhead,
                 follow=rec.follow,
                 load_error=error,
