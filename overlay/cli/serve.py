@@ -51,6 +51,14 @@ def register(sub: Any) -> None:
         help="a web origin (https://host:port) whose pages may open the page and state sockets, besides this server's own and OBS's",
     )
     p.add_argument(
+        "--max-connections-per-address",
+        type=int,
+        default=512,
+        metavar="N",
+        help="connections one client address may hold at once (default 512; behind a reverse proxy, where every "
+        "client has the proxy's address, raise it)",
+    )
+    p.add_argument(
         "--redis",
         metavar="URL",
         default=None,
@@ -82,6 +90,7 @@ def run(args: argparse.Namespace) -> int:
         synchronous=args.sync.upper(),
         redis=args.redis,
         advertise=args.advertise,
+        per_address=args.max_connections_per_address,
     )
     try:
         asyncio.run(serve(settings))
@@ -100,8 +109,11 @@ def run(args: argparse.Namespace) -> int:
 async def serve(settings: Any, *, ready: asyncio.Event | None = None, stop: asyncio.Event | None = None) -> None:
     """Run until SIGINT/SIGTERM (or ``stop`` is set); prints the URLs to paste into OBS."""
     from ..service.app import ScaleOut, create_app
-    from ..service.keys import HUB, TOKEN_CREATED
+    from ..service.guard import GuardedSite, quiet_accept_errors, raise_file_limit
+    from ..service.keys import GUARD, HUB, TOKEN_CREATED
 
+    raise_file_limit()  # before the guard counts its budget of connections (create_app)
+    quiet_accept_errors(asyncio.get_running_loop())
     scale_out: ScaleOut | None = None
     if settings.redis is not None:  # serve --redis: channels shared with other processes
         from ..cluster.routing import RedisScaleOut
@@ -120,7 +132,7 @@ async def serve(settings: Any, *, ready: asyncio.Event | None = None, stop: asyn
     finally:
         gc.enable()
     gc.freeze()
-    site = web.TCPSite(runner, settings.host, settings.port)
+    site = GuardedSite(runner, settings.host, settings.port, guard=app[GUARD])
     await site.start()
     server = getattr(site, "_server", None)
     sockets = getattr(server, "sockets", None) or []
