@@ -251,7 +251,8 @@ function take(c, tappedAt = epochMs()) {
   if (P.editing && P.editAt !== null) { void sendEdit(c); return; }
   P.lastTap = tappedAt;
   P.error = null;
-  outbox.add(c.action, c.label, tappedAt);
+  const what = { new_deal: "Deal, up-card", call: "Call", discard: "Discard", card: "Card" }[String(c.action.kind)] || "";
+  outbox.add(c.action, `${what} ${c.label}`.trim(), tappedAt);
   setTimeout(() => render(), SLOW_MS + 20); // the pad, if the answer is late
 }
 
