@@ -659,11 +659,14 @@ def _blob(key: str, size: float, text: str, ls: float, font: Any) -> skia.TextBl
     return blob
 
 
-def raster(scene: Scene, t: float, assets: Assets | None = None) -> skia.Image:
-    """Draw ``scene`` at scene time ``t`` into a new premultiplied N32 image.
+def raster(scene: Scene, t: float, assets: Assets | None = None, *, layer: Scene | None = None, layer_t: float = 0.0) -> skia.Image:
+    """Draw ``scene`` at scene time ``t`` into a new premultiplied N32 image, and ``layer``
+    (the analysis layer, :class:`renderer.onair.OnAir`) over it at its own time ``layer_t``.
 
     The surface is reused between calls of the same size; only the areas the previous frame
     drew on it are cleared (same pixels as clearing all of it, for a fraction of the cost).
+    The layer is drawn as the page player's ``_drawLayer`` draws it: from a reset canvas
+    state, op by op (no static groups), at ``max(0, layer_t)``.
     """
     assets = assets or default_assets()
     size = (scene.width, scene.height)
@@ -688,6 +691,12 @@ def raster(scene: Scene, t: float, assets: Assets | None = None) -> skia.Image:
     ex.dirty = []
     plan = assets.layers.plan_of(scene.ops, scene.defs) if assets.sprite_cache else None
     ex.run(scene.ops, plan=plan)
+    if layer is not None and layer.ops:
+        canvas.restoreToCount(1)
+        canvas.resetMatrix()
+        lx = _Exec(canvas, layer, max(0.0, layer_t), assets)
+        lx.dirty = ex.dirty
+        lx.run(layer.ops)
     assets.dirty[size] = (bg, ex.dirty)
     return surf.makeImageSnapshot()
 

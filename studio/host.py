@@ -81,8 +81,12 @@ class StudioHost(Protocol):
         ...
 
     def control_key(self, channel: str, *, renew: bool = False) -> str | None:
-        """The channel's control key for Stream Deck links (None if it has none); ``renew``
-        makes a new one, which ends every link made with the old one."""
+        """``renew``: a new control key for Stream Deck links, which ends every link made with
+        the old one; it is shown this once (only its hash is kept).  Else None."""
+        ...
+
+    def has_control_key(self, channel: str) -> bool:
+        """The channel has a control key (links made with it work)."""
         ...
 
     def revoke_control_key(self, channel: str) -> None:

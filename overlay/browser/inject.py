@@ -1,10 +1,11 @@
 """Graphics into a stream without OBS: a channel's live overlay laid over a video, frame by frame.
 
-:class:`LiveOverlay` follows a channel as its OBS page does (the page WebSocket: each scene
-message carries the step's scene, its age and the playback rate) and rasterises it with skia
-at the time a video frame is composited: the overlay is what the page would show at that
-moment.  It reaches the server over loopback, so ``inject --serve`` runs the server in the
-same process, and ``--server URL`` follows a server elsewhere.
+:class:`~overlay.browser.follower.LiveOverlay` follows a channel as its OBS page does (the
+page WebSocket: the step's scene, its analysis layer and the uploaded images they name: what
+is on air, :class:`renderer.onair.OnAir`) and draws it with skia at the time a video frame is
+composited: the overlay is what the page would show at that moment.  It reaches the server
+over loopback, so ``inject --serve`` runs the server in the same process, and ``--server
+URL`` follows a server elsewhere.
 
 :func:`inject` reads the input (a file or a stream URL), draws the overlay over each
 decoded frame, encodes H.264 and copies the audio packets.  A file input is paced to real
@@ -16,7 +17,6 @@ instead of drifting.  Both are counted and shown.
 from __future__ import annotations
 
 import asyncio
-import json
 import queue
 import sys
 import threading
@@ -27,140 +27,12 @@ from fractions import Fraction
 from pathlib import Path
 from typing import Any
 
-import skia  # type: ignore[import-not-found]
+from .follower import LiveOverlay
 
 __all__ = ["LiveOverlay", "InjectStats", "inject", "output_format", "serve_in_thread", "DROP_AFTER"]
 
 #: a frame this many frame periods behind its due time is dropped (not encoded)
 DROP_AFTER = 3.0
-
-
-class LiveOverlay:
-    """A channel's current overlay, kept up to date by a WebSocket client in a thread.
-
-    ``image(now)`` is the overlay at monotonic time ``now`` (``None`` while the channel has
-    no game), scaled to ``video_size`` (which :func:`inject` sets from the input).  The page
-    socket only serves page sizes (1280x720 to 3840x2160): a smaller video gets the overlay
-    drawn at a page size and scaled.
-    """
-
-    def __init__(
-        self, server: str, channel: str, *, output: str = "program", size: tuple[int, int] = (1920, 1080), token: str | None = None
-    ) -> None:
-        from renderer.raster import Assets
-
-        self.video_size = size
-        self.server = server.rstrip("/")
-        self.channel = channel
-        self.output = output
-        self.token = token  # the preview output needs the API token
-        w, h = size
-        if w < 1280 or h < 720:
-            s = max(1280 / w, 720 / h)
-            w, h = round(w * s), round(h * s)
-        self.size = (min(w, 3840), min(h, 2160))
-        self.assets = Assets.load()
-        self.scenes = 0
-        self.connected = threading.Event()
-        self._lock = threading.Lock()
-        self._current: tuple[Any, float, float, float, int] | None = None  # scene, age, rate, t0, id
-        self._cache: tuple[tuple[int, float], skia.Image | None] | None = None
-        self._loop: asyncio.AbstractEventLoop | None = None
-        self._thread: threading.Thread | None = None
-        self._stop: asyncio.Event | None = None
-        self.error: str | None = None
-
-    def start(self, timeout: float = 10.0) -> LiveOverlay:
-        """Connect, wait for the first scene message and draw it once (warm caches).
-
-        Raises:
-            OSError: no scene within ``timeout`` seconds (server down, unknown channel).
-        """
-        self._thread = threading.Thread(target=self._run, name="inject-overlay", daemon=True)
-        self._thread.start()
-        if not self.connected.wait(timeout):
-            self.stop()
-            raise OSError(f"{self.server}: no overlay for channel {self.channel!r} ({self.error or 'no answer'})")
-        self.image(time.monotonic())
-        return self
-
-    def stop(self) -> None:
-        if self._loop is not None and self._stop is not None:
-            self._loop.call_soon_threadsafe(self._stop.set)
-        if self._thread is not None:
-            self._thread.join(timeout=5)
-
-    def _run(self) -> None:
-        self._loop = asyncio.new_event_loop()
-        try:
-            self._loop.run_until_complete(self._follow())
-        finally:
-            self._loop.close()
-
-    async def _follow(self) -> None:
-        import aiohttp
-
-        self._stop = asyncio.Event()
-        base = self.server.replace("https://", "wss://", 1).replace("http://", "ws://", 1)
-        w, h = self.size
-        url = f"{base}/ws/overlay/{self.channel}?output={self.output}&width={w}&height={h}"
-        while not self._stop.is_set():
-            try:
-                async with aiohttp.ClientSession() as session, session.ws_connect(url, compress=0, max_msg_size=0) as ws:
-                    hello: dict[str, object] = {"type": "hello", "output": self.output, "width": w, "height": h, "visible": True}
-                    if self.token:
-                        hello["token"] = self.token
-                    await ws.send_str(json.dumps(hello))
-                    stop = asyncio.ensure_future(self._stop.wait())
-                    while True:
-                        recv = asyncio.ensure_future(ws.receive())
-                        done, _ = await asyncio.wait({recv, stop}, return_when=asyncio.FIRST_COMPLETED)
-                        if stop in done:
-                            recv.cancel()
-                            return
-                        msg = recv.result()
-                        if msg.type != aiohttp.WSMsgType.TEXT:
-                            break
-                        self._on_message(msg.data)
-            except (aiohttp.ClientError, OSError) as exc:
-                self.error = str(exc)
-            if not self._stop.is_set():
-                await asyncio.sleep(0.25)  # reconnect, as the page does
-
-    def _on_message(self, text: str) -> None:
-        from renderer.scene import Scene
-
-        data = json.loads(text)
-        if data.get("type") != "scene":
-            return
-        scene = Scene.from_json(data["scene"]) if data.get("scene") else None
-        with self._lock:
-            self.scenes += 1
-            self._current = (scene, float(data.get("age") or 0.0), float(data.get("rate") or 0.0), time.monotonic(), self.scenes)
-        self.connected.set()
-
-    def image(self, now: float) -> skia.Image | None:
-        from renderer.frames import still_from
-        from renderer.raster import raster
-
-        with self._lock:
-            cur = self._current
-        if cur is None or cur[0] is None:
-            return None
-        scene, age, rate, t0, ident = cur
-        t = min(age + (now - t0) * rate, still_from(scene))
-        key = (ident, round(t, 4))
-        if self._cache is not None and self._cache[0] == key:
-            return self._cache[1]
-        img = raster(scene, t, self.assets)
-        if (img.width(), img.height()) != self.video_size:
-            # scaled once per new picture, so compositing is a plain blit
-            w, h = self.video_size
-            surf = skia.Surface.MakeRaster(skia.ImageInfo.MakeN32Premul(w, h))
-            surf.getCanvas().drawImageRect(img, skia.Rect.MakeWH(w, h), skia.SamplingOptions(skia.FilterMode.kLinear, skia.MipmapMode.kLinear))
-            img = surf.makeImageSnapshot()
-        self._cache = (key, img)
-        return img
 
 
 @dataclass
@@ -197,13 +69,16 @@ def inject(
     status: Callable[[InjectStats], None] | None = None,
     timeout: float = 5.0,
     stats: InjectStats | None = None,
+    lossless: bool = False,
 ) -> InjectStats:
     """Lay ``overlay`` over every frame of ``src`` and write ``dst`` (H.264, audio copied).
 
     ``realtime``: pace a file input to its own clock (default: on for a file, off for a
     stream, which paces itself).  Ends when the input ends (or stalls for ``timeout``
     seconds) or ``stop()`` is true; the output is always finished cleanly.  ``stats`` (filled
-    as frames are written) lets another thread watch the progress.
+    as frames are written) lets another thread watch the progress.  ``lossless``: H.264 in
+    RGB with no loss (``libx264rgb``, qp 0) instead of 4:2:0 at crf 20, for checking the
+    pixels or keeping a master.
 
     Raises:
         OSError: the input cannot be opened or has no video.
@@ -229,9 +104,13 @@ def inject(
         rate = Fraction(vin.average_rate or vin.guessed_rate or 30)
         period = 1.0 / float(rate)
         out = av.open(sys.stdout.buffer if dst == "-" else dst, "w", format=output_format(dst))
-        vout = out.add_stream("libx264", rate=rate, options={"preset": preset, "tune": "zerolatency", "crf": "20"})
+        if lossless:
+            vout = out.add_stream("libx264rgb", rate=rate, options={"preset": preset, "tune": "zerolatency", "qp": "0"})
+            vout.pix_fmt = "rgb24"
+        else:
+            vout = out.add_stream("libx264", rate=rate, options={"preset": preset, "tune": "zerolatency", "crf": "20"})
+            vout.pix_fmt = "yuv420p"
         vout.width, vout.height = vin.codec_context.width, vin.codec_context.height
-        vout.pix_fmt = "yuv420p"
         aout = out.add_stream_from_template(ain) if ain is not None else None
         enc = _Encoder(out, vout, aout)
         try:

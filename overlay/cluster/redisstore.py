@@ -11,7 +11,8 @@ What lives in Redis, per channel (keys under ``eo:ch:{id}:``): the settings docu
 its revision, the log of accepted feed entries as a Redis Stream (``log``: actions, whole
 games, loads), the action text under each seq (``actions``), the last seq (``meta``), a
 snapshot of the game every :data:`SNAPSHOT_EVERY` entries (``snap``; older stream entries
-are trimmed), the playhead, the followed file and the studio's control key (``control``).  Every write checks, in the same Lua
+are trimmed), the playhead, the followed file, the studio's control key (``control``) and
+the channel's feed keys, hashed (``feedkeys``).  Every write checks, in the same Lua
 script, that this process still holds the channel's lease (``eo:lease:{id}``): a process
 that lost its lease can no longer write, so two owners never interleave.  An action is
 appended only if its seq is the next one (the same check the owner made in memory).
@@ -37,7 +38,7 @@ from typing import Any
 
 from ..service.errors import StoreFailed
 from ..service.protocol import ChannelSettings, dump
-from ..service.store import CONTROL_KEY, Store
+from ..service.store import CONTROL_KEY, FEED_KEYS, Store
 
 __all__ = ["RedisStore", "Keys", "SNAPSHOT_EVERY", "WAIT_LIMIT", "Op", "RedisTimeout"]
 
@@ -138,9 +139,10 @@ class Keys:
         self.follow = base + "follow"
         self.groups = base + "groups"
         self.control = base + "control"
+        self.feedkeys = base + "feedkeys"
 
     def all(self) -> list[str]:
-        return [self.settings, self.log, self.meta, self.actions, self.snap, self.playhead, self.follow, self.groups, self.control]
+        return [self.settings, self.log, self.meta, self.actions, self.snap, self.playhead, self.follow, self.groups, self.control, self.feedkeys]
 
 
 class RedisTimeout(StoreFailed):
@@ -152,7 +154,7 @@ class Op:
     """One write for Redis, in the order the channel made it."""
 
     channel: str
-    kind: str  # action | put | load | playhead | settings | follow | control | create | delete | snapshot
+    kind: str  # action | put | load | playhead | settings | follow | control | feedkeys | create | delete | snapshot
     args: dict[str, Any] = field(default_factory=dict)
     waiter: asyncio.Task[Any] | None = None  # the request task that awaits it (sync)
     done: asyncio.Future[None] | None = None
@@ -284,6 +286,13 @@ class RedisStore(Store):
         super().set_meta(key, value)
         if key.startswith(CONTROL_KEY):  # a channel's control key goes where its next owner finds it
             self._submit(Op(key[len(CONTROL_KEY) :], "control", {"value": value}))
+        elif key.startswith(FEED_KEYS):  # so do its feed keys (hashed)
+            self._submit(Op(key[len(FEED_KEYS) :], "feedkeys", {"value": value}))
+
+    def delete_meta(self, key: str) -> None:
+        super().delete_meta(key)
+        if key.startswith(FEED_KEYS):  # the last feed key revoked
+            self._submit(Op(key[len(FEED_KEYS) :], "feedkeys", {"value": ""}))
 
     def create_channel(self, channel: str, settings: ChannelSettings | None = None) -> ChannelSettings:
         doc = super().create_channel(channel, settings)
@@ -450,8 +459,8 @@ class RedisStore(Store):
             if op.kind in ("action", "put", "load"):
                 keys = [k.lease, k.meta, k.actions, k.log, k.playhead]
                 pipe.evalsha(SHAS["append"], 5, *keys, self.me, op.kind, a["seq"], a["data"], a.get("source", ""), a["playhead"])
-            elif op.kind in ("playhead", "follow", "control"):
-                key = {"playhead": k.playhead, "follow": k.follow, "control": k.control}[op.kind]
+            elif op.kind in ("playhead", "follow", "control", "feedkeys"):
+                key = {"playhead": k.playhead, "follow": k.follow, "control": k.control, "feedkeys": k.feedkeys}[op.kind]
                 pipe.evalsha(SHAS["owned"], 2, k.lease, key, self.me, a["value"])
             elif op.kind == "settings":
                 pipe.evalsha(SHAS["settings"], 2, k.lease, k.settings, self.me, a["old"], a["doc"])

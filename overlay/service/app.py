@@ -108,7 +108,7 @@ def create_app(settings: ServerSettings | None = None, *, scale_out: ScaleOut | 
         token, created = ensure_token(store, settings.token)
     app[SETTINGS] = settings
     app[STORE] = store
-    app[HUB] = Hub(store, clock=settings.clock, max_delay=settings.max_delay)
+    app[HUB] = Hub(store, clock=settings.clock, max_delay=settings.max_delay, allow_dirs=settings.allow_dirs)
     app[TOKEN] = token
     app[TOKEN_CREATED] = created or ""
     app[SOCKETS] = weakref.WeakSet()

@@ -17,6 +17,7 @@ from __future__ import annotations
 
 import asyncio
 from collections.abc import Callable
+from pathlib import Path
 from typing import Any, Protocol
 
 from aiohttp import web
@@ -25,7 +26,7 @@ from . import feed
 from .branching import OnAir
 from .clients import Page, StateSub
 from .director import Director, Playhead
-from .errors import NotFound
+from .errors import NotFound, excerpt
 from .feedlog import FeedLog
 from .outputs import RenderSettings, SceneCache, durations_of, lags_of, marks_of
 from .protocol import OUTPUTS, ChannelSettings
@@ -37,12 +38,18 @@ __all__ = ["Clock", "Host", "ChannelCore"]
 Clock = Callable[[], float]
 
 
+
+def _cut(text: str | None) -> str | None:
+    """A fault text as the status shows it: at most :data:`~overlay.service.errors.MAX_ERROR` characters."""
+    return None if text is None else excerpt(text)
+
 class Host(Protocol):
     """What a channel needs from the process that holds it (the :class:`~overlay.service.hub.Hub`)."""
 
     clock: Clock
     store: Store
     max_delay: float
+    allow_dirs: tuple[Path, ...]
 
 
 class ChannelCore:
@@ -186,10 +193,10 @@ class ChannelCore:
             },
             "playhead": self.playhead_json(now),
             "follow": self.follow_path,
-            "followError": self.follow_error,
-            "loadError": self.load_error,
+            "followError": _cut(self.follow_error),
+            "loadError": _cut(self.load_error),
             # stored settings the models refuse: the channel runs on safe defaults meanwhile
-            "settingsError": self.hub.store.settings_problems.get(self.id),
+            "settingsError": _cut(self.hub.store.settings_problems.get(self.id)),
             "pages": {o: sum(1 for p in self.pages if p.output == o and not p.monitor) for o in OUTPUTS},
             # the studio's own frames (preview, program, overview thumbnails), not counted above
             "monitors": sum(1 for p in self.pages if p.monitor),

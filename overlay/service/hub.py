@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import logging
 import time
+from pathlib import Path
 
 from engine.errors import EgnError
 
@@ -24,10 +25,14 @@ log = logging.getLogger("overlay.service.hub")
 class Hub:
     """Every channel of the process, restored from and written to the store."""
 
-    def __init__(self, store: Store, *, clock: Clock = time.monotonic, max_delay: float = 600.0) -> None:
+    def __init__(
+        self, store: Store, *, clock: Clock = time.monotonic, max_delay: float = 600.0, allow_dirs: tuple[Path, ...] = ()
+    ) -> None:
         self.store = store
         self.clock = clock
         self.max_delay = max_delay
+        #: ``serve --allow-dir``: every read of a followed file checks its resolved path
+        self.allow_dirs = allow_dirs
         self.channels: dict[str, Channel] = {}
         self.started = False
         #: pages asking for a channel that does not exist (yet), newest last; bounded

@@ -13,7 +13,7 @@ from typing import TYPE_CHECKING, Any
 
 from engine.state import GameState, StepKind, Timeline
 
-from .protocol import ChannelSettings, OutputName
+from .protocol import OUTPUTS, ChannelSettings, OutputName
 
 if TYPE_CHECKING:
     from engine.stats import MatchStats
@@ -40,10 +40,12 @@ class RenderSettings:
         self.theme = settings.theme
         self.match = settings.match
         base = default_view()
-        defaults = {"clean": clean_view(base)}
         self.views: dict[str, Any] = {}
-        for name, out in settings.outputs.items():
-            self.views[name] = out.view if out.view is not None else defaults.get(name, base)
+        for name in OUTPUTS:
+            own = settings.output(name).view
+            view = base if own is None else own
+            # the clean output shows no hole cards whatever view it is given
+            self.views[name] = clean_view(view) if name == "clean" else view
         self.default_view = base
         self.settings = settings
 
@@ -102,17 +104,21 @@ def render(
     channel's match data and the view's broadcast extras; ``line``: the alternative line on
     air; ``stats_of`` gives the statistics extras their numbers (called only when the view
     shows one)."""
-    from renderer.extras import build_broadcast_scene
+    from renderer.onair import step_scene
     from renderer.statboard import needs_stats
 
     stats = stats_of() if stats_of is not None and needs_stats(view.extras) else None
-    scene = build_broadcast_scene(state, view, theme, timing, match, title=title, size=size, line=line, stats=stats)
+    # the scene part of what is on air (renderer.onair): the one builder every output uses
+    scene = step_scene(state, view, theme, timing, match, title=title, size=size, line=line, stats=stats)
     text: str = scene.dumps()
     return text
 
 
 class SceneCache:
     """Scene text per (timeline revision, settings revision, output, size, step); LRU-bounded.
+
+    :meth:`get` draws the state as ``shown`` makes it: what the output may show of it
+    (:mod:`overlay.service.masking`), so a scene cannot hold a card its output hides.
 
     A live feed makes a new timeline revision per action, and the step on screen then is
     usually one the action did not change: :meth:`same_as` records that the first steps of
@@ -167,13 +173,14 @@ class SceneCache:
         title: str | None,
         line: AltLine | None = None,
         stats_of: StatsOf | None = None,
+        shown: Callable[[GameState], GameState] | None = None,
     ) -> str:
         hit = self._hit(key) or self._kin_hit(key)
         if hit is not None:
             return hit
         _, _, output, size, step = key
         return self._build(
-            key, steps[step], render_settings.view(output, step), render_settings, title=title, size=size, line=line, stats_of=stats_of
+            key, steps[step] if shown is None else shown(steps[step]), render_settings.view(output, step), render_settings, title=title, size=size, line=line, stats_of=stats_of
         )
 
     def preshow(self, key: tuple[Any, ...], timeline: Timeline, render_settings: RenderSettings, *, title: str | None) -> str:

@@ -20,7 +20,7 @@ from .errors import BadRequest, NotFound
 from .hub import Hub
 from .outputs import clean_view
 from .protocol import OUTPUTS, ChannelSettings, ControlRequest, OutputName, dump
-from .store import CONTROL_KEY
+from .store import CONTROL_KEY, HASHED, control_key_hash
 
 __all__ = ["StudioBridge"]
 
@@ -106,23 +106,33 @@ class StudioBridge:
         return CONTROL_KEY + channel
 
     def control_key(self, channel: str, *, renew: bool = False) -> str | None:
+        """A new key with ``renew`` (shown once: the store keeps only its hash, as for the
+        API token); else None, the key being unreadable once made."""
         self.hub.get(channel)
-        store = self.hub.store
-        if renew:
-            key = secrets.token_urlsafe(18)
-            store.set_meta(self._key_name(channel), key)
-            return key
-        return store.meta(self._key_name(channel)) or None
+        if not renew:
+            return None
+        key = secrets.token_urlsafe(18)
+        self.hub.store.set_meta(self._key_name(channel), control_key_hash(key))
+        return key
+
+    def has_control_key(self, channel: str) -> bool:
+        self.hub.get(channel)
+        return bool(self.hub.store.meta(self._key_name(channel)))
 
     def revoke_control_key(self, channel: str) -> None:
         self.hub.get(channel)
         self.hub.store.set_meta(self._key_name(channel), "")
 
     def check_control_key(self, channel: str, key: str) -> bool:
+        """``key`` is the channel's key: compared as hashes in constant time (a key stored in
+        the clear by an older version, under ``serve --redis``, is compared as it is)."""
         if channel not in self.hub.channels or not key:
             return False
         stored = self.hub.store.meta(self._key_name(channel)) or ""
-        return bool(stored) and hmac.compare_digest(stored.encode(), key.encode())
+        if not stored:
+            return False
+        given = control_key_hash(key) if stored.startswith(HASHED) else key
+        return hmac.compare_digest(stored.encode(), given.encode())
 
 
     # -- games in, every table at a glance

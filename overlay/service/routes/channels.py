@@ -5,6 +5,7 @@ from __future__ import annotations
 from aiohttp import web
 
 from ..auth import protected
+from ..limits import parse
 from ..protocol import ChannelCreate, ChannelSettings
 from .common import channel_of, clock_of, hub_of, read_json
 
@@ -31,7 +32,7 @@ async def list_channels(request: web.Request) -> web.Response:
 @routes.post("/api/channels", name="channels")
 @protected
 async def create_channel(request: web.Request) -> web.Response:
-    body = ChannelCreate.model_validate(await read_json(request))
+    body = parse(ChannelCreate, await read_json(request))
     settings = body.settings or ChannelSettings(title=body.title or body.id)
     ch = hub_of(request).create(body.id, settings)
     return web.json_response(ch.info(clock_of(request)), status=201)

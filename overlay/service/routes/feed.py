@@ -12,6 +12,7 @@ from aiohttp import WSCloseCode, WSMessage, WSMsgType, web
 from engine.load import MAX_INPUT
 
 from ..auth import protected
+from ..limits import parse
 from ..channel import Channel
 from ..errors import BadRequest, Forbidden, NotFound, StoreFailed
 from ..feed import feed_game_bytes
@@ -101,8 +102,8 @@ async def upload_game(request: web.Request) -> web.Response:
 @protected
 async def load_path(request: web.Request) -> web.Response:
     ch = channel_of(request)
-    body = LoadPath.model_validate(await read_json(request))
-    data = await read_game_file_async(_client_path(request, body.path))
+    body = parse(LoadPath, await read_json(request))
+    data = await read_game_file_async(_client_path(request, body.path), follow_links=False)
     return ack_response(ch.load_game(data, source=Path(body.path).name))
 
 
@@ -112,7 +113,7 @@ async def post_action(request: web.Request) -> web.Response:
     ch = channel_of(request)
     action: ActionIn | None = None
     try:
-        action = ActionIn.model_validate(await read_json(request))
+        action = parse(ActionIn, await read_json(request))
         ack = ch.apply_action(action)
     except REFUSED as exc:
         _note_refused(request, ch, exc, None if action is None else action.seq)
@@ -125,7 +126,7 @@ async def post_action(request: web.Request) -> web.Response:
 @protected
 async def follow_file(request: web.Request) -> web.Response:
     ch = channel_of(request)
-    body = FollowRequest.model_validate(await read_json(request))
+    body = parse(FollowRequest, await read_json(request))
     path = _client_path(request, body.path)
     if not path.parent.is_dir():
         raise NotFound(f"{path.parent}: no such folder")

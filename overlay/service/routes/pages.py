@@ -13,7 +13,7 @@ import json
 from importlib.resources import files
 from pathlib import Path
 
-from aiohttp import web
+from aiohttp import WSCloseCode, web
 
 from ..auth import check_origin, has_token
 from ..errors import BadRequest, NotFound
@@ -157,21 +157,38 @@ async def page_socket(request: web.Request) -> web.WebSocketResponse:
         raise  # refused: the page retries every second and says so on its console
     output, width, height = page_query(request, ch)
     check_origin(request, request.app[SETTINGS].allow_origins)
-    ch.check_page_size(output, (width, height))
-    page = await open_page(request, output, width, height, trace=request.query.get("trace") == "1", monitor=request.query.get("monitor") == "1")
+    asked = (width, height)
+    trusted = has_token(request)
     # the preview output shows live hole cards: a page gets it only with the token (a
-    # header, or the hello message's token that the page reads from its URL's fragment)
-    locked = output == "preview" and not has_token(request)
+    # header, or the hello message's token that the page reads from its URL's fragment);
+    # such a page's size is settled when the token admits it
+    locked = output == "preview" and not trusted
+    size = asked if locked else ch.page_size(asked, trusted=trusted)
+    page = await open_page(request, output, *size, trace=request.query.get("trace") == "1", monitor=request.query.get("monitor") == "1")
+    page.trusted = trusted
 
     async def admit() -> None:
+        if locked:  # admitted by the token of its hello
+            page.trusted = True
+            try:
+                page.width, page.height = ch.page_size(asked, trusted=True)
+            except BadRequest as exc:
+                page.outbox.offer(json.dumps({"type": "error", "error": str(exc)}))
+                await page.ws.close(code=WSCloseCode.POLICY_VIOLATION, message=b"too many page sizes")
+                return
+        page.asked = None if page.size == asked else asked
         ch.pages.add(page)
         ch.send_snapshot(page)
         ch.poke()
 
+    def resync() -> None:
+        if page in ch.pages:
+            ch.send_snapshot(page)
+
     if not locked:
         await admit()
     try:
-        await read_page(request, page, locked=locked, admit=admit, resync=lambda: ch.send_snapshot(page))
+        await read_page(request, page, locked=locked, admit=admit, resync=resync)
     finally:
         ch.pages.discard(page)
         await page.outbox.stop()

@@ -20,6 +20,7 @@ from ..auth import check_origin, token_matches
 from ..clients import Page, StateSub
 from ..keys import SETTINGS, SOCKETS
 from ..protocol import OutputName, PageDrawn, PageHello, PageResync, parse_page_message
+from ..errors import excerpt
 from ..refusals import pydantic_text
 from .common import clock_of
 
@@ -72,7 +73,7 @@ async def read_page(
         try:
             m = parse_page_message(msg.data)
         except ValidationError as exc:
-            page.outbox.offer(json.dumps({"type": "error", "error": pydantic_text(exc)}))
+            page.outbox.offer(json.dumps({"type": "error", "error": excerpt(pydantic_text(exc))}))
             continue
         if isinstance(m, PageHello):
             page.visible = m.visible
