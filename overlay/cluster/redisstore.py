@@ -10,9 +10,12 @@ it, as an fsync is awaited on one box.
 What lives in Redis, per channel (keys under ``eo:ch:{id}:``): the settings document with
 its revision, the log of accepted feed entries as a Redis Stream (``log``: actions, whole
 games, loads), the action text under each seq (``actions``), the last seq (``meta``), a
-snapshot of the game every :data:`SNAPSHOT_EVERY` entries (``snap``; older stream entries
-are trimmed), the playhead, the followed file, the studio's control key (``control``) and
-the channel's feed keys, hashed (``feedkeys``).  Every write checks, in the same Lua
+snapshot of the game (``snap``; older stream entries are trimmed) once
+:data:`SNAPSHOT_EVERY` entries came after the last one and the game's bytes are at hand (a
+whole game, or the game an action made when the channel's record writes one:
+:mod:`overlay.service.record`, every ``SNAPSHOT_EVERY`` actions), the playhead, the followed
+file, the studio's control key (``control``) and the channel's feed keys, hashed
+(``feedkeys``).  Every write checks, in the same Lua
 script, that this process still holds the channel's lease (``eo:lease:{id}``): a process
 that lost its lease can no longer write, so two owners never interleave.  An action is
 appended only if its seq is the next one (the same check the owner made in memory).
@@ -38,14 +41,13 @@ from typing import Any
 
 from ..service.errors import StoreFailed
 from ..service.protocol import ChannelSettings, dump
+from ..service.record import SNAPSHOT_EVERY
 from ..service.store import CONTROL_KEY, FEED_KEYS, Store
 
 __all__ = ["RedisStore", "Keys", "SNAPSHOT_EVERY", "WAIT_LIMIT", "Op", "RedisTimeout"]
 
 log = logging.getLogger("overlay.cluster.redisstore")
 
-#: stream entries between two snapshots of a channel's game (a new owner replays at most this many)
-SNAPSHOT_EVERY = 64
 #: seconds an answer waits for Redis before it is refused (503); the write is still retried
 WAIT_LIMIT = 10.0
 
@@ -234,7 +236,8 @@ class RedisStore(Store):
 
     def _submit_batch(self, channel: str, b: _Batch) -> None:
         args: dict[str, Any] = {"playhead": b.playhead or ""}
-        if b.action is not None and b.game is not None:
+        if b.action is not None:
+            # the game it made comes with it only when the record wrote one (a snapshot)
             args.update(seq=b.action[0], data=b.action[1], game=b.game)
             self._submit(Op(channel, "action", args))
         elif b.reset and b.game is not None:
@@ -249,8 +252,8 @@ class RedisStore(Store):
     def save_game(self, channel: str, data: bytes, *, source: str, seq: int) -> None:
         # The game goes to Redis only, not into the working copy: its ``games`` rows are
         # read by nothing here (a process starts on an empty working copy and a takeover
-        # rebuilds the game from Redis), and copying a whole game's bytes into SQLite on
-        # every action was a cost per action that grows with the game.
+        # rebuilds the game from Redis).  With an action (every SNAPSHOT_EVERY), it rides
+        # along for the snapshot.
         b = self._batch(channel)
         if b is None:
             self._submit_batch(channel, _Batch(game=(data, source, seq)))
@@ -406,7 +409,7 @@ class RedisStore(Store):
             n = self.since_snapshot.get(op.channel, 0) + 1
             self.since_snapshot[op.channel] = n
             entry = _text(result[1]) if isinstance(result, list) and len(result) > 1 else ""
-            if n >= SNAPSHOT_EVERY and entry:
+            if n >= SNAPSHOT_EVERY and entry and op.args.get("game") is not None:
                 data, source, seq = op.args["game"]
                 self.since_snapshot[op.channel] = 0
                 self.queue.insert(0, Op(op.channel, "snapshot", {"data": data, "source": source, "seq": seq, "upto": entry}))

@@ -124,7 +124,7 @@ def rebuild(cid: str, snap: dict[str, Any], entries: list[Any]) -> tuple[feed.Lo
             if kind == "action":
                 action = ActionIn.model_validate_json(f["data"])
                 source = game.source if game else f"{cid}.egn"
-                game = feed.push_action(game, action, source=source)
+                game, _ = feed.push_action(game, action, source=source)
                 seq = action.seq
             else:
                 game = feed.load_bytes(

@@ -16,7 +16,7 @@ the step durations) in force then, so a delayed output shows exactly what previe
 from __future__ import annotations
 
 import asyncio
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import Any, Protocol
 
@@ -118,7 +118,7 @@ class ChannelCore:
         return None if self.game is None else self.game.timeline
 
     @property
-    def game_steps(self) -> tuple[Any, ...]:
+    def game_steps(self) -> Sequence[Any]:
         return () if self.game is None else self.game.steps
 
     @property

@@ -260,6 +260,8 @@ class ChannelRecord:
     playhead: dict[str, Any] | None
     #: why the channel's stored rows could not be read (the channel starts quarantined)
     fault: str | None = None
+    #: the actions logged after ``game`` (its seq), oldest first: ``(seq, JSON)``, replayed on it
+    actions: tuple[tuple[int, str], ...] = ()
 
 
 class Store:
@@ -489,7 +491,8 @@ class Store:
         return [r[0] for r in self.db.execute("SELECT id FROM channels ORDER BY created, id")]
 
     def channels(self) -> list[ChannelRecord]:
-        """Every channel with its game, follow path and playhead (for a restart); a channel
+        """Every channel with its game (the last snapshot and the actions logged after it),
+        follow path and playhead (for a restart); a channel
         whose rows cannot be read comes back with ``fault`` set and safe defaults.
 
         Raises:
@@ -504,8 +507,16 @@ class Store:
                    LEFT JOIN playheads p ON p.channel = c.id
                    ORDER BY c.created, c.id"""
             ).fetchall()
+            # the action log past each game's snapshot (overlay.service.record)
+            logged = self.db.execute(
+                """SELECT a.channel, a.seq, a.data FROM actions a JOIN games g ON g.channel = a.channel
+                   WHERE a.seq > g.seq ORDER BY a.channel, a.seq"""
+            ).fetchall()
         except sqlite3.Error as exc:
             raise StoreBroken(f"{self.path}: cannot read the channels: {exc}") from None
+        after: dict[str, list[tuple[int, str]]] = {}
+        for cid, seq, data in logged:
+            after.setdefault(str(cid), []).append((int(seq), str(data)))
         out: list[ChannelRecord] = []
         for cid, settings, data, source, seq, follow, playhead in rows:
             try:
@@ -516,6 +527,7 @@ class Store:
                     game=game,
                     follow=None if follow is None else str(follow),
                     playhead=None if playhead is None else _object(json.loads(playhead)),
+                    actions=tuple(after.get(str(cid), ())),
                 )
             except (ValueError, TypeError, ValidationError) as exc:
                 fault = f"{self.path}: channel {cid!r}: a stored row cannot be read ({type(exc).__name__}: {str(exc)[:200]})"
