@@ -325,12 +325,12 @@ async def _run(args: argparse.Namespace) -> dict[str, Any]:
 
     figures: dict[str, Any] = {"cores": os.cpu_count()}
     if args.deal_rounds > 0:
-        from . import bydeal
+        from .bydeal import measure as measure_by_deal
 
         deals = [int(x) for x in args.deals.split(",") if x.strip()]
         if len(deals) < 2 or min(deals) < 1:
             raise SystemExit(f"bench live: --deals needs two or more deals counted from 1, not {args.deals!r}")
-        figures.update(bydeal.measure(deals, rounds=args.deal_rounds))
+        figures.update(measure_by_deal(deals, rounds=args.deal_rounds))
         figures["deal_load_average"] = round(os.getloadavg()[0], 1)
     if not (args.samples > 0 or args.fast_actions > 0 or args.channels > 0 or args.cpu_channels > 0):
         return figures
