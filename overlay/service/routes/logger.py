@@ -37,6 +37,7 @@ from engine.validate import validate_document
 from ..channel import Channel
 from ..errors import BadRequest, Conflict, Unprocessable
 from ..feedkeys import FEED_KEY, feed_route
+from ..limits import parse
 from ..protocol import ActionIn, dump
 from ..refusals import REFUSED, error_body
 from .common import channel_of, clock_of, read_json
@@ -250,7 +251,7 @@ async def post_logger_action(request: web.Request) -> web.Response:
     action: ActionIn | None = None
     try:
         _held(request, ch)
-        action = ActionIn.model_validate(await read_json(request))
+        action = parse(ActionIn, await read_json(request))
         ack = ch.apply_action(action)
     except REFUSED as exc:
         _note(request, ch, exc, None if action is None else action.seq)
@@ -284,7 +285,7 @@ async def post_edit(request: web.Request) -> web.Response:
     ch = channel_of(request)
     try:
         _held(request, ch)
-        body = EditIn.model_validate(await read_json(request))
+        body = parse(EditIn, await read_json(request))
         if body.seq != ch.seq:
             raise Conflict(f"channel {ch.id!r}: the game has moved on (seq {ch.seq}, the edit was made at {body.seq}): look again", kind="stale_edit", expected=ch.seq + 1)
         live, _ = edited(_live(ch), body.at, body.action)
@@ -348,7 +349,7 @@ async def claim(request: web.Request) -> web.Response:
         Conflict: another page holds it and ``force`` is not set (``holder`` says who).
     """
     ch = channel_of(request)
-    body = ClaimIn.model_validate(await read_json(request))
+    body = parse(ClaimIn, await read_json(request))
     now = clock_of(request)
     h, mine = _hold(request, ch, take=True, force=body.force)
     if not mine and h is not None:

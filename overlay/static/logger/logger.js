@@ -33,6 +33,7 @@ import { h, cardText, callText, renderTable } from "./table.js";
  * @property {string | null} title
  * @property {number} seq
  * @property {number} expected
+ * @property {number} revision the channel's revision (every accepted change bumps it)
  * @property {HolderInfo | null} holder
  * @property {boolean} you
  * @property {{ step: number, deal: number, dealNumber: number, kind: string } | null} programAt
@@ -251,7 +252,8 @@ function take(c, tappedAt = epochMs()) {
   if (P.editing && P.editAt !== null) { void sendEdit(c); return; }
   P.lastTap = tappedAt;
   P.error = null;
-  outbox.add(c.action, c.label, tappedAt);
+  const what = { new_deal: "Deal, up-card", call: "Call", discard: "Discard", card: "Card" }[String(c.action.kind)] || "";
+  outbox.add(c.action, `${what} ${c.label}`.trim(), tappedAt);
   setTimeout(() => render(), SLOW_MS + 20); // the pad, if the answer is late
 }
 
@@ -432,14 +434,21 @@ function renderStatus() {
   $("#program-at").textContent = prog;
 }
 
+/** What the choices were last drawn from: they are drawn again only when it changes (a
+ * button is not replaced under a finger between the tap and its answer). */
+let drawn = "";
+
 function renderChoices() {
   const root = $("#choices");
-  root.replaceChildren();
   const v = P.view;
   const { mode, list } = offered();
+  const blocked = Boolean(v && v.holder && !v.you) || outbox.stopped;
+  const sig = JSON.stringify([v && v.seq, v && v.revision, mode, blocked, P.editing, P.editAt, P.editView && P.editView.at, P.dealer, P.hands, P.handSeat, list.map((c) => [c.action, c.warning])]);
+  if (sig === drawn) return;
+  drawn = sig;
+  root.replaceChildren();
   root.dataset.mode = mode;
   if (!v) return;
-  const blocked = Boolean(v.holder && !v.you) || outbox.stopped;
   const prompt = $("#prompt");
   const ch = (P.editing && P.editView ? P.editView : v).choices;
   const who = (/** @type {number | null} */ seat) => (seat === null ? "" : v.players[seat] || `Seat ${seat}`);

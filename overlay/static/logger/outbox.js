@@ -116,8 +116,9 @@ export class Outbox {
     const e = { seq: this.nextSeq(), action, label, state: "queued", tappedAt, sentAt: null, ackAt: null, tries: 0, error: null, duplicate: false, steps: null };
     this.entries.push(e);
     this.save();
-    this.changed();
-    void this.pump();
+    const idle = !this.running && !this.stopped;
+    void this.pump(); // on the wire first (when nothing is ahead of it), drawn after
+    if (!idle) this.changed();
     return e;
   }
 
@@ -165,8 +166,9 @@ export class Outbox {
         e.state = "sending";
         e.tries += 1;
         if (e.sentAt === null) e.sentAt = epochMs();
+        const answer = this.send(e);
         this.changed();
-        const r = await this.send(e);
+        const r = await answer;
         if (!this.entries.includes(e)) continue; // dropped meanwhile
         if (r.kind === "ok") {
           e.state = "acked";
