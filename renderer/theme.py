@@ -92,6 +92,7 @@ class Theme(BaseModel):
             "?": "#f97316",
             "??": "#ef4444",
         },
+        max_length=len(QUALITY_TAGS),
         title="Annotation marks",
         description="Badge colour of each EGN quality tag ([!!] brilliant ... [??] blunder).",
     )

@@ -113,8 +113,8 @@ class View(BaseModel):
 
     model_config = ConfigDict(extra="forbid", frozen=True)
 
-    id: str = Field("default", title="Id", description="View id.")
-    name: str = Field("Default", title="Name", description="Shown in the studio.")
+    id: str = Field("default", max_length=64, title="Id", description="View id.")
+    name: str = Field("Default", max_length=120, title="Name", description="Shown in the studio.")
     width: int = Field(1920, ge=320, le=7680, title="Width", description="Design width in px.")
     height: int = Field(1080, ge=180, le=4320, title="Height", description="Design height in px.")
     background: str | None = Field(None, pattern=HEX_COLOUR, title="Background", description="#rrggbbaa, or none for a transparent canvas.")

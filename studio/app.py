@@ -10,6 +10,7 @@ through the service's ``/api/channels/{id}/settings`` (GET, PATCH, PUT): one API
 
 from __future__ import annotations
 
+import asyncio
 import json
 from importlib.resources import files
 from pathlib import Path
@@ -26,7 +27,8 @@ from renderer.timing import Timing
 from renderer.view import Element, ElementType, View
 
 from .host import TRANSPORT_OPS, StudioHost
-from .uploads import MAX_UPLOAD, UploadRefused, store_image, upload_path
+from .tables import mount_tables
+from .uploads import MAX_UPLOAD, UploadNotStored, UploadRefused, store_image, upload_path
 
 __all__ = ["mount", "STATIC", "CSP", "Studio"]
 
@@ -42,7 +44,15 @@ _HEADERS = {"Content-Security-Policy": CSP, "X-Content-Type-Options": "nosniff",
 _LEGACY_CAP = 16 * 1024 * 1024
 
 
+#: the longest error text an answer carries (as the service's refusals)
+MAX_ERROR = 600
+
+
 def _refuse(status: int, message: str, kind: str = "studio") -> web.Response:
+    """A refusal; its text cut to :data:`MAX_ERROR` characters (a legacy file's views could
+    hold thousands of errors)."""
+    if len(message) > MAX_ERROR:
+        message = f"{message[:MAX_ERROR]}... ({len(message) - MAX_ERROR} more characters)"
     return web.json_response({"error": message, "kind": kind}, status=status)
 
 
@@ -139,10 +149,12 @@ class Studio:
                     break
         else:
             data = await request.read()
-        try:
-            upload_id = store_image(self.host.uploads, data, filename=name)
+        try:  # decoding the image takes up to a few hundred ms: off the event loop
+            upload_id = await asyncio.to_thread(store_image, self.host.uploads, data, filename=name)
         except UploadRefused as exc:
-            return _refuse(413 if "cap" in str(exc) else 400, str(exc), "upload")
+            return _refuse(exc.status, str(exc), "too_large" if exc.status == 413 else "upload")
+        except UploadNotStored as exc:
+            return _refuse(exc.status, str(exc), "store_full" if exc.status == 507 else "store")
         return web.json_response({"id": upload_id, "url": f"/studio/api/uploads/{upload_id}", "name": name}, status=201)
 
     async def uploaded(self, request: web.Request) -> web.StreamResponse:
@@ -182,9 +194,10 @@ class Studio:
         channel = request.match_info["channel"]
         if request.method == "DELETE":
             host.revoke_control_key(channel)
-            return web.json_response({"key": None})
+            return web.json_response({"key": None, "set": False})
+        # the key is shown once, when made (only its hash is kept); GET says whether one is set
         key = host.control_key(channel, renew=request.method == "POST")
-        return web.json_response({"key": key, "links": {} if key is None else self._links(channel, key)})
+        return web.json_response({"key": key, "set": key is not None or host.has_control_key(channel), "links": {} if key is None else self._links(channel, key)})
 
     @staticmethod
     def _links(channel: str, key: str) -> dict[str, str]:
@@ -236,3 +249,4 @@ def mount(app: web.Application, host: StudioHost) -> None:
     r.add_get("/studio/api/channels/{channel}/control-key", g(st.control_key))
     r.add_post("/studio/api/channels/{channel}/control-key", g(st.control_key))
     r.add_delete("/studio/api/channels/{channel}/control-key", g(st.control_key))
+    mount_tables(app, host)  # games in, waiting pages (studio.tables)

@@ -5,6 +5,7 @@ the server (at a request or at a restart with a saved follow); ``--allow-dir`` c
 from __future__ import annotations
 
 import asyncio
+import dataclasses
 import json
 import os
 from pathlib import Path
@@ -113,3 +114,100 @@ async def test_a_followed_file_is_read_off_the_event_loop(client: Any, tmp_path:
     r = await asyncio.wait_for(client.get("/api/channels/t1/state?output=clean"), 5)
     assert r.status == 200
     assert (await follow).status == 200
+
+
+def _swap_for_link(path: Path, target: Path) -> None:
+    """Replace ``path`` by a symbolic link to ``target`` in one rename (as a logger's tool might)."""
+    tmp = path.with_name(path.name + ".swap")
+    tmp.symlink_to(target)
+    os.replace(tmp, path)
+
+
+async def _follow_error(srv: Server, cid: str = "t1") -> dict[str, Any]:
+    info: dict[str, Any] = {}
+    for _ in range(100):
+        info = await srv.api("GET", f"/api/channels/{cid}")
+        if info["followError"]:
+            break
+        await asyncio.sleep(0.05)
+    return info
+
+
+async def test_a_saved_follow_swapped_for_a_link_outside_is_refused_at_restart(tmp_path: Path) -> None:
+    """Issue 22 item 6: the followed file inside ``--allow-dir`` is replaced by a link to a file
+    outside while the server is down.  Before the fix the restarted server read the outside
+    file and put it on the public state; now the resolved path is checked as for a new
+    follow, the channel keeps its last good game and says why in ``followError``."""
+    allowed = tmp_path / "games"
+    allowed.mkdir()
+    followed = allowed / "live.egn"
+    followed.write_text(json.dumps(game(7, 1)))
+    secret = tmp_path / "secret.egn"
+    outside = game(8, 1)
+    outside["metadata"]["players"] = ["Outside1", "Outside2", "Outside3", "Outside4"]
+    secret.write_text(json.dumps(outside))
+    srv = Server(tmp_path / "data")
+    srv.settings = dataclasses.replace(srv.settings, allow_dirs=(allowed,))
+    await srv.start()
+    try:
+        await srv.api("POST", "/api/channels", json={"id": "t1"})
+        await srv.api("POST", "/api/channels/t1/follow", json={"path": str(followed)})
+        before = await srv.api("GET", "/api/channels/t1/state?output=clean")
+    finally:
+        await srv.stop()
+    _swap_for_link(followed, secret)
+    await srv.start()
+    try:
+        info = await _follow_error(srv)
+        assert info["follow"] == str(followed) and "allow-dir" in info["followError"], info
+        state = await srv.api("GET", "/api/channels/t1/state?output=clean")
+        assert "Outside1" not in json.dumps(state) and state["state"]["players"] == before["state"]["players"]
+    finally:
+        await srv.stop()
+
+
+async def test_a_followed_file_swapped_for_a_link_outside_while_running_is_not_read(tmp_path: Path) -> None:
+    """The same swap while the server runs: the change is seen, the link refused, not read."""
+    allowed = tmp_path / "games"
+    allowed.mkdir()
+    followed = allowed / "live.egn"
+    followed.write_text(json.dumps(game(7, 1)))
+    secret = tmp_path / "secret.egn"
+    outside = game(8, 2)
+    outside["metadata"]["players"] = ["Outside1", "Outside2", "Outside3", "Outside4"]
+    secret.write_text(json.dumps(outside))
+    srv = Server(tmp_path / "data")
+    srv.settings = dataclasses.replace(srv.settings, allow_dirs=(allowed,))
+    await srv.start()
+    try:
+        await srv.api("POST", "/api/channels", json={"id": "t1"})
+        await srv.api("POST", "/api/channels/t1/follow", json={"path": str(followed)})
+        _swap_for_link(followed, secret)
+        info = await _follow_error(srv)
+        assert "allow-dir" in (info["followError"] or ""), info
+        state = await srv.api("GET", "/api/channels/t1/state?output=clean")
+        assert "Outside1" not in json.dumps(state)
+    finally:
+        await srv.stop()
+
+
+@pytest.mark.parametrize("route", ["load", "follow"])
+@pytest.mark.parametrize("path", ["/proc/self/environ", "/proc/self/status", "/sys/devices/system/cpu/online", "/proc/version"])
+async def test_system_files_are_refused_unread(client: Any, route: str, path: str) -> None:
+    """Issue 22 item 8: ``/proc`` and ``/sys`` files are refused as system files before any
+    byte is read (they were read and parsed: a parse error could quote the environment)."""
+    if not Path(path).exists():
+        pytest.skip(f"{path} is not on this machine")
+    await make_channel(client, doc=game(7, 1))
+    r = await client.post(f"/api/channels/t1/{route}", json={"path": path}, headers=AUTH)
+    body = await r.json()
+    assert r.status == 400 and "system file" in body["error"], body
+
+
+async def test_a_link_to_a_system_file_is_refused(client: Any, tmp_path: Path) -> None:
+    link = tmp_path / "game.egn"
+    link.symlink_to("/proc/self/environ")
+    await make_channel(client, doc=game(7, 1))
+    r = await client.post("/api/channels/t1/load", json={"path": str(link)}, headers=AUTH)
+    body = await r.json()
+    assert r.status == 400 and "system file" in body["error"], body

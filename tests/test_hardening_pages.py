@@ -135,13 +135,56 @@ async def test_index_lists_channels_only_with_the_token(client: Any) -> None:
 
 
 async def test_page_sizes_are_bounded_per_channel(client: Any) -> None:
+    """Pages with the token draw at their own sizes, at most MAX_SIZES with the outputs'."""
     await make_channel(client, doc=game(7, 1))
-    pages = [await client.ws_connect(f"/ws/overlay/t1?width={1280 + i}") for i in range(MAX_SIZES)]
+    pages = [await client.ws_connect(f"/ws/overlay/t1?width={1280 + i}", headers=AUTH) for i in range(MAX_SIZES - 1)]
     with pytest.raises(WSServerHandshakeError) as err:
-        await client.ws_connect(f"/ws/overlay/t1?width={1280 + MAX_SIZES}")
+        await client.ws_connect(f"/ws/overlay/t1?width={1280 + MAX_SIZES}", headers=AUTH)
     assert err.value.status == 400
-    same = await client.ws_connect("/ws/overlay/t1?width=1280")  # a size already drawn is fine
+    same = await client.ws_connect("/ws/overlay/t1?width=1280", headers=AUTH)  # a size already drawn is fine
     for ws in [*pages, same]:
+        await ws.close()
+
+
+async def test_pages_without_the_token_cannot_lock_out_the_obs_page(client: Any) -> None:
+    """Issue 22 item 3: before the fix 8 anonymous page sockets at widths 1281..1288 took the
+    channel's 8 sizes and the OBS program page at 1920x1080 was refused (400) until they
+    left.  Now an anonymous odd size shares the nearest allowed size (the outputs' sizes and
+    those of pages with the token): the attackers are drawn at 1920x1080 (their pages scale),
+    and the OBS page gets its scene."""
+    await make_channel(client, doc=game(7, 1))
+    attackers = [await client.ws_connect(f"/ws/overlay/t1?width={1281 + i}&height=720") for i in range(MAX_SIZES)]
+    for ws in attackers:
+        msg = await scene_msg(ws)
+        assert (msg["width"], msg["height"]) == (1920, 1080) and msg["scene"]["w"] == 1920
+    obs = await client.ws_connect("/ws/overlay/t1?output=program&width=1920&height=1080")
+    msg = await scene_msg(obs)
+    assert msg["scene"] is not None and (msg["width"], msg["height"]) == (1920, 1080)
+    # a page with the token keeps its own size, and then anonymous pages near it share it
+    own = await client.ws_connect("/ws/overlay/t1?width=1300&height=740", headers=AUTH)
+    assert (await scene_msg(own))["width"] == 1300
+    near = await client.ws_connect("/ws/overlay/t1?width=1302&height=741")
+    msg = await scene_msg(near)
+    assert (msg["width"], msg["height"]) == (1300, 740)
+    st = await (await client.get("/api/channels/t1/status", headers=AUTH)).json()
+    sizes = {(p["width"], p["height"]) for p in st["outputs"]["program"]["pages"]}
+    assert sizes == {(1920, 1080), (1300, 740)}
+    assert sorted(p["asked"] for p in st["outputs"]["program"]["pages"] if p["asked"])[:2] == ["1281x720", "1282x720"]
+    for ws in [*attackers, obs, own, near]:
+        await ws.close()
+
+
+async def test_an_anonymous_page_shares_the_nearest_output_size(client: Any) -> None:
+    """The outputs' own sizes are always allowed: with the clean output set to 1280x720, an
+    anonymous page at 1281x721 is drawn at 1280x720, one at 3000x1700 at 1920x1080."""
+    await make_channel(client, doc=game(7, 1))
+    doc = await (await client.get("/api/channels/t1/settings", headers=AUTH)).json()
+    r = await client.patch("/api/channels/t1/settings", json={"revision": doc["revision"], "outputs": {"clean": {"width": 1280, "height": 720}}}, headers=AUTH)
+    assert r.status == 200, await r.text()
+    for asked, drawn in [((1281, 721), (1280, 720)), ((3000, 1700), (1920, 1080)), ((1280, 720), (1280, 720))]:
+        ws = await client.ws_connect(f"/ws/overlay/t1?output=program&width={asked[0]}&height={asked[1]}")
+        msg = await scene_msg(ws)
+        assert (msg["width"], msg["height"]) == drawn, asked
         await ws.close()
 
 

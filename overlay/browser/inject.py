@@ -29,6 +29,8 @@ from typing import Any
 
 from .follower import LiveOverlay
 
+from ..video.source import VideoInputError, decode_fault, open_video
+
 __all__ = ["LiveOverlay", "InjectStats", "inject", "output_format", "serve_in_thread", "DROP_AFTER"]
 
 #: a frame this many frame periods behind its due time is dropped (not encoded)
@@ -81,7 +83,8 @@ def inject(
     pixels or keeping a master.
 
     Raises:
-        OSError: the input cannot be opened or has no video.
+        VideoInputError: the input cannot be opened, has no video that can be decoded, or
+            (a file) a frame of it cannot be decoded: the output written so far is finished.
     """
     import av
 
@@ -90,17 +93,13 @@ def inject(
     is_file = Path(src).exists()
     pace = is_file if realtime is None else realtime
     options = {} if is_file else {"rw_timeout": str(int(timeout * 1e6)), "timeout": str(int(timeout * 1e6))}
-    try:
-        inp = av.open(src, options=options, timeout=None if is_file else timeout)
-    except av.error.FFmpegError as exc:
-        raise OSError(f"{src}: cannot open the input ({exc})") from None
+    source = open_video(src, options=options, timeout=None if is_file else timeout)
+    inp = source.container
     stats = stats if stats is not None else InjectStats()
+    fault: VideoInputError | None = None
     try:
-        if not inp.streams.video:
-            raise OSError(f"{src}: no video stream")
-        vin = inp.streams.video[0]
-        ain = inp.streams.audio[0] if inp.streams.audio else None
-        overlay.video_size = (vin.codec_context.width, vin.codec_context.height)
+        vin, ain = source.video, source.audio
+        overlay.video_size = source.size
         rate = Fraction(vin.average_rate or vin.guessed_rate or 30)
         period = 1.0 / float(rate)
         out = av.open(sys.stdout.buffer if dst == "-" else dst, "w", format=output_format(dst))
@@ -118,6 +117,7 @@ def inject(
             last_pts = -1
             next_status = time.monotonic() + 1.0
             streams = [vin] + ([ain] if ain is not None else [])
+            packet = None
             try:
                 for packet in inp.demux(*streams):
                     if stop():
@@ -159,12 +159,18 @@ def inject(
                             status(stats)
                             next_status = now + 1.0
             except av.error.FFmpegError as exc:
-                # a stream that stops (sender gone, read timeout) ends the output cleanly
-                print(f"euchre-overlay: input ended: {exc}", file=sys.stderr)
+                if is_file:  # a damaged file: the output so far is finished, then the fault is told
+                    fault = decode_fault(src, exc, packet)
+                else:  # a stream that stops (sender gone, read timeout) ends the output cleanly
+                    print(f"euchre-overlay: input ended: {exc}", file=sys.stderr)
         finally:
             enc.close()
     finally:
         inp.close()
+    if fault is None and is_file and stats.frames == 0 and stats.dropped == 0 and not stop():
+        fault = VideoInputError(src, "no video frame in it could be decoded")
+    if fault is not None:
+        raise fault
     return stats
 
 

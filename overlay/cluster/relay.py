@@ -34,9 +34,9 @@ from ..service.auth import check_origin, has_token
 from ..service.clients import Page, StateSub
 from ..service.config import ServerSettings
 from ..service.errors import BadRequest, NotFound, StoreFailed
-from ..service.fanout import MAX_SIZES
+from ..service.fanout import draw_size
 from ..service.keys import SETTINGS, SOCKETS
-from ..service.protocol import ChannelSettings, FeedRefused, dump
+from ..service.protocol import OUTPUTS, ChannelSettings, FeedRefused, dump
 from ..service.routes.pagesocket import open_page, open_state, read_page
 from ..service.store import settings_from_text
 from .leases import LEASE_TTL, TICK, Cluster, group_name
@@ -272,10 +272,15 @@ class Relay:
 
         output, width, height = page_query(request, cast(Any, _Shape(settings)))
         check_origin(request, request.app[SETTINGS].allow_origins)
-        group = group_name(output, width, height)
-        if group not in self.groups.get(cid, {}) and len(self.groups.get(cid, {})) >= MAX_SIZES:
-            raise BadRequest(f"channel {cid!r}: pages already draw at {MAX_SIZES} sizes here (at most {MAX_SIZES})")
-        page = await open_page(request, output, width, height)
+        # sizes as on one box (draw_size): a page without the token shares the nearest allowed
+        trusted = has_token(request) or output == "preview"  # preview is admitted by the token only
+        reserved = {(o.width, o.height) for o in (settings.output(n) for n in OUTPUTS)}
+        taken = {p.size for m in self.groups.get(cid, {}).values() for p in m.pages if p.trusted}
+        size = draw_size((width, height), trusted=trusted, reserved=reserved, taken=taken, channel=cid)
+        group = group_name(output, *size)
+        page = await open_page(request, output, *size)
+        page.trusted = trusted
+        page.asked = None if size == (width, height) else (width, height)
         locked = output == "preview" and not has_token(request)
         members: _Members | None = None
 

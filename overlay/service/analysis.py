@@ -12,7 +12,9 @@ analysis of the same step follows as its own message when a worker process has i
 a request still queued is cancelled when a newer one arrives, and a result whose step is no
 longer the newest is dropped, never sent.  The clean output never gets analysis computed from
 hidden cards: it is analysed with ``public=True`` (score, dealer and contract only, labelled an
-estimate), or not at all, as the channel's settings say.
+estimate), or not at all, as the channel's settings say.  Every output's message and layer
+go through its mask (:mod:`overlay.service.masking`): no card it hides in the numbers, and an
+output that draws some hand face down gets the bar and graph only.
 
 **Hindsight.**  Hands the file does not list are rebuilt from the deal's play
 (:mod:`engine.hindsight`); ``analysis.hands`` says ``"recorded"`` or ``"reconstructed"`` and
@@ -55,6 +57,8 @@ from typing import Any, Literal
 from engine.analysis import Analyst, DealEnd, deal_ends
 from engine.ruleset import Ruleset
 from engine.state import GameState
+
+from .masking import mask_of
 
 __all__ = ["CLEAN", "AnalysisPool", "configure", "enabled", "policy", "pool", "after_scene", "after_snapshot", "rules_of", "shutdown"]
 
@@ -353,9 +357,15 @@ async def _deliver(
     analysis, graph = result["analysis"], result["graph"]
     if withheld:
         analysis["reason"] = WITHHELD
+    # what the output may show (overlay.service.masking): no card it hides in the numbers,
+    # and an output that hides a hand draws no mark on its cards (only the bar and graph)
+    mask = mask_of(channel.render.view(output, state.step), state)
+    if mask is not None:
+        analysis = mask.json(analysis)
+        state = mask.state(state)
     try:
         frame = AnalysisFrame.from_json(analysis, slot.shown, graph)
-        layer = layer_text(channel, output, size, state, frame, public=public)
+        layer = layer_text(channel, output, size, state, frame, public=public or mask is not None)
     except Exception:  # a layer that cannot be drawn: the numbers still go out
         log.exception("channel %s: analysis layer of step %s failed", channel.id, step)
         layer = None

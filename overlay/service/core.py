@@ -16,7 +16,8 @@ the step durations) in force then, so a delayed output shows exactly what previe
 from __future__ import annotations
 
 import asyncio
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
+from pathlib import Path
 from typing import Any, Protocol
 
 from aiohttp import web
@@ -25,7 +26,8 @@ from . import feed
 from .branching import OnAir
 from .clients import Page, StateSub
 from .director import Director, Playhead
-from .errors import NotFound
+from .errors import NotFound, excerpt
+from .feedlog import FeedLog
 from .outputs import RenderSettings, SceneCache, durations_of, lags_of, marks_of
 from .protocol import OUTPUTS, ChannelSettings
 from .record import ChannelRecord
@@ -36,12 +38,18 @@ __all__ = ["Clock", "Host", "ChannelCore"]
 Clock = Callable[[], float]
 
 
+
+def _cut(text: str | None) -> str | None:
+    """A fault text as the status shows it: at most :data:`~overlay.service.errors.MAX_ERROR` characters."""
+    return None if text is None else excerpt(text)
+
 class Host(Protocol):
     """What a channel needs from the process that holds it (the :class:`~overlay.service.hub.Hub`)."""
 
     clock: Clock
     store: Store
     max_delay: float
+    allow_dirs: tuple[Path, ...]
 
 
 class ChannelCore:
@@ -100,6 +108,8 @@ class ChannelCore:
         self.updated = now
         #: the alternative line on air (overlay.service.branching), None on the main line
         self.on_air: OnAir | None = None
+        #: the logger's activity: last message taken, refusals (the studio's overview)
+        self.feed_log = FeedLog()
 
     # ------------------------------------------------------------------ views
 
@@ -108,7 +118,7 @@ class ChannelCore:
         return None if self.game is None else self.game.timeline
 
     @property
-    def game_steps(self) -> tuple[Any, ...]:
+    def game_steps(self) -> Sequence[Any]:
         return () if self.game is None else self.game.steps
 
     @property
@@ -183,12 +193,34 @@ class ChannelCore:
             },
             "playhead": self.playhead_json(now),
             "follow": self.follow_path,
-            "followError": self.follow_error,
-            "loadError": self.load_error,
+            "followError": _cut(self.follow_error),
+            "loadError": _cut(self.load_error),
             # stored settings the models refuse: the channel runs on safe defaults meanwhile
-            "settingsError": self.hub.store.settings_problems.get(self.id),
-            "pages": {o: sum(1 for p in self.pages if p.output == o) for o in OUTPUTS},
+            "settingsError": _cut(self.hub.store.settings_problems.get(self.id)),
+            "pages": {o: sum(1 for p in self.pages if p.output == o and not p.monitor) for o in OUTPUTS},
+            # the studio's own frames (preview, program, overview thumbnails), not counted above
+            "monitors": sum(1 for p in self.pages if p.monitor),
+            "feed": self.feed_log.to_json(now),
+            "midDeal": self.mid_deal,
+            "programAt": self.program_at(now),
         }
+
+    @property
+    def mid_deal(self) -> bool:
+        """The game's last deal is being played (not scored, not over): a logger should be
+        sending."""
+        steps = self.game_steps
+        return bool(steps) and steps[-1].kind.value not in ("deal_scored", "game_over")
+
+    def program_at(self, now: float) -> dict[str, Any] | None:
+        """Where the program output is (its delay applied): step, deal (from 0) and its
+        number in the file, step kind, and in a match which game (from 0)."""
+        pos = self.director.position(now - self.settings.output("program").delay)
+        game = self.shown(pos.version) if pos.version is not None else self.game
+        if game is None or pos.step is None or not 0 <= pos.step < len(game.steps):
+            return None
+        s = game.steps[pos.step]
+        return {"step": pos.step, "deal": s.deal, "dealNumber": s.deal_number, "kind": s.kind.value, "game": self.where(game, pos.step)["game"]}
 
     def status(self, now: float) -> dict[str, Any]:
         outputs: dict[str, Any] = {}

@@ -10,6 +10,8 @@ from __future__ import annotations
 from typing import Any
 
 __all__ = [
+    "MAX_ERROR",
+    "excerpt",
     "OverlayError",
     "BadRequest",
     "Unauthorized",
@@ -26,13 +28,28 @@ __all__ = [
 ]
 
 
+#: longest error text an answer, a status field or a socket message carries: a refusal quotes
+#: a bounded excerpt of the input, never the input (a 6 MB body must not come back as a 3 MB
+#: error; a theme with 100,000 unknown keys came back as a 7 MB one)
+MAX_ERROR = 600
+
+
+def excerpt(text: str, limit: int = MAX_ERROR) -> str:
+    """``text`` cut to ``limit`` characters, saying how much was left out."""
+    if len(text) <= limit:
+        return text
+    return f"{text[:limit]}... ({len(text) - limit} more characters)"
+
+
 class OverlayError(Exception):
-    """Base class: ``status`` is the HTTP status, ``extra`` goes into the JSON body."""
+    """Base class: ``status`` is the HTTP status, ``extra`` goes into the JSON body.  The
+    message is cut to :data:`MAX_ERROR` characters here, once, wherever it is shown."""
 
     status = 500
     kind = "error"
 
     def __init__(self, message: str, **extra: Any) -> None:
+        message = excerpt(message)
         super().__init__(message)
         self.message = message
         self.extra = extra

@@ -11,11 +11,13 @@ from __future__ import annotations
 import asyncio
 import json
 import logging
+import math
 import time
 from typing import Any
 
 from collections.abc import Callable
 
+from engine.state import GameState
 from renderer.statboard import stats_book
 
 from . import analysis
@@ -23,31 +25,46 @@ from .branching import LineGame
 from .clients import Page, StateSub
 from .core import ChannelCore
 from .errors import BadRequest
+from .masking import Mask, mask_of
 from .protocol import OUTPUTS, OutputName, SceneMessage, StateMessage, dump
 
-__all__ = ["FanOut", "MAX_SIZES", "public_state"]
+__all__ = ["FanOut", "MAX_SIZES", "draw_size"]
 
-#: distinct page sizes a channel draws at once: each size is its own scene per step (100
-#: pages at 100 widths cost ten times the CPU of one size), so a new size past this many
-#: is refused
+#: distinct page sizes a channel draws at once for pages with the token and its outputs'
+#: settings: each size is its own scene per step (100 pages at 100 widths cost ten times the
+#: CPU of one size), so a new size past this many is refused
 MAX_SIZES = 8
 
 
-def public_state(state: dict[str, Any]) -> dict[str, Any]:
-    """A state as the clean output may show it: hands as counts of face-down cards (``Xx``),
-    no dealer's discard, no commentary, no rule-breach texts (they name held cards)."""
-    out = dict(state)
-    out["hands"] = [["Xx"] * len(hand) for hand in state.get("hands", [])]
-    out["discard"] = None
-    out["annotations"] = []
-    out["problems"] = []
-    return out
+def draw_size(
+    asked: tuple[int, int], *, trusted: bool, reserved: set[tuple[int, int]], taken: set[tuple[int, int]], channel: str = ""
+) -> tuple[int, int]:
+    """The size a page that asks for ``asked`` is drawn at (the page scales the scene to its
+    own size).
+
+    ``reserved``: the sizes in the channel's outputs settings; ``taken``: the sizes pages
+    with the token draw at now.  Those always win: a page with the token gets its own size
+    (refused past :data:`MAX_SIZES` of them), a page without shares the nearest of them
+    (closest in scale on both axes), so anonymous pages at odd sizes cannot fill a channel's
+    sizes and lock out the OBS page (issue 22 item 3).
+
+    Raises:
+        BadRequest: a page with the token asks for a new size past :data:`MAX_SIZES`.
+    """
+    allowed = reserved | taken
+    if asked in allowed:
+        return asked
+    if not trusted:
+        return min(sorted(allowed), key=lambda s: abs(math.log(s[0] / asked[0])) + abs(math.log(s[1] / asked[1])))
+    if len(allowed) >= MAX_SIZES:
+        raise BadRequest(
+            f"channel {channel!r}: pages already draw at {len(allowed)} sizes (at most {MAX_SIZES}); "
+            f"use one of {', '.join(f'{w}x{h}' for w, h in sorted(allowed))}"
+        )
+    return asked
+
 
 log = logging.getLogger("overlay.service.fanout")
-
-
-def _shown_state(output: OutputName, state: dict[str, Any]) -> dict[str, Any]:
-    return public_state(state) if output == "clean" else state
 
 
 def _line_json(game: object) -> dict[str, Any] | None:
@@ -64,6 +81,15 @@ def _sent(page: Page, seq: int, step: int | None, now: float) -> Callable[[], No
 
 class FanOut(ChannelCore):
     """Scene and state messages of a channel, and the pump that sends them."""
+
+    def mask(self, output: OutputName, state: GameState) -> Mask | None:
+        """What ``output`` may show of ``state`` (:mod:`overlay.service.masking`): every
+        message it is sent is built from ``mask.state(state)`` (None: it shows every hand)."""
+        return mask_of(self.render.view(output, state.step), state)
+
+    def shown_state(self, output: OutputName, state: GameState) -> GameState:
+        mask = self.mask(output, state)
+        return state if mask is None else mask.state(state)
 
     def _scene_key(self, output: OutputName, size: tuple[int, int], now: float) -> tuple[Any, ...]:
         pos = self.director.position(now - self.settings.output(output).delay)
@@ -118,6 +144,7 @@ class FanOut(ChannelCore):
                 title=part.title,
                 line=game.line if isinstance(game, LineGame) else None,
                 stats_of=lambda: stats_book(part.timeline).at(step - part.first_step),
+                shown=lambda st: self.shown_state(output, st),
             )
         return text[:-1] + ',"scene":' + scene + "}", self.out_seq, step
 
@@ -138,19 +165,22 @@ class FanOut(ChannelCore):
             games=w["games"],
             game_title=w["game_title"],
             line=_line_json(game),
-            state=None if step is None else _shown_state(output, steps[step].to_json()),
+            state=None if step is None else self._state_json(output, steps[step]),
         )
         return json.dumps(dump(msg), separators=(",", ":"), ensure_ascii=False)
 
-    def check_page_size(self, output: OutputName, size: tuple[int, int]) -> None:
-        """Raises:
-        BadRequest: ``size`` would be a new size past :data:`MAX_SIZES` for this channel."""
-        sizes = {(p.width, p.height) for p in self.pages}
-        if size not in sizes and len(sizes) >= MAX_SIZES:
-            raise BadRequest(
-                f"channel {self.id!r}: pages already draw at {len(sizes)} sizes (at most {MAX_SIZES}); "
-                f"use one of {', '.join(f'{w}x{h}' for w, h in sorted(sizes))}"
-            )
+    def _state_json(self, output: OutputName, state: GameState) -> dict[str, Any]:
+        mask = self.mask(output, state)
+        return state.to_json() if mask is None else mask.json(mask.state(state).to_json())
+
+    def page_size(self, asked: tuple[int, int], *, trusted: bool) -> tuple[int, int]:
+        """The size a page asking for ``asked`` is drawn at (:func:`draw_size`).
+
+        Raises:
+            BadRequest: a page with the token asks for a new size past :data:`MAX_SIZES`."""
+        reserved = {(o.width, o.height) for o in (self.settings.output(n) for n in OUTPUTS)}
+        taken = {p.size for p in self.pages if p.trusted}
+        return draw_size(asked, trusted=trusted, reserved=reserved, taken=taken, channel=self.id)
 
     def send_snapshot(self, page: Page) -> None:
         """Queue the full picture for ``page`` (its sender delivers it; nothing waits)."""

@@ -12,6 +12,7 @@ same answer whether it exists or not.
 from __future__ import annotations
 
 import asyncio
+import errno
 import os
 import stat
 from collections.abc import Sequence
@@ -39,12 +40,32 @@ def kind_of(mode: int) -> str:
     return "a regular file" if stat.S_ISREG(mode) else "not a regular file"
 
 
+#: the kernel's and devices' folders: never a game file, and reading one can hand out what
+#: the process knows (``/proc/self/environ``) in a parse error or hang (``/dev/zero``)
+SYSTEM_DIRS = (Path("/proc"), Path("/sys"), Path("/dev"))
+
+
+def _system_devices() -> set[int]:
+    """The file systems of :data:`SYSTEM_DIRS` (a ``proc`` mounted elsewhere is one of them)."""
+    devices = set()
+    for folder in SYSTEM_DIRS:
+        try:
+            devices.add(os.stat(folder).st_dev)
+        except OSError:
+            pass
+    return devices
+
+
+_SYSTEM_DEVICES = _system_devices()
+
+
 def check_allowed(path: Path, allowed: Sequence[Path]) -> Path:
-    """``path`` resolved; with ``allowed`` folders, it must lie inside one of them.
+    """``path`` resolved; never a system file; with ``allowed`` folders, inside one of them.
 
     Raises:
         Forbidden: outside every allowed folder (said the same way whether it exists).
-        BadRequest: a NUL in the path, or a path that cannot be resolved.
+        BadRequest: a NUL in the path, a path that cannot be resolved, or one under
+            ``/proc``, ``/sys`` or ``/dev`` (after links are followed).
     """
     if "\0" in str(path):
         raise BadRequest("a path cannot hold a NUL character")
@@ -54,17 +75,25 @@ def check_allowed(path: Path, allowed: Sequence[Path]) -> Path:
         raise BadRequest(f"{str(path)[:200]}: cannot be resolved ({exc})") from None
     if allowed and not any(resolved.is_relative_to(Path(a).expanduser().resolve()) for a in allowed):
         raise Forbidden(f"{path}: outside the folders this server may read (serve --allow-dir)")
+    system = next((d for d in SYSTEM_DIRS if resolved.is_relative_to(d)), None)
+    if system is not None:
+        raise BadRequest(f"{path}: is a system file under {system}; only game files are read")
     return resolved
 
 
-def read_game_file(path: Path, *, cap: int = MAX_INPUT) -> bytes:
+def read_game_file(path: Path, *, cap: int = MAX_INPUT, follow_links: bool = True) -> bytes:
     """The bytes of regular file ``path``, at most ``cap`` (blocking: call off the loop).
+    ``follow_links=False``: ``path`` was resolved and checked, so a link in its place now
+    was swapped in since and is refused.
 
     Raises:
-        NotFound: no such file.  BadRequest: not a regular file (a FIFO, a device, a folder),
-            or unreadable.  TooLarge: more than ``cap`` bytes were read.
+        NotFound: no such file.  BadRequest: not a regular file (a FIFO, a device, a folder,
+            a ``/proc`` or ``/sys`` file), a link where none may be, or unreadable.
+            TooLarge: more than ``cap`` bytes were read.
     """
     flags = os.O_RDONLY | getattr(os, "O_NONBLOCK", 0) | getattr(os, "O_NOCTTY", 0)
+    if not follow_links:
+        flags |= getattr(os, "O_NOFOLLOW", 0)
     try:
         fd = os.open(path, flags)
     except FileNotFoundError:
@@ -72,11 +101,16 @@ def read_game_file(path: Path, *, cap: int = MAX_INPUT) -> bytes:
     except IsADirectoryError:
         raise BadRequest(f"{path}: is a directory") from None
     except OSError as exc:
+        if not follow_links and exc.errno == errno.ELOOP:
+            raise BadRequest(f"{path}: became a link since its path was checked; not read") from None
         raise BadRequest(f"{path}: cannot open ({exc.strerror or exc})") from None
     try:
-        mode = os.fstat(fd).st_mode
+        st = os.fstat(fd)
+        mode = st.st_mode
         if not stat.S_ISREG(mode):
             raise BadRequest(f"{path}: is {kind_of(mode)}; only regular files are read")
+        if st.st_dev in _SYSTEM_DEVICES:
+            raise BadRequest(f"{path}: is a system file (proc, sys or dev); only game files are read")
         chunks: list[bytes] = []
         total = 0
         while True:
@@ -94,6 +128,6 @@ def read_game_file(path: Path, *, cap: int = MAX_INPUT) -> bytes:
         os.close(fd)
 
 
-async def read_game_file_async(path: Path, *, cap: int = MAX_INPUT) -> bytes:
+async def read_game_file_async(path: Path, *, cap: int = MAX_INPUT, follow_links: bool = True) -> bytes:
     """:func:`read_game_file` in a worker thread (the event loop never reads a file)."""
-    return await asyncio.to_thread(read_game_file, path, cap=cap)
+    return await asyncio.to_thread(read_game_file, path, cap=cap, follow_links=follow_links)

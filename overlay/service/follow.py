@@ -15,8 +15,8 @@ from pathlib import Path
 
 from engine.errors import EgnError
 
-from .errors import BadRequest, NotFound, OverlayError, TooLarge
-from .files import read_game_file_async
+from .errors import BadRequest, Forbidden, NotFound, OverlayError, TooLarge
+from .files import check_allowed, read_game_file_async
 from .ingest import Ingest
 
 log = logging.getLogger("overlay.service.follow")
@@ -48,9 +48,15 @@ class Following(Ingest):
             self.follow_path = None
 
     async def _read_followed(self, path: Path) -> None:
+        """Read the followed file, its path resolved and checked again as for a new follow
+        (``serve --allow-dir``, system files): a saved follow whose file became a link to a
+        file outside is refused at every start, takeover and change, not read."""
         try:
-            data = await read_game_file_async(path)
-        except (NotFound, BadRequest, TooLarge) as exc:
+            resolved = await asyncio.to_thread(check_allowed, path, self.hub.allow_dirs)
+            # the final name is opened without following a link: one swapped in after the
+            # check is refused, not read
+            data = await read_game_file_async(resolved, follow_links=False)
+        except (NotFound, BadRequest, TooLarge, Forbidden) as exc:
             self.follow_error = exc.message
             return
         if self.closed:
@@ -58,6 +64,7 @@ class Following(Ingest):
         try:
             self.put_game(data, source=path.name, strict=False)
             self.follow_error = None
+            self.feed_log.took(self.hub.clock(), via="file")
         except (EgnError, OverlayError) as exc:
             # a half-written file: keep the last good state until it parses
             self.follow_error = str(exc)
@@ -85,13 +92,15 @@ class Following(Ingest):
     async def _watch(self, path: Path) -> None:
         import watchfiles
 
-        target = path.resolve()
-        await self._read_followed(target)
+        path = path.absolute()
+        await self._read_followed(path)
         self.follow_read.set()
-        parent = target.parent
 
         def only_target(change: watchfiles.Change, name: str) -> bool:
-            return Path(name).resolve() == target and change != watchfiles.Change.deleted
+            if change == watchfiles.Change.deleted:
+                return False
+            changed = Path(name)
+            return changed.name == path.name or changed.resolve() == path.resolve()
 
-        async for _ in watchfiles.awatch(parent, watch_filter=only_target, debounce=50, step=10, recursive=False):
-            await self._read_followed(target)
+        async for _ in watchfiles.awatch(path.parent, watch_filter=only_target, debounce=50, step=10, recursive=False):
+            await self._read_followed(path)

@@ -23,6 +23,11 @@ from .outputs import RenderSettings, durations_of, lags_of, marks_of
 __all__ = ["Playback"]
 
 
+#: playback speeds the control accepts: 1/16 to 16 times (5e-324 was taken, and a step then
+#: lasted for ever; the Director's clock arithmetic assumes a sane rate)
+MIN_SPEED = 0.0625
+MAX_SPEED = 16.0
+
 class Playback(ChannelCore):
     """Control commands and settings of a channel."""
 
@@ -94,10 +99,10 @@ class Playback(ChannelCore):
             d.seek(now, self._seek_target(req, now))
         elif op == "speed":
             speed = req.speed if req.speed is not None else req.value
-            if speed is None or isinstance(speed, bool) and not speed:
-                raise BadRequest("speed needs 'value' (a number from 0.0625 to 16, e.g. speed?value=2)")
-            if not 0.0 < float(speed) <= 16.0:
-                raise BadRequest(f"speed {float(speed)!r} is outside 0..16")
+            if speed is None or isinstance(speed, bool):
+                raise BadRequest(f"speed needs 'value' (a number from {MIN_SPEED} to {MAX_SPEED:g}, e.g. speed?value=2)")
+            if not MIN_SPEED <= float(speed) <= MAX_SPEED:  # NaN fails too
+                raise BadRequest(f"speed {float(speed)!r} is outside {MIN_SPEED}..{MAX_SPEED:g} (1/16 to 16 times)")
             d.set_speed(now, float(speed))
         elif op in ("loop", "auto"):
             (d.set_loop if op == "loop" else d.set_auto)(now, _switch(req))

@@ -444,8 +444,8 @@ class FeedRefused(_Model):
 
 class StateMessage(_Model):
     """The GameState one output shows now: ``program`` is ``delay`` seconds behind the live
-    game (the anti-cheat delay; its hole cards are there to see), ``preview`` is live,
-    ``clean`` is live (its page hides hole cards; this JSON does not).  ``deal`` in ``state``
+    game (the anti-cheat delay), ``preview`` is live, ``clean`` is live; each state holds
+    only what its output may show (:mod:`overlay.service.masking`).  ``deal`` in ``state``
     is the deal's position from 0 and ``dealNumber`` the file's own field; people count deals
     from 1 (``deal + 1``)."""
 

@@ -6,11 +6,13 @@ from __future__ import annotations
 
 import hmac
 import secrets
+import time
 from pathlib import Path
 from typing import Any
 
 from aiohttp import web
 
+from studio.games import Held
 from studio.host import TRANSPORT_OPS, Handler
 
 from .branching import line_list
@@ -18,7 +20,7 @@ from .errors import BadRequest, NotFound
 from .hub import Hub
 from .outputs import clean_view
 from .protocol import OUTPUTS, ChannelSettings, ControlRequest, OutputName, dump
-from .store import CONTROL_KEY
+from .store import CONTROL_KEY, HASHED, control_key_hash
 
 __all__ = ["StudioBridge"]
 
@@ -26,10 +28,11 @@ __all__ = ["StudioBridge"]
 class StudioBridge:
     """What the studio may do: read schemas, run transport, switch views, take, keep control keys."""
 
-    def __init__(self, hub: Hub, *, uploads: Path, guard: Any) -> None:
+    def __init__(self, hub: Hub, *, uploads: Path, guard: Any, allow_dirs: tuple[Path, ...] = ()) -> None:
         self.hub = hub
         self._uploads = uploads
         self._guard = guard
+        self._allow_dirs = allow_dirs
 
     @property
     def uploads(self) -> Path:
@@ -103,27 +106,66 @@ class StudioBridge:
         return CONTROL_KEY + channel
 
     def control_key(self, channel: str, *, renew: bool = False) -> str | None:
+        """A new key with ``renew`` (shown once: the store keeps only its hash, as for the
+        API token); else None, the key being unreadable once made."""
         self.hub.get(channel)
-        store = self.hub.store
-        if renew:
-            key = secrets.token_urlsafe(18)
-            store.set_meta(self._key_name(channel), key)
-            return key
-        return store.meta(self._key_name(channel)) or None
+        if not renew:
+            return None
+        key = secrets.token_urlsafe(18)
+        self.hub.store.set_meta(self._key_name(channel), control_key_hash(key))
+        return key
+
+    def has_control_key(self, channel: str) -> bool:
+        self.hub.get(channel)
+        return bool(self.hub.store.meta(self._key_name(channel)))
 
     def revoke_control_key(self, channel: str) -> None:
         self.hub.get(channel)
         self.hub.store.set_meta(self._key_name(channel), "")
 
     def check_control_key(self, channel: str, key: str) -> bool:
+        """``key`` is the channel's key: compared as hashes in constant time (a key stored in
+        the clear by an older version, under ``serve --redis``, is compared as it is)."""
         if channel not in self.hub.channels or not key:
             return False
         stored = self.hub.store.meta(self._key_name(channel)) or ""
-        return bool(stored) and hmac.compare_digest(stored.encode(), key.encode())
+        if not stored:
+            return False
+        given = control_key_hash(key) if stored.startswith(HASHED) else key
+        return hmac.compare_digest(stored.encode(), given.encode())
 
 
-def mount_studio(app: web.Application, hub: Hub, data_dir: Path, guard: Any) -> None:
+    # -- games in, every table at a glance
+
+    def game_held(self, channel: str) -> Held | None:
+        g = self.hub.get(channel).game
+        return None if g is None else Held(document=g.document, match=g.match, source=g.source)
+
+    def load_game(self, channel: str, data: bytes, *, source: str) -> dict[str, Any]:
+        return dump(self.hub.get(channel).load_game(data, source=source))
+
+    def put_game(self, channel: str, data: bytes, *, source: str) -> dict[str, Any]:
+        return dump(self.hub.get(channel).put_game(data, source=source, strict=False))
+
+    def game_problems(self, channel: str) -> list[dict[str, Any]]:
+        g = self.hub.get(channel).game
+        return [] if g is None else [p.to_json() for p in g.problems]
+
+    def allowed_dirs(self) -> list[str]:
+        return [str(d) for d in self._allow_dirs]
+
+    def waiting_pages(self) -> list[dict[str, Any]]:
+        now = time.time()
+        out = []
+        for w in self.hub.waiting.values():
+            seen = w.get("lastSeen")
+            age = round(max(0.0, now - seen), 1) if isinstance(seen, float) else None
+            out.append({"channel": w.get("channel"), "requests": w.get("requests"), "error": w.get("error"), "age": age})
+        return out
+
+
+def mount_studio(app: web.Application, hub: Hub, data_dir: Path, guard: Any, *, allow_dirs: tuple[Path, ...] = ()) -> None:
     """Mount the studio on ``app`` (the one place the overlay does so)."""
     from studio.app import mount
 
-    mount(app, StudioBridge(hub, uploads=Path(data_dir) / "uploads", guard=guard))
+    mount(app, StudioBridge(hub, uploads=Path(data_dir) / "uploads", guard=guard, allow_dirs=allow_dirs))

@@ -5,6 +5,8 @@ from __future__ import annotations
 from aiohttp import web
 
 from ..auth import protected
+from ..keys import GUARD
+from ..limits import parse
 from ..protocol import ChannelCreate, ChannelSettings
 from .common import channel_of, clock_of, hub_of, read_json
 
@@ -18,7 +20,13 @@ routes = web.RouteTableDef()
 async def status(request: web.Request) -> web.Response:
     now = clock_of(request)
     hub = hub_of(request)
-    return web.json_response({"channels": [ch.status(now) for ch in hub.channels.values()], "waitingPages": list(hub.waiting.values())})
+    return web.json_response(
+        {
+            "channels": [ch.status(now) for ch in hub.channels.values()],
+            "waitingPages": list(hub.waiting.values()),
+            "connections": request.app[GUARD].status(),
+        }
+    )
 
 
 @routes.get("/api/channels", name="channels")
@@ -31,7 +39,7 @@ async def list_channels(request: web.Request) -> web.Response:
 @routes.post("/api/channels", name="channels")
 @protected
 async def create_channel(request: web.Request) -> web.Response:
-    body = ChannelCreate.model_validate(await read_json(request))
+    body = parse(ChannelCreate, await read_json(request))
     settings = body.settings or ChannelSettings(title=body.title or body.id)
     ch = hub_of(request).create(body.id, settings)
     return web.json_response(ch.info(clock_of(request)), status=201)

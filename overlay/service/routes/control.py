@@ -5,6 +5,7 @@ from __future__ import annotations
 from aiohttp import web
 
 from ..auth import protected
+from ..limits import parse
 from ..errors import BadRequest
 from ..protocol import ControlRequest
 from .common import channel_of, read_json
@@ -28,5 +29,5 @@ async def control(request: web.Request) -> web.Response:
     if op:
         body = {**dict(request.query), **body, "op": op}
         body.pop("token", None)
-    req = ControlRequest.model_validate(body)
+    req = parse(ControlRequest, body)
     return web.json_response(ch.control(req))

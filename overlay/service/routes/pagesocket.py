@@ -20,6 +20,7 @@ from ..auth import check_origin, token_matches
 from ..clients import Page, StateSub
 from ..keys import SETTINGS, SOCKETS
 from ..protocol import OutputName, PageDrawn, PageHello, PageResync, parse_page_message
+from ..errors import excerpt
 from ..refusals import pydantic_text
 from .common import clock_of
 
@@ -32,7 +33,7 @@ PREVIEW_LOCKED = (
 )
 
 
-async def open_page(request: web.Request, output: OutputName, width: int, height: int, *, trace: bool = False) -> Page:
+async def open_page(request: web.Request, output: OutputName, width: int, height: int, *, trace: bool = False, monitor: bool = False) -> Page:
     """Accept a page's socket (no compression: it cost 3 ms a message) and register it for
     the shutdown's GOING_AWAY; the :class:`Page` holds the socket and its outbox."""
     ws = web.WebSocketResponse(compress=False, heartbeat=15.0, max_msg_size=64 * 1024)
@@ -46,6 +47,7 @@ async def open_page(request: web.Request, output: OutputName, width: int, height
         width=width,
         height=height,
         trace=trace,
+        monitor=monitor,
         transport=request.transport,
     )
 
@@ -71,7 +73,7 @@ async def read_page(
         try:
             m = parse_page_message(msg.data)
         except ValidationError as exc:
-            page.outbox.offer(json.dumps({"type": "error", "error": pydantic_text(exc)}))
+            page.outbox.offer(json.dumps({"type": "error", "error": excerpt(pydantic_text(exc))}))
             continue
         if isinstance(m, PageHello):
             page.visible = m.visible

@@ -10,6 +10,7 @@ from typing import Any
 
 from ..auth import protected
 from ..errors import BadRequest
+from ..limits import parse
 from ..protocol import OUTPUTS, ChannelSettings, dump
 from .common import channel_of, read_json
 
@@ -38,15 +39,23 @@ async def put_settings(request: web.Request) -> web.Response:
     if isinstance(body, dict) and any(name not in body for name in ChannelSettings.LATER_FIELDS):
         stored = dump(ch.settings)
         body = {**{name: stored[name] for name in ChannelSettings.LATER_FIELDS if name in stored}, **body}
-    doc = ChannelSettings.model_validate(body)
-    missing = [name for name in ChannelSettings.put_required() if name not in body]
-    missing += [f"outputs.{o}" for o in OUTPUTS if "outputs" in body and o not in (body.get("outputs") or {})]
+    doc = parse(ChannelSettings, body)
+    missing = [(name,) for name in ChannelSettings.put_required() if name not in body] + _outputs_missing(body)
     if missing:
         raise BadRequest(
-            f"PUT replaces the whole settings document; missing {', '.join(missing)} "
-            "(send PATCH with a JSON merge patch to change part of it)"
+            f"PUT replaces the whole settings document; missing {', '.join('.'.join(m) for m in missing)} "
+            "(send PATCH with a JSON merge patch to change part of it)",
+            errors=[{"loc": list(m), "msg": "required"} for m in missing],
         )
     return web.json_response(dump(ch.put_settings(doc)))
+
+
+def _outputs_missing(doc: dict[str, Any]) -> list[tuple[str, ...]]:
+    """The outputs ``doc`` lacks (an output left out would run on the defaults: no delay)."""
+    outputs = doc.get("outputs")
+    if not isinstance(outputs, dict):
+        return []
+    return [("outputs", o) for o in OUTPUTS if o not in outputs]
 
 
 def merge_patch(target: Any, patch: Any) -> Any:
@@ -74,6 +83,21 @@ async def patch_settings(request: web.Request) -> web.Response:
     revision = body.pop("revision", None)
     if not isinstance(revision, int) or isinstance(revision, bool):
         raise BadRequest("a settings PATCH needs the 'revision' you read (a whole number)")
-    merged = merge_patch(dump(ch.settings), body)
+    base = dump(ch.settings)
+    # every output, as drawn (a document made with some left out draws them at the defaults)
+    base["outputs"] = {o: dump(ch.settings.output(o)) for o in OUTPUTS}
+    merged = merge_patch(base, body)
     merged["revision"] = revision
-    return web.json_response(dump(ch.put_settings(ChannelSettings.model_validate(merged))))
+    # the outputs are required: a null that deletes one (or all) is refused with its place,
+    # not stored as a silent reset to the defaults (issue 22 item 9: {"outputs": {"program":
+    # null}} dropped the program's anti-cheat delay from 30 s to 0, and the document then
+    # failed its own PUT).  Other nulls keep RFC 7396's meaning: the member goes, the model
+    # gives its default (a title, a theme) or refuses the result with the place.
+    missing = [("outputs",)] if "outputs" not in merged else _outputs_missing(merged)
+    if missing:
+        places = ", ".join(" -> ".join(m) for m in missing)
+        raise BadRequest(
+            f"settings: {places}: required; a PATCH cannot delete it (null): send its new value instead",
+            errors=[{"loc": list(m), "msg": "required: a PATCH cannot delete it (null)"} for m in missing],
+        )
+    return web.json_response(dump(ch.put_settings(parse(ChannelSettings, merged))))
