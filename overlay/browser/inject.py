@@ -128,7 +128,7 @@ def inject(
             vout.pix_fmt = "yuv420p"
         vout.width, vout.height = vin.codec_context.width, vin.codec_context.height
         aout = out.add_stream_from_template(ain) if ain is not None else None
-        enc = _Encoder(out, vout, aout)
+        enc = _Encoder(out, vout, aout, rate)
         try:
             start_pts: float | None = None
             last_pts = -1
@@ -197,8 +197,9 @@ class _Encoder:
     drawing the next frame overlap with encoding this one; audio goes through the same
     queue to keep the muxer in one thread and in order."""
 
-    def __init__(self, out: Any, vout: Any, aout: Any) -> None:
+    def __init__(self, out: Any, vout: Any, aout: Any, rate: Fraction) -> None:
         self.out, self.vout, self.aout = out, vout, aout
+        self.time_base = 1 / rate  # a picture's pts counts frames
         self.queue: queue.Queue[Any] = queue.Queue(maxsize=8)
         self.error: BaseException | None = None
         self.thread = threading.Thread(target=self._work, name="inject-encoder", daemon=True)
@@ -219,7 +220,7 @@ class _Encoder:
                     continue
                 vf = item[1]  # a blended picture (PyAV converts it to the stream's pixel format)
                 vf.pts = item[2]  # in frames: the encoder's time base
-                vf.time_base = self.vout.codec_context.time_base
+                vf.time_base = self.time_base
                 for p in self.vout.encode(vf):
                     self.out.mux(p)
         except BaseException as exc:  # noqa: BLE001 - handed to the reading thread
