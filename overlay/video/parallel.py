@@ -253,6 +253,9 @@ def write_item(writer: VideoWriter, item: Any) -> None:
     if item is HELD:
         writer.repeat()
     elif isinstance(item, np.ndarray):
-        writer.write_pixels(item.copy())  # the slot goes back to its worker
+        import av
+
+        # copied out of the worker's slot into the frame the encoder takes (the slot goes back)
+        writer.write_frame(av.VideoFrame.from_ndarray(item, format=writer.codec.layout))
     else:
         writer.write(item)

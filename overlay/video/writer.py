@@ -218,6 +218,15 @@ class VideoWriter:
         self._last_image = _NOTHING
         self._put(pixels, layout or self.codec.layout)
 
+    def write_frame(self, frame: Any) -> None:
+        """Append an ``av.VideoFrame`` holding straight-alpha pixels in the codec's layout (a
+        parallel render makes it straight from a worker's shared memory: one copy less)."""
+        self._last_image = _NOTHING
+        if self._container is None:
+            self._put(frame.to_ndarray(), self.codec.layout)
+        else:
+            self._put(frame, self.codec.layout)
+
     def repeat(self) -> None:
         """Append the previous picture again (a held frame): never converted again, and for a
         codec with a :attr:`Codec.repeat` rule never encoded again either."""
@@ -225,8 +234,8 @@ class VideoWriter:
             raise ValueError("no frame to repeat yet")
         self._put(None, "")
 
-    def _put(self, pixels: RGBA | None, layout: str) -> None:
-        """Queue frame number ``self.frames`` (``None``: the previous picture again)."""
+    def _put(self, pixels: Any, layout: str) -> None:
+        """Queue frame number ``self.frames``: pixels (an array, or an ``av.VideoFrame``) in ``layout``, or ``None``: the previous picture again."""
         if self._container is None:
             name = f"frame_{self.frames:06d}.png"
             if pixels is None:
@@ -262,7 +271,7 @@ class VideoWriter:
                 pixels, layout, pts = item
                 copy: tuple[bytes, bool] | None = None
                 if pixels is not None:
-                    last = av.VideoFrame.from_ndarray(pixels, format=layout)
+                    last = pixels if isinstance(pixels, av.VideoFrame) else av.VideoFrame.from_ndarray(pixels, format=layout)
                     if layout != self.codec.pix_fmt:
                         last = last.reformat(format=self.codec.pix_fmt)
                     unchanged = None
