@@ -7,7 +7,7 @@ from aiohttp import web
 from ..auth import protected
 from ..keys import GUARD
 from ..limits import parse
-from ..protocol import ChannelCreate, ChannelSettings
+from ..protocol import OUTPUTS, ChannelCreate, ChannelSettings
 from .common import channel_of, clock_of, hub_of, read_json
 
 __all__ = ["routes"]
@@ -41,6 +41,8 @@ async def list_channels(request: web.Request) -> web.Response:
 async def create_channel(request: web.Request) -> web.Response:
     body = parse(ChannelCreate, await read_json(request))
     settings = body.settings or ChannelSettings(title=body.title or body.id)
+    # every output stored (one left out runs on the defaults): the document passes its own PUT
+    settings = settings.model_copy(update={"outputs": {o: settings.output(o) for o in OUTPUTS}})
     ch = hub_of(request).create(body.id, settings)
     return web.json_response(ch.info(clock_of(request)), status=201)
 
