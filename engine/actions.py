@@ -166,6 +166,8 @@ def actions_of(document: Mapping[str, Any], *, deals: int | None = None) -> list
                     a: dict[str, Any] = {"kind": "call", "call": call}
                     if i == len(calls) - 1 and phase.get("isAlone") is not None:
                         a["alone"] = phase["isAlone"]
+                    if i == len(calls) - 1 and phase.get("aloneDefender") is not None:
+                        a["aloneDefender"] = phase["aloneDefender"]  # a lone defender sits the partner out
                     out.append(a)
                 if "discard" in phase:
                     out.append({"kind": "discard", "card": phase["discard"]})

@@ -7,7 +7,8 @@ analysis elements (win bar and graph, best play, play quality, bidding table) an
 deal transition that carries an uploaded image.  Two moments are drawn by each output:
 
 * **A**, a card of the second deal held at its end (the analysis layer settled on it): the
-  page in the system Chromium (held there by the channel's own controls), ``inject`` (its
+  page in the system Chromium (held there by the channel's own controls), the OGraf graphic
+  following the channel in real time, ``inject`` (its
   live overlay laid over a lossless video and encoded losslessly), ``render`` (qtrle, decoded
   with PyAV), ``capture`` (the OGraf graphic in Chromium) and ``frame``;
 * **B**, the same deal's start half-way through the stinger: the page (``renderAt``), render,
@@ -263,9 +264,26 @@ def _page(show: Show, moments: dict[str, Moment]) -> dict[str, np.ndarray]:
                 got[name] = _premul(np.asarray(Image.open(io.BytesIO(base64.b64decode(png.split(",", 1)[1]))).convert("RGBA")))
                 if name == "B":
                     page.evaluate("() => window.euchreOverlay.resume()")
+            got["A-ograf"] = _ograf(browser, show, moments["A"])
         finally:
             browser.close()
     return got
+
+
+def _ograf(browser: Any, show: Show, m: Moment) -> np.ndarray:
+    """The OGraf graphic in real time on the channel (held at ``m``), in a minimal host."""
+    g = browser.new_page(viewport={"width": SIZE[0], "height": SIZE[1]})
+    g.goto(f"{show.base}/static/ograf/host.html")
+    g.wait_for_function("() => !!window.ografHost")
+    load = """([b, w, h]) => ografHost.load('/static/ograf/euchre-overlay.ograf.json',
+        {renderType: 'realtime', data: {channel: 'c1', server: b}, renderCharacteristics: {resolution: {width: w, height: h}}})"""
+    assert g.evaluate(load, [show.base, SIZE[0], SIZE[1]])["statusCode"] == 200
+    g.evaluate("() => ografHost.call('playAction', {})")
+    g.wait_for_function(f"() => {{ const e = ografHost.element; return e.player && e.player.layer && e.current && e.current.step === {m.step}; }}", timeout=60000)
+    g.evaluate("() => Promise.all([document.fonts.ready, ografHost.element.player.sceneReady])")
+    g.wait_for_function("() => !ografHost.element.raf", timeout=30000)
+    png = g.evaluate("() => ografHost.element.shadowRoot.querySelector('canvas').toDataURL('image/png')")
+    return _premul(np.asarray(Image.open(io.BytesIO(base64.b64decode(png.split(",", 1)[1]))).convert("RGBA")))
 
 
 def _lossless_input(path: Path, seconds: float) -> np.ndarray:
@@ -337,7 +355,10 @@ def test_every_output_draws_the_same_moment(show: Show) -> None:
     common = ("--size", f"{SIZE[0]}x{SIZE[1]}", "--channel-settings", str(show.settings), "--uploads", str(show.data / "uploads"))
     outputs: dict[str, dict[str, np.ndarray]] = {name: {} for name in moments}
     for name, px in _page(show, moments).items():
-        outputs[name]["page"] = px
+        if name == "A-ograf":
+            outputs["A"]["ograf"] = px
+        else:
+            outputs[name]["page"] = px
     rendered = show.tmp / "render.mov"
     _cli("render", str(show.game), "-o", str(rendered), "--fps", str(FPS), "--deals", "2", *common)
     captured = show.tmp / "capture.mov"

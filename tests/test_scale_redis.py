@@ -87,7 +87,7 @@ def _replayed_steps(doc: dict[str, Any], acts: list[dict[str, Any]]) -> int:
 
     loaded = feed.load_bytes(json.dumps(empty_game(doc)).encode(), source="local.egn")
     for a in acts:
-        loaded = feed.push_action(loaded, ActionIn.model_validate(a), source="local.egn")
+        loaded, _ = feed.push_action(loaded, ActionIn.model_validate(a), source="local.egn")
     return len(loaded.steps)
 
 

@@ -12,6 +12,9 @@
 3. **fuzz**: malformed requests over every route (bad JSON, deep JSON, bad charsets, wrong
    types, huge values, unknown channels, missing token...); counts 5xx answers and checks
    after each refusal that the channel's state did not change.
+
+Issue 22 items 1-3 and 5-9 (store, mask, sizes, keys, follow, uploads, caps, patch) are
+cases of :mod:`overlay.bench.hardening`.
 """
 
 from __future__ import annotations
@@ -31,9 +34,12 @@ import time
 from typing import Any
 
 from ..service.feed import actions_of
+from .faultcases import CASES as MORE_CASES
+from .faultcases import add_arguments as add_more_arguments
 from .server import KINDS, ProcStat, never_reading_socket, pct
 from .server import start_server as _start
 from .services import empty_game, live_channel
+from .hardening import CASES as HARDENING_CASES, add_arguments as add_hardening_arguments
 
 __all__ = ["HELP", "add_arguments", "run", "start_server", "TOKEN"]
 
@@ -52,8 +58,10 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
     p.add_argument("--rate", type=float, default=2.0, help="logger actions per second per channel")
     p.add_argument("--seconds", type=float, default=20.0, help="length of the fan-out run")
     p.add_argument("--requests", type=int, default=10_000, help="malformed requests of the fuzz")
-    p.add_argument("--only", choices=("kill9", "fanout", "fuzz"), default=None, help="run one part only")
+    p.add_argument("--only", choices=("kill9", "fanout", "fuzz", *MORE_CASES, *HARDENING_CASES), default=None, help="run one part only")
     p.add_argument("--sync", choices=("full", "normal"), default="full", help="the server's --sync (SQLite synchronous)")
+    add_more_arguments(p)
+    add_hardening_arguments(p)
 
 
 async def start_server(data: str, extra: tuple[str, ...] = ()) -> tuple[Any, str]:
@@ -330,6 +338,10 @@ def run(args: argparse.Namespace) -> dict[str, Any]:
             out.update(await _fanout(args))
         if args.only in (None, "fuzz"):
             out.update(await _fuzz(args))
+        # issue 22 items 4, 10, 11, 14 (overlay/bench/faultcases.py) and 1-3, 5-9 (hardening)
+        for name, case in {**MORE_CASES, **HARDENING_CASES}.items():
+            if args.only in (None, name):
+                out.update(await case(args))
         return out
 
     return asyncio.run(main())

@@ -29,6 +29,8 @@ from typing import Any
 
 from .follower import LiveOverlay
 
+from ..video.source import VideoInputError, decode_fault, open_video
+
 __all__ = ["LiveOverlay", "InjectStats", "inject", "output_format", "serve_in_thread", "DROP_AFTER"]
 
 #: a frame this many frame periods behind its due time is dropped (not encoded)
@@ -44,9 +46,23 @@ class InjectStats:
     dropped: int = 0
     started: float = 0.0  # monotonic time of the first frame's due time
     written: list[tuple[float, float]] = field(default_factory=list)  # (video time, monotonic time drawn)
+    #: per frame written: seconds from its due time to its blended picture going to the encoder
+    lateness: list[float] = field(default_factory=list)
+    #: frames blended in the video's YUV, in RGBA (overlay.browser.blend), and new overlay
+    #: pictures converted for the YUV blend
+    blended_yuv: int = 0
+    blended_rgba: int = 0
+    overlay_conversions: int = 0
 
     def line(self) -> str:
         return f"{self.frames} frames, {self.late} late, {self.dropped} dropped"
+
+    def late_ms(self, q: float = 0.99) -> float:
+        """The ``q`` quantile of :attr:`lateness`, in milliseconds (0 without frames)."""
+        if not self.lateness:
+            return 0.0
+        ordered = sorted(self.lateness)
+        return 1000.0 * ordered[min(len(ordered) - 1, int(q * len(ordered)))]
 
 
 def output_format(dst: str) -> str | None:
@@ -81,26 +97,26 @@ def inject(
     pixels or keeping a master.
 
     Raises:
-        OSError: the input cannot be opened or has no video.
+        VideoInputError: the input cannot be opened, has no video that can be decoded, or
+            (a file) a frame of it cannot be decoded: the output written so far is finished.
     """
     import av
 
-    from renderer.frames import composite_over
+    from .blend import Blender
 
     is_file = Path(src).exists()
     pace = is_file if realtime is None else realtime
     options = {} if is_file else {"rw_timeout": str(int(timeout * 1e6)), "timeout": str(int(timeout * 1e6))}
-    try:
-        inp = av.open(src, options=options, timeout=None if is_file else timeout)
-    except av.error.FFmpegError as exc:
-        raise OSError(f"{src}: cannot open the input ({exc})") from None
+    source = open_video(src, options=options, timeout=None if is_file else timeout)
+    inp = source.container
     stats = stats if stats is not None else InjectStats()
+    fault: VideoInputError | None = None
     try:
-        if not inp.streams.video:
-            raise OSError(f"{src}: no video stream")
-        vin = inp.streams.video[0]
-        ain = inp.streams.audio[0] if inp.streams.audio else None
-        overlay.video_size = (vin.codec_context.width, vin.codec_context.height)
+        vin, ain = source.video, source.audio
+        # FFmpeg's decoder threads: decoding a frame overlaps blending and encoding the last
+        vin.codec_context.thread_type = "AUTO"
+        blender = Blender(rgb=lossless)
+        overlay.video_size = source.size
         rate = Fraction(vin.average_rate or vin.guessed_rate or 30)
         period = 1.0 / float(rate)
         out = av.open(sys.stdout.buffer if dst == "-" else dst, "w", format=output_format(dst))
@@ -112,12 +128,13 @@ def inject(
             vout.pix_fmt = "yuv420p"
         vout.width, vout.height = vin.codec_context.width, vin.codec_context.height
         aout = out.add_stream_from_template(ain) if ain is not None else None
-        enc = _Encoder(out, vout, aout)
+        enc = _Encoder(out, vout, aout, rate)
         try:
             start_pts: float | None = None
             last_pts = -1
             next_status = time.monotonic() + 1.0
             streams = [vin] + ([ain] if ain is not None else [])
+            packet = None
             try:
                 for packet in inp.demux(*streams):
                     if stop():
@@ -146,11 +163,12 @@ def inject(
                             continue
                         if behind > 1.0:
                             stats.late += 1
-                        rgba: Any = frame.to_ndarray(format="rgba")
-                        composite_over(rgba, overlay.image(now))
+                        picture = blender.blend(frame, overlay.image(now))
+                        stats.lateness.append(time.monotonic() - due)
+                        stats.blended_yuv, stats.blended_rgba, stats.overlay_conversions = blender.yuv, blender.rgba, blender.conversions
                         pts = max(last_pts + 1, round(vt * float(rate)))
                         last_pts = pts
-                        enc.put(("v", rgba, pts))
+                        enc.put(("v", picture, pts))
                         stats.frames += 1
                         if first:
                             stats.started = time.monotonic()
@@ -159,12 +177,18 @@ def inject(
                             status(stats)
                             next_status = now + 1.0
             except av.error.FFmpegError as exc:
-                # a stream that stops (sender gone, read timeout) ends the output cleanly
-                print(f"euchre-overlay: input ended: {exc}", file=sys.stderr)
+                if is_file:  # a damaged file: the output so far is finished, then the fault is told
+                    fault = decode_fault(src, exc, packet)
+                else:  # a stream that stops (sender gone, read timeout) ends the output cleanly
+                    print(f"euchre-overlay: input ended: {exc}", file=sys.stderr)
         finally:
             enc.close()
     finally:
         inp.close()
+    if fault is None and is_file and stats.frames == 0 and stats.dropped == 0 and not stop():
+        fault = VideoInputError(src, "no video frame in it could be decoded")
+    if fault is not None:
+        raise fault
     return stats
 
 
@@ -173,8 +197,9 @@ class _Encoder:
     drawing the next frame overlap with encoding this one; audio goes through the same
     queue to keep the muxer in one thread and in order."""
 
-    def __init__(self, out: Any, vout: Any, aout: Any) -> None:
+    def __init__(self, out: Any, vout: Any, aout: Any, rate: Fraction) -> None:
         self.out, self.vout, self.aout = out, vout, aout
+        self.time_base = 1 / rate  # a picture's pts counts frames
         self.queue: queue.Queue[Any] = queue.Queue(maxsize=8)
         self.error: BaseException | None = None
         self.thread = threading.Thread(target=self._work, name="inject-encoder", daemon=True)
@@ -186,8 +211,6 @@ class _Encoder:
         self.queue.put(item)
 
     def _work(self) -> None:
-        import av
-
         try:
             while (item := self.queue.get()) is not None:
                 if item[0] == "a":
@@ -195,8 +218,9 @@ class _Encoder:
                         item[1].stream = self.aout
                         self.out.mux(item[1])
                     continue
-                vf = av.VideoFrame.from_ndarray(item[1], format="rgba")
-                vf.pts = item[2]
+                vf = item[1]  # a blended picture (PyAV converts it to the stream's pixel format)
+                vf.pts = item[2]  # in frames: the encoder's time base
+                vf.time_base = self.time_base
                 for p in self.vout.encode(vf):
                     self.out.mux(p)
         except BaseException as exc:  # noqa: BLE001 - handed to the reading thread

@@ -51,6 +51,13 @@ class ServerSettings:
     analysis: bool = field(default_factory=analysis_by_env)
     #: what the clean output gets where ``analysis`` turns it on: public information only, or none
     analysis_clean: Literal["public", "none"] = "public"
+    #: seconds a connection may wait before its request's headers are complete (from its
+    #: opening or its previous answer), and a request's body may stop; then it is closed
+    header_timeout: float = 10.0
+    body_timeout: float = 10.0
+    #: connections one client address may hold at once (behind a reverse proxy every client
+    #: has the proxy's address: raise it there)
+    per_address: int = 512
 
     @property
     def db_path(self) -> str:

@@ -19,7 +19,7 @@ the step durations) in force then, so a delayed output shows exactly what previe
 from __future__ import annotations
 
 import asyncio
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import Any, Protocol
 
@@ -35,6 +35,7 @@ from .branching import OnAir
 from .clients import Page, StateSub
 from .director import Director, Playhead
 from .errors import NotFound
+from .feedlog import FeedLog
 from .outputs import SceneCache, lags_of, marks_of
 from .record import ChannelRecord
 from .store import Store
@@ -98,6 +99,8 @@ class ChannelCore:
         self.updated = now
         #: the alternative line on air (overlay.service.branching), None on the main line
         self.on_air: OnAir | None = None
+        #: the logger's activity: last message taken, refusals (the studio's overview)
+        self.feed_log = FeedLog()
 
     # ------------------------------------------------------------------ views
 
@@ -107,7 +110,7 @@ class ChannelCore:
         return None if self.game is None else self.game.timeline
 
     @property
-    def game_steps(self) -> tuple[GameState, ...]:
+    def game_steps(self) -> Sequence[GameState]:
         return () if self.game is None else self.game.steps
 
     @property

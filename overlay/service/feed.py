@@ -17,11 +17,15 @@ import binascii
 import bisect
 import hashlib
 import json
+from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field, replace
+from functools import cached_property
 from typing import Any
 
-from engine.errors import Place, Problem, SchemaError
-from engine.live import LiveAction, LiveGame, actions_of  # actions_of: re-exported (benchmarks, tests)
+from pydantic import ValidationError
+
+from engine.errors import EgnError, Place, Problem, SchemaError
+from engine.live import Change, LiveAction, LiveGame, actions_of  # actions_of: re-exported (benchmarks, tests)
 from engine.load import MAX_INPUT, LoadedGame
 from engine.state import GameState, Timeline
 from engine.validate import validate_document
@@ -34,6 +38,7 @@ __all__ = [
     "Loaded",
     "load_bytes",
     "push_action",
+    "replay_log",
     "compare",
     "new_problems",
     "new_warnings",
@@ -67,19 +72,25 @@ class Loaded:
     """A game (or match) the engine accepted: the bytes kept on disk and what they replay to.
 
     ``timeline`` is the game's replay; for a match it is the first game's (single actions
-    and incremental replay only apply to plain games).  ``steps`` is what the Director plays.
+    and incremental replay only apply to plain games).  ``steps`` is what the Director plays
+    (a plain game's are its timeline's steps, not copied: a game 3,000 steps long grows by
+    one action without a pass over them).
+
+    ``data`` and ``digest`` are the stored bytes and their SHA-256: given for a game that
+    arrived whole (``raw``), made from the live game only when asked for a game an action
+    made (the store writes the game every few actions, not on each: :mod:`overlay.service.store`).
     """
 
-    data: bytes
     source: str
     document: dict[str, Any]  # EGN JSON (what single actions edit); EMN JSON for a match
     timeline: Timeline
-    digest: str
     problems: tuple[Problem, ...]
     parts: tuple[Part, ...] = ()
-    steps: tuple[GameState, ...] = ()
+    steps: Sequence[GameState] = ()
     match: bool = False
     games_in_file: int = 1
+    #: the bytes as they arrived (None: the live game's, made when ``data`` is read)
+    raw: bytes | None = field(default=None, repr=False, compare=False)
     #: the engine's load (plain games), and the live game single actions are pushed onto
     #: (made from the load on the first action, then handed from game to game)
     engine: LoadedGame | None = field(default=None, repr=False, compare=False)
@@ -89,8 +100,20 @@ class Loaded:
     def __post_init__(self) -> None:
         if not self.parts:
             object.__setattr__(self, "parts", (Part(0, self.timeline, 0, None),))
-            object.__setattr__(self, "steps", tuple(self.timeline.steps))
+            object.__setattr__(self, "steps", self.timeline.steps)
         object.__setattr__(self, "_firsts", tuple(p.first_step for p in self.parts))
+
+    @cached_property
+    def data(self) -> bytes:
+        """The game's bytes as stored: as they arrived, or the live game's compact JSON."""
+        if self.raw is not None:
+            return self.raw
+        return b"" if self.live is None else self.live.to_egn_bytes()
+
+    @cached_property
+    def digest(self) -> str:
+        """SHA-256 of :attr:`data` (a whole game sent again with the same bytes is no change)."""
+        return digest(self.data)
 
     def part_of(self, step: int) -> Part:
         """The game that global step ``step`` belongs to."""
@@ -98,8 +121,8 @@ class Loaded:
         return self.parts[max(i, 0)]
 
     def slim(self) -> Loaded:
-        """The same replay without the stored bytes (kept for delayed outputs)."""
-        return replace(self, data=b"")
+        """The same replay without the stored bytes or the live game (kept for delayed outputs)."""
+        return replace(self, raw=b"", live=None)
 
 
 def load_bytes(data: bytes, *, source: str, strict: bool = True, previous: Loaded | None = None) -> Loaded:
@@ -129,11 +152,10 @@ def load_bytes(data: bytes, *, source: str, strict: bool = True, previous: Loade
     if not strict:
         _refuse_blank(document, loaded.all_problems, source=source)
     return Loaded(
-        data=bytes(data),
+        raw=bytes(data),
         source=source,
         document=document,
         timeline=loaded.timeline,
-        digest=digest(data),
         problems=tuple(loaded.all_problems),
         engine=loaded,
     )
@@ -172,11 +194,10 @@ def _match(data: bytes, loaded: Any, *, source: str) -> Loaded:
         steps.extend(g.timeline.steps)
         problems.extend(g.all_problems)
     return Loaded(
-        data=bytes(data),
+        raw=bytes(data),
         source=source,
         document=dict(loaded.match),
         timeline=games[0].timeline,
-        digest=digest(data),
         problems=tuple(problems),
         parts=tuple(parts),
         steps=tuple(steps),
@@ -290,10 +311,12 @@ def new_problems(old: Loaded | None, new: Loaded) -> list[Problem]:
 # --------------------------------------------------------------------------- actions
 
 
-def push_action(base: Loaded | None, action: ActionIn, *, source: str) -> Loaded:
+def push_action(base: Loaded | None, action: ActionIn, *, source: str) -> tuple[Loaded, Change]:
     """The game after ``action``, judged by the engine's live game (:mod:`engine.live`): it
     writes the action into the last deal only, validates and replays that deal, and refuses
     the action for an error the deal did not have, as a reload of the whole game did.
+    With the game, the engine's :class:`~engine.live.Change` against ``base``: which steps
+    stand (their scenes too) and which changed, and the warnings the action brought.
 
     Raises:
         BadRequest: no game loaded, or a match (single actions edit one game).
@@ -312,7 +335,7 @@ def push_action(base: Loaded | None, action: ActionIn, *, source: str) -> Loaded
             validate_document(base.document, source=source, reference=False), source=source, problems=base.problems, timeline=base.timeline
         )
     live = live.copy()  # the channel's game changes only once the action is stored
-    live.push(
+    change = live.push(
         LiveAction(
             action.kind,
             call=action.call,
@@ -325,8 +348,23 @@ def push_action(base: Loaded | None, action: ActionIn, *, source: str) -> Loaded
             player_cards=None if action.player_cards is None else tuple(tuple(h) for h in action.player_cards),
         )
     )
-    data = live.to_egn_bytes()
     timeline = live.timeline
-    return Loaded(
-        data=data, source=source, document=live.to_egn(), timeline=timeline, digest=digest(data), problems=timeline.problems, live=live
-    )
+    return Loaded(source=source, document=live.to_egn(), timeline=timeline, problems=timeline.problems, live=live), change
+
+
+def replay_log(game: Loaded | None, actions: Iterable[tuple[int, str]], *, source: str) -> tuple[Loaded | None, int | None, str | None]:
+    """``game`` (a stored snapshot) with the logged actions after it pushed on, in order, as
+    they were when accepted: the channel's game at its last action (a restart, a takeover).
+    Returns the game, the seq of the last action pushed (None: none) and, when an action
+    no longer replays (the engine refuses it now, or its JSON is not an action), why the
+    replay stopped there: what replayed is kept.
+    """
+    seq: int | None = None
+    for number, text in actions:
+        try:
+            action = ActionIn.model_validate_json(text)
+            game, _ = push_action(game, action, source=game.source if game is not None else source)
+        except (EgnError, BadRequest, ValidationError) as exc:
+            return game, seq, f"{source}: logged action {number} does not replay, the game stops before it ({type(exc).__name__}: {str(exc)[:300]})"
+        seq = number
+    return game, seq, None

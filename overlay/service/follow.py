@@ -91,6 +91,7 @@ class Follow:
         try:
             self.put_game(data, source=path.name, strict=False)
             self.error = None
+            self.channel.feed_log.took(self.channel.hub.clock(), via="file")
         except (EgnError, OverlayError) as exc:
             # a half-written file: keep the last good state until it parses
             self.error = str(exc)

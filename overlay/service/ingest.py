@@ -18,12 +18,14 @@ import time
 
 from aiohttp import web
 
+from engine.live import Change
 from renderer.timing import durations_of
 
 from . import feed
 from .core import ChannelCore
-from .outputs import SceneCache, marks_of
+from .director import StepTimes
 from .errors import Conflict, SequenceGap
+from .outputs import SceneCache, marks_of
 from .protocol import ActionIn, FeedAck
 
 __all__ = ["Ingest"]
@@ -40,9 +42,16 @@ class Ingest:
         self.feeds: set[web.WebSocketResponse] = set()  # logger feed sockets
 
     def _commit(
-        self, loaded: feed.Loaded, *, seq: int, reset: bool = False, action: tuple[int, str] | None = None
+        self,
+        loaded: feed.Loaded,
+        *,
+        seq: int,
+        reset: bool = False,
+        action: tuple[int, str] | None = None,
+        change: Change | None = None,
     ) -> FeedAck:
-        """Store, then show ``loaded`` (with ``action``: the logged ``(seq, json)``).
+        """Store, then show ``loaded`` (with ``action``: the logged ``(seq, json)``, and
+        ``change``: what the engine's push changed, so nothing is compared again).
 
         Raises:
             StoreFailed, StoreFull: the database refused; the channel is unchanged.
@@ -50,37 +59,32 @@ class Ingest:
         ch = self.channel
         now = ch.hub.clock()
         # leading steps with equal states keep their scenes; ``first``: the first step changed
-        shared, first = (0, None) if reset else feed.compare(ch.game, loaded)
+        if reset:
+            shared, first = 0, None
+        elif change is not None:
+            shared, first = change.shared, change.first
+        else:
+            shared, first = feed.compare(ch.game, loaded)
         old_steps = ch.steps
         correction = first is not None and first < old_steps
         revision = ch.revision + 1
-        if reset or first is None:
-            durations = durations_of(loaded.steps, ch.render.timing)
-        else:
-            # steps before the first change are the same steps: keep their durations
-            keep = list(ch.director.durations[:first])
-            durations = keep + durations_of(loaded.steps[first:], ch.render.timing)
         director = copy.deepcopy(ch.director)  # memory changes only once the store has it
         # an alternative line on air holds the live play: the game takes the action, the
         # picture stays on the line until ``mainline`` (overlay.service.branching); a new game ends it
         held = ch.on_air is not None and not reset
         if reset:
-            director.reset(now, durations, version=revision, marks=marks_of(loaded.steps))
+            director.reset(now, durations_of(loaded.steps, ch.render.timing), version=revision, marks=marks_of(loaded.steps))
         elif not held:
-            changed = first if first is not None else len(durations)
-            # the marks before the first change stand, as the durations do (a feed's games
-            # grow long: reading every step's kind per action cost 2 % of the CPU)
-            marks = sorted(m for m in ch.director.times.marks if m < changed)
-            marks += [changed + i for i in marks_of(loaded.steps[changed:])]
-            director.timeline_changed(now, durations, first_changed=changed, version=revision, marks=marks)
+            director.timeline_changed(now, self._times(loaded, first, revision), first_changed=first if first is not None else len(loaded.steps))
         with ch.record.transaction():
-            ch.record.save_game(loaded.data, source=loaded.source, seq=seq)
+            if action is None:
+                ch.record.save_game(loaded.data, source=loaded.source, seq=seq)
+            else:
+                ch.record.save_action(*action, game=lambda: loaded.data, source=loaded.source)
             ch.record.save_playhead(ch.main_playhead(director, now).to_json() if held else director.playhead(now).to_json())
             if reset:
                 ch.record.clear_actions()
-            if action is not None:
-                ch.record.log_action(*action)
-        warnings = feed.new_warnings(ch.game, loaded)
+        warnings = [str(p) for p in change.warnings] if change is not None else feed.new_warnings(ch.game, loaded)
         before = ch.versions.get(ch.revision)
         if not reset and ch.on_air is None and ch.game is not None and before is not None and before.steps is ch.game.steps:
             # the steps the action left alone keep their scenes (overlay.service.outputs.SceneCache)
@@ -99,6 +103,21 @@ class Ingest:
         return FeedAck(
             seq=None, changed=True, correction=correction, steps=ch.steps, expected=ch.seq + 1, warnings=warnings
         )
+
+    def _times(self, loaded: feed.Loaded, first: int | None, revision: int) -> StepTimes:
+        """The step times of ``loaded`` under ``revision``: the steps before ``first`` (the
+        first that changed) are the same steps and keep their durations and marks, so only
+        the steps from ``first`` on are read (a live action: one or two).  The marks are the
+        deal-scored banners catch-up never cuts over."""
+        ch = self.channel
+        times = ch.director.times
+        steps = loaded.steps
+        if first is None:
+            first = len(steps)
+        if len(times.durations) != len(ch.game_steps) or first > len(times.durations):
+            first = 0  # the Director's times are not this game's (cannot be: read them all)
+        tail = steps[first:]
+        return times.amended(first, durations_of(tail, ch.render.timing), version=revision, marks=marks_of(tail))
 
     def _unchanged(self, seq: int | None = None, *, duplicate: bool = False) -> FeedAck:
         ch = self.channel
@@ -160,8 +179,8 @@ class Ingest:
                 f"channel {ch.id!r}: action {action.seq} skips ahead; expected {expected}", expected=expected
             )
         source = ch.game.source if ch.game else f"{ch.id}.egn"
-        loaded = feed.push_action(ch.game, action, source=source)
+        loaded, change = feed.push_action(ch.game, action, source=source)
         replayed = time.time() * 1000
-        ack = self._commit(loaded, seq=action.seq, action=(action.seq, content))
+        ack = self._commit(loaded, seq=action.seq, action=(action.seq, content), change=change)
         ch.feed_trace = {"received": received, "replayed": replayed, "committed": time.time() * 1000}
         return ack.model_copy(update={"seq": action.seq})

@@ -8,10 +8,11 @@ from aiohttp import web
 
 from .analysis import LiveAnalysis
 from .config import ServerSettings
+from .guard import Guard
 from .hub import Hub
 from .store import Store
 
-__all__ = ["SETTINGS", "STORE", "HUB", "ANALYSIS", "TOKEN", "TOKEN_CREATED", "SOCKETS"]
+__all__ = ["SETTINGS", "STORE", "HUB", "ANALYSIS", "TOKEN", "TOKEN_CREATED", "SOCKETS", "GUARD"]
 
 SETTINGS = web.AppKey("settings", ServerSettings)
 STORE = web.AppKey("store", Store)
@@ -24,3 +25,5 @@ TOKEN = web.AppKey("token", str)
 TOKEN_CREATED = web.AppKey("token_created", str)
 #: every open WebSocket, closed with GOING_AWAY on shutdown
 SOCKETS: web.AppKey[weakref.WeakSet[web.WebSocketResponse]] = web.AppKey("sockets")
+#: the connection rules of ``serve``'s site (time limits, caps; :mod:`overlay.service.guard`)
+GUARD = web.AppKey("guard", Guard)

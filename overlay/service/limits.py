@@ -21,7 +21,7 @@ from pydantic.alias_generators import to_camel
 
 from .errors import BadRequest
 
-__all__ = ["SLACK", "MAX_MAP", "MAX_ARRAY", "parse", "check_shape"]
+__all__ = ["SLACK", "MAX_MAP", "MAX_ARRAY", "parse", "check_shape", "check_shape_of"]
 
 #: unknown keys an object may carry past its model's fields (the model then names each)
 SLACK = 16
@@ -38,6 +38,16 @@ def _schema(model: type[BaseModel]) -> dict[str, Any]:
     return model.model_json_schema(by_alias=True)
 
 
+def check_shape_of(model: type[BaseModel], data: Any) -> None:
+    """:func:`check_shape` of ``data`` against ``model``'s schema.
+
+    Raises:
+        BadRequest: an array or object larger than the model allows there.
+    """
+    schema = _schema(model)
+    check_shape(data, schema, schema.get("$defs", {}))
+
+
 def parse(model: type[M], data: Any) -> M:
     """``data`` (parsed JSON) as ``model``, its shape checked first (:func:`check_shape`).
 
@@ -45,8 +55,7 @@ def parse(model: type[M], data: Any) -> M:
         BadRequest: an array or object larger than the model allows there.
         pydantic.ValidationError: the model refuses it.
     """
-    schema = _schema(model)
-    check_shape(data, schema, schema.get("$defs", {}))
+    check_shape_of(model, data)
     return model.model_validate(data)
 
 

@@ -8,6 +8,7 @@ per (step, settings) so M pages of one output share one build.
 
 from __future__ import annotations
 
+import functools
 from collections import OrderedDict
 from collections.abc import Callable, Sequence
 from typing import TYPE_CHECKING, Any

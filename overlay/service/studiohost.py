@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import hmac
 import secrets
+import time
 from collections.abc import Callable, Mapping, Sequence
 from pathlib import Path
 from typing import Any
@@ -15,12 +16,13 @@ from aiohttp import web
 from engine.state import GameState
 from renderer.altline import LineInfo
 from renderer.settings import OUTPUTS, ChannelSettings, OutputName, clean_view
+from studio.games import Held
 from studio.host import TRANSPORT_OPS, Handler
 
 from .branching import line_list
 from .errors import BadRequest, NotFound
 from .hub import Hub
-from .protocol import ControlRequest
+from .protocol import ControlRequest, dump
 from .store import CONTROL_KEY, HASHED, control_key_hash
 
 __all__ = ["StudioBridge"]
@@ -30,10 +32,11 @@ class StudioBridge:
     """What the studio may do: list channels and their steps and lines, run transport, switch
     views, take, keep control keys."""
 
-    def __init__(self, hub: Hub, *, uploads: Path, guard: Callable[[Handler], Handler]) -> None:
+    def __init__(self, hub: Hub, *, uploads: Path, guard: Callable[[Handler], Handler], allow_dirs: tuple[Path, ...] = ()) -> None:
         self.hub = hub
         self._uploads = uploads
         self._guard = guard
+        self._allow_dirs = allow_dirs
 
     @property
     def uploads(self) -> Path:
@@ -126,8 +129,37 @@ class StudioBridge:
         return hmac.compare_digest(stored.encode(), given.encode())
 
 
-def mount_studio(app: web.Application, hub: Hub, data_dir: Path, guard: Callable[[Handler], Handler]) -> None:
+    # -- games in, every table at a glance
+
+    def game_held(self, channel: str) -> Held | None:
+        g = self.hub.get(channel).game
+        return None if g is None else Held(document=g.document, match=g.match, source=g.source)
+
+    def load_game(self, channel: str, data: bytes, *, source: str) -> dict[str, Any]:
+        return dump(self.hub.get(channel).ingest.load_game(data, source=source))
+
+    def put_game(self, channel: str, data: bytes, *, source: str) -> dict[str, Any]:
+        return dump(self.hub.get(channel).ingest.put_game(data, source=source, strict=False))
+
+    def game_problems(self, channel: str) -> list[dict[str, Any]]:
+        g = self.hub.get(channel).game
+        return [] if g is None else [p.to_json() for p in g.problems]
+
+    def allowed_dirs(self) -> list[str]:
+        return [str(d) for d in self._allow_dirs]
+
+    def waiting_pages(self) -> list[dict[str, Any]]:
+        now = time.time()
+        out = []
+        for w in self.hub.waiting.values():
+            seen = w.get("lastSeen")
+            age = round(max(0.0, now - seen), 1) if isinstance(seen, float) else None
+            out.append({"channel": w.get("channel"), "requests": w.get("requests"), "error": w.get("error"), "age": age})
+        return out
+
+
+def mount_studio(app: web.Application, hub: Hub, data_dir: Path, guard: Callable[[Handler], Handler], *, allow_dirs: tuple[Path, ...] = ()) -> None:
     """Mount the studio on ``app`` (the one place the overlay does so)."""
     from studio.app import mount
 
-    mount(app, StudioBridge(hub, uploads=Path(data_dir) / "uploads", guard=guard))
+    mount(app, StudioBridge(hub, uploads=Path(data_dir) / "uploads", guard=guard, allow_dirs=allow_dirs))

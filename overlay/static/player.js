@@ -678,7 +678,7 @@ export class EuchrePlayer {
     // for scripts Barlow lacks ("cjk") is large: it loads only when a scene uses it; every
     // other font loads at once.
     const table = loadTable(opts.ops || opts.opsUrl).then(() => {
-      if (this.scene) this.renderAt(this.lastT); // a frame asked for before the table came
+      if (this.scene) this.renderAt(this.lastT, this.lastLayerT); // a frame asked for before the table came
     });
     /** @type {Promise<unknown>[]} */
     const loads = [table];
@@ -753,7 +753,8 @@ export class EuchrePlayer {
     this.sceneReady = Promise.all([this.ready].concat(keys.map((k) => this._load(k)), imgs.map((id) => this._loadImage(id))));
     if (fresh.length || imgs.length) {
       const shown = this.scene;
-      this.sceneReady.then(() => { if (this.scene === shown) this.renderAt(this.lastT); });
+      // the last frame again, the layer at its own time (not restarted: its fades would vanish)
+      this.sceneReady.then(() => { if (this.scene === shown) this.renderAt(this.lastT, this.lastLayerT); });
     }
   }
 

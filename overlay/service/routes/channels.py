@@ -4,9 +4,10 @@ from __future__ import annotations
 
 from aiohttp import web
 
-from renderer.settings import ChannelSettings
+from renderer.settings import OUTPUTS, ChannelSettings
 
 from ..auth import protected
+from ..keys import GUARD
 from ..limits import parse
 from ..protocol import ChannelCreate
 from .common import channel_of, clock_of, hub_of, read_json
@@ -21,7 +22,13 @@ routes = web.RouteTableDef()
 async def status(request: web.Request) -> web.Response:
     now = clock_of(request)
     hub = hub_of(request)
-    return web.json_response({"channels": [ch.status(now) for ch in hub.channels.values()], "waitingPages": list(hub.waiting.values())})
+    return web.json_response(
+        {
+            "channels": [ch.status(now) for ch in hub.channels.values()],
+            "waitingPages": list(hub.waiting.values()),
+            "connections": request.app[GUARD].status(),
+        }
+    )
 
 
 @routes.get("/api/channels", name="channels")
@@ -36,6 +43,8 @@ async def list_channels(request: web.Request) -> web.Response:
 async def create_channel(request: web.Request) -> web.Response:
     body = parse(ChannelCreate, await read_json(request))
     settings = body.settings or ChannelSettings(title=body.title or body.id)
+    # every output stored (one left out runs on the defaults): the document passes its own PUT
+    settings = settings.model_copy(update={"outputs": {o: settings.output(o) for o in OUTPUTS}})
     ch = hub_of(request).create(body.id, settings)
     return web.json_response(ch.info(clock_of(request)), status=201)
 

@@ -12,7 +12,7 @@ from renderer.settings import OUTPUTS, ChannelSettings
 
 from ..auth import protected
 from ..errors import BadRequest
-from ..limits import parse
+from ..limits import check_shape_of, parse
 from ..protocol import dump
 from .common import channel_of, read_json
 
@@ -85,6 +85,7 @@ async def patch_settings(request: web.Request) -> web.Response:
     revision = body.pop("revision", None)
     if not isinstance(revision, int) or isinstance(revision, bool):
         raise BadRequest("a settings PATCH needs the 'revision' you read (a whole number)")
+    check_shape_of(ChannelSettings, body)  # an oversized patch is refused before it is merged
     base = dump(ch.settings)
     # every output, as drawn (a document made with some left out draws them at the defaults)
     base["outputs"] = {o: dump(ch.settings.output(o)) for o in OUTPUTS}
