@@ -7,6 +7,8 @@ Pure: text and bytes in, values out; no files, sockets or clocks (but for the lo
 * :func:`engine.replay.replay` — a validated document to a :class:`engine.state.Timeline`
   (``summary_only=True``: deal summaries and problems without states);
 * :func:`engine.deal.replay_deal` — one deal's state machine;
+* :class:`engine.live.LiveGame` — a game that logger actions are pushed onto one at a time
+  (each replays the last deal only; refused actions change nothing);
 * :class:`engine.steps.Steps` — a timeline's states, each built when first read;
 * :func:`engine.cards.effective_suit` — the one place that judges suit (left bower);
 * :func:`engine.native.mode` — whether the replay's hot modules run compiled (mypyc) or pure.

@@ -19,6 +19,7 @@ __all__ = [
     "SchemaError",
     "NotationError",
     "RuleError",
+    "ActionError",
     "CodecError",
     "SizeLimitError",
     "Problem",
@@ -100,6 +101,13 @@ class RuleError(EgnError):
     kind = "rule"
 
 
+class ActionError(EgnError):
+    """A live action that does not fit the game as it stands (no deal to play in, a card
+    before trump is made, a new deal while one is being played...): :mod:`engine.live`."""
+
+    kind = "action"
+
+
 class CodecError(EgnError):
     """A binary or text encoding could not be read or written."""
 
@@ -146,6 +154,7 @@ class Problem:
             "schema": SchemaError,
             "notation": NotationError,
             "rule": RuleError,
+            "action": ActionError,
             "codec": CodecError,
             "size": SizeLimitError,
         }.get(self.kind, EgnError)

@@ -20,6 +20,7 @@ from typing import Any
 
 import annotated_types
 
+from .model import MAX_DEALS
 from .ruleset import LonerLead, Ruleset
 
 __all__ = ["accepts", "ruleset_ok", "CARD_TEXTS", "CALLS", "TEXT_LIMITS", "NAME_LIMIT"]
@@ -306,6 +307,7 @@ def accepts(
     *,
     deals_checked: bool = False,
     metadata_checked: bool = False,
+    max_deals: int | None = MAX_DEALS,
 ) -> bool:
     """True only if ``doc`` certainly passes validation with ``version_re`` (see module doc).
 
@@ -315,10 +317,12 @@ def accepts(
     With ``deals_checked`` the deals are taken as valid (the caller built them so), and with
     ``metadata_checked`` the ``metadata`` value likewise (a decoder that read it only from
     values the schema allows, date included: :mod:`engine.codec.fastmeta`).  The header
-    (file type, version, no other key) is checked all the same.
+    (file type, version, no other key) is checked all the same.  ``max_deals``: the most
+    deals accepted (the reference's :data:`~engine.model.MAX_DEALS`; ``None``: any number,
+    as this engine's own reader).
     """
     try:
-        return _document(doc, version_re, date_ok, deal_string_re, deals_checked, metadata_checked)
+        return _document(doc, version_re, date_ok, deal_string_re, deals_checked, metadata_checked, max_deals)
     except TypeError:  # an unhashable element in a list of cards or calls
         return False
 
@@ -330,6 +334,7 @@ def _document(
     deal_string_re: re.Pattern[str],
     deals_checked: bool,
     metadata_checked: bool,
+    max_deals: int | None,
 ) -> bool:
     if type(doc) is not dict or len(doc) != 4:
         return False
@@ -340,7 +345,7 @@ def _document(
     if type(version) is not str or not version_re.fullmatch(version):
         return False
     deals = doc.get("deals")
-    if type(deals) is not list or len(deals) > 100:
+    if type(deals) is not list or (max_deals is not None and len(deals) > max_deals):
         return False
     if not (metadata_checked and "metadata" in doc) and not _metadata(doc.get("metadata"), date_ok):
         return False

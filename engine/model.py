@@ -48,6 +48,7 @@ __all__ = [
     "REFERENCE_VERSION_RE",
     "OLD_VERSION_RE",
     "DEAL_STRING_RE",
+    "MAX_DEALS",
 ]
 
 FILE_TYPE = "Euchre Game Notation"
@@ -57,6 +58,12 @@ VERSION_RE = re.compile(r"^1\.[2345](?:\.\d+)?$")
 OLD_VERSION_RE = re.compile(r"^1\.[01](?:\.\d+)?$")
 DEAL_STRING_RE = re.compile(r"^[A-Za-z0-9+/_-]*={0,2}$")
 CALLS = ("Pass", "Order", "s", "h", "d", "c", "n", "x")
+#: The reference schema's cap on a game's deals (EGN-SPEC 1.1).  It is the reference's,
+#: not the game's: reference validation (``validate_document(reference=True)``, what the
+#: codecs run before writing a binary file) refuses more, and the binary forms hold at most
+#: this many; this engine reads and replays any number (a live game goes on past it), and
+#: a lenient load of a longer game says the reference would refuse it.
+MAX_DEALS = 100
 
 
 def _json_int(value: Any) -> Any:
@@ -239,7 +246,7 @@ class EgnDocument(BaseModel):
     fileType: Literal["Euchre Game Notation"]
     version: str
     metadata: Metadata
-    deals: Annotated[list[Union[Deal, str]], Field(max_length=100)]
+    deals: list[Union[Deal, str]]  # at most MAX_DEALS for the reference (engine.validate checks it)
 
     def to_json(self) -> dict[str, Any]:
         """The document as EGN JSON (only the keys that were present)."""

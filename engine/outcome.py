@@ -15,10 +15,10 @@ from typing import Any
 
 from .errors import Problem
 from .model import Deal
-from .state import DealSummary
-from .steps import Steps
+from .state import Branch, DealSummary
+from .steps import Record, Steps
 
-__all__ = ["DealOutcome", "Checkpoint"]
+__all__ = ["DealOutcome", "Checkpoint", "DealBlock"]
 
 
 @dataclass(frozen=True)
@@ -44,7 +44,7 @@ class Checkpoint:
     (a later replay of the same game starts at the first deal that changed)."""
 
     key: tuple[Any, ...]  # (source, metadata, summary_only) the deal was replayed under
-    deal: Deal | str
+    deal: Deal | str | None  # None: the state before the first deal (no deal played yet)
     steps: int
     summaries: int
     branches: int
@@ -53,3 +53,22 @@ class Checkpoint:
     tokens: tuple[int, ...]
     game_over_at: int | None
     winner: int | None
+
+
+@dataclass(frozen=True)
+class DealBlock:
+    """What one deal adds to a timeline, and the game loop's state after it.
+
+    A timeline is its deals' blocks one after the other (steps, summaries, alternative
+    lines and problems), with the game's own problems around them; a live game
+    (:mod:`engine.live`) keeps one block per deal and replays only the last.
+    """
+
+    steps: Steps  # the deal's steps (and the game-over step when the deal ends the game)
+    #: the steps' records as the replay made them (``steps`` replaces each by its state when
+    #: read): equal records make equal states, so comparing two replays of a deal is cheap
+    records: tuple[Record, ...]
+    summary: DealSummary | None  # None: a packed deal that could not be read (no steps either)
+    branches: tuple[Branch, ...]
+    problems: tuple[Problem, ...]  # found in this deal (its alternative lines' too), in order
+    checkpoint: Checkpoint  # the loop's state after the deal

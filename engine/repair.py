@@ -16,7 +16,7 @@ from pydantic import BaseModel, ConfigDict
 
 from .errors import Place, Problem, SchemaError
 from .model import FILE_TYPE, OLD_VERSION_RE, VERSION_RE, EgnDocument
-from .validate import find_problems, get_path, json_type, valid_as_is, validate_document
+from .validate import deal_count_problem, find_problems, get_path, json_type, valid_as_is, validate_document
 
 __all__ = ["ParsedDocument", "parse_document"]
 
@@ -94,6 +94,8 @@ def parse_document(obj: Any, *, source: str = "<input>", strict: bool = False) -
     """Upgrade (1.0/1.1), validate and build the model.
 
     Strict: raise the first schema problem.  Lenient: repair and collect every problem.
+    Neither caps the number of deals: past the reference's cap
+    (:data:`~engine.model.MAX_DEALS`) every deal is read, with a warning.
 
     Raises:
         SchemaError: strict mode and the document is invalid, or (lenient) it is not an
@@ -119,10 +121,13 @@ def parse_document(obj: Any, *, source: str = "<input>", strict: bool = False) -
         upgraded_from = version
         doc = upgrade_document(doc)
     if strict:
-        return ParsedDocument(document=validate_document(doc, source=source, reference=False), production=production, upgraded_from=upgraded_from)
+        document = validate_document(doc, source=source, reference=False)
+        over = deal_count_problem(len(document.deals), source, severity="warning")
+        return ParsedDocument(document=document, problems=(over,) if over else (), production=production, upgraded_from=upgraded_from)
     clean = valid_as_is(doc)
     if clean is not None:
-        return ParsedDocument(document=clean, production=production, upgraded_from=upgraded_from)
+        over = deal_count_problem(len(clean.deals), source, severity="warning")
+        return ParsedDocument(document=clean, problems=(over,) if over else (), production=production, upgraded_from=upgraded_from)
     problems: list[Problem] = []
     copied = old
     for _ in range(50):
@@ -159,8 +164,12 @@ def parse_document(obj: Any, *, source: str = "<input>", strict: bool = False) -
             raise problems[-1].error()
     else:  # pragma: no cover - 50 passes means something is badly wrong
         raise SchemaError("too many problems to repair", Place(source=source))
+    document = EgnDocument.model_validate(doc)
+    over = deal_count_problem(len(document.deals), source, severity="warning")
+    if over is not None:
+        problems.append(over)
     return ParsedDocument(
-        document=EgnDocument.model_validate(doc),
+        document=document,
         problems=tuple(problems),
         production=production,
         upgraded_from=upgraded_from,

@@ -24,14 +24,16 @@ Records (made by :mod:`engine.dealstate`, read only here):
 
 from __future__ import annotations
 
+from bisect import bisect_right
 from collections.abc import Iterable, Iterator, Sequence
+from itertools import chain
 from typing import Any, Union, overload
 
 from .cards import Card, Suit
 from .errors import Problem
 from .state import Action, GameState, StepKind, TrickState, build, make_state
 
-__all__ = ["Steps", "CardRecord", "Record", "state_of"]
+__all__ = ["Steps", "JoinedSteps", "CardRecord", "Record", "state_of"]
 
 #: A card step: (row of the last step that was not a card, hands, step, seat, card,
 #: flat play index, trick number, trick leader, the trick's seats, the trick's cards,
@@ -81,15 +83,21 @@ def state_of(record: Record) -> GameState:
 class Steps(Sequence[GameState]):
     """The states of a timeline (or of one deal), built on first access; see the module docstring."""
 
-    __slots__ = ("_records",)
+    __slots__ = ("_records", "_built")
 
     def __init__(self, records: Iterable[Record] = ()) -> None:
         self._records: list[Record] = list(records)
+        self._built = False  # every record is its state (found by a whole pass of __iter__)
 
     def records(self) -> Sequence[Record]:
         """The records as they stand (built states and records still to build), for joining
         timelines: a view, not a copy (records are never changed, only replaced by their state)."""
         return self._records
+
+    def adopt(self, index: int, state: GameState) -> None:
+        """Take ``state``, built from a record equal to step ``index``'s (another replay of
+        the same deal: :mod:`engine.live`), as that step's state: it is not built again."""
+        self._records[index] = state
 
     def __len__(self) -> int:
         return len(self._records)
@@ -117,10 +125,16 @@ class Steps(Sequence[GameState]):
         return state
 
     def __iter__(self) -> Iterator[GameState]:
+        if self._built:  # records are only ever replaced by their states: the list is the states
+            return iter(self._records)  # type: ignore[arg-type]  # every record is a GameState
+        return self._build_all()
+
+    def _build_all(self) -> Iterator[GameState]:
         records = self._records
         for i in range(len(records)):
             record = records[i]
             yield record if type(record) is GameState else self._at(i)
+        self._built = True
 
     def __eq__(self, other: object) -> bool:
         if isinstance(other, (Steps, tuple)):
@@ -145,4 +159,81 @@ class Steps(Sequence[GameState]):
 
     def __reduce__(self) -> tuple[type[Steps], tuple[tuple[GameState, ...]]]:
         """Pickled as its built states (a process pool or a cache gets plain values)."""
+        return (Steps, (tuple(self),))
+
+
+class JoinedSteps(Sequence[GameState]):
+    """Several :class:`Steps` read as one: a live game's timeline, one part per deal
+    (:mod:`engine.live`).
+
+    Joining costs a pointer per part, not per step, and a state built through the join is
+    kept by its part, so every later timeline that shares the part reads the same state.
+    It behaves as :class:`Steps` does (a tuple of states); pickled, it is a :class:`Steps`
+    of its built states.
+    """
+
+    __slots__ = ("_parts", "_starts", "_len")
+
+    def __init__(self, parts: Iterable[Steps]) -> None:
+        self._parts: tuple[Steps, ...] = tuple(p for p in parts if len(p))
+        starts: list[int] = []
+        at = 0
+        for part in self._parts:
+            starts.append(at)
+            at += len(part)
+        self._starts: Sequence[int] = starts
+        self._len = at
+
+    @classmethod
+    def of(cls, parts: tuple[Steps, ...], starts: tuple[int, ...], length: int) -> JoinedSteps:
+        """The join of non-empty ``parts`` whose first steps are at ``starts``, ``length``
+        steps in all, as a caller that keeps them knows them (no pass over the parts)."""
+        joined = cls(())
+        joined._parts, joined._starts, joined._len = parts, starts, length
+        return joined
+
+    def __len__(self) -> int:
+        return self._len
+
+    @overload
+    def __getitem__(self, index: int) -> GameState: ...
+
+    @overload
+    def __getitem__(self, index: slice) -> tuple[GameState, ...]: ...
+
+    def __getitem__(self, index: int | slice) -> GameState | tuple[GameState, ...]:
+        if isinstance(index, slice):
+            return tuple([self[i] for i in range(*index.indices(self._len))])
+        i = index + self._len if index < 0 else index
+        if not 0 <= i < self._len:
+            raise IndexError("step index out of range")
+        part = bisect_right(self._starts, i) - 1
+        return self._parts[part][i - self._starts[part]]
+
+    def __iter__(self) -> Iterator[GameState]:
+        return chain.from_iterable(self._parts)
+
+    def __eq__(self, other: object) -> bool:
+        if isinstance(other, (JoinedSteps, Steps, tuple)):
+            return len(self) == len(other) and all(a == b for a, b in zip(self, other))
+        return NotImplemented
+
+    def __hash__(self) -> int:
+        return hash(tuple(self))
+
+    def __add__(self, other: object) -> tuple[GameState, ...]:
+        if isinstance(other, (JoinedSteps, Steps, tuple)):
+            return tuple(self) + tuple(other)
+        return NotImplemented
+
+    def __radd__(self, other: object) -> tuple[GameState, ...]:
+        if isinstance(other, tuple):
+            return other + tuple(self)
+        return NotImplemented
+
+    def __repr__(self) -> str:
+        return f"JoinedSteps({tuple(self)!r})"
+
+    def __reduce__(self) -> tuple[type[Steps], tuple[tuple[GameState, ...]]]:
+        """Pickled as a :class:`Steps` of its built states (as a :class:`Steps` is)."""
         return (Steps, (tuple(self),))

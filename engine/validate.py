@@ -19,6 +19,7 @@ from .errors import Place, Problem, SchemaError
 from .model import (
     DEAL_STRING_RE,
     FILE_TYPE,
+    MAX_DEALS,
     REFERENCE_VERSION_RE,
     VERSION_RE,
     Deal,
@@ -29,6 +30,8 @@ from .model import (
 
 __all__ = [
     "validate_document",
+    "validate_deal",
+    "deal_count_problem",
     "check_document",
     "accepts_document",
     "find_problems",
@@ -139,7 +142,7 @@ def json_type(value: Any) -> str:
     return type(value).__name__
 
 
-def _top_level(doc: Any, source: str, version_re: re.Pattern[str]) -> list[Found]:
+def _top_level(doc: Any, source: str, version_re: re.Pattern[str], max_deals: int | None = None) -> list[Found]:
     def p(path: tuple[Any, ...], msg: str) -> tuple[tuple[Any, ...], Problem]:
         return (path, Problem(place=Place(source=source, path="/" + "/".join(map(str, path))), message=msg, kind="schema"))
 
@@ -161,14 +164,31 @@ def _top_level(doc: Any, source: str, version_re: re.Pattern[str]) -> list[Found
     if "deals" in doc:
         if not isinstance(deals, list):
             out.append(p(("deals",), f"deals must be an array, not {json_type(deals)}"))
-        elif len(deals) > 100:
-            out.append(p(("deals",), f"{len(deals)} deals: at most 100 are allowed"))
+        elif max_deals is not None and len(deals) > max_deals:
+            found = deal_count_problem(len(deals), source)
+            assert found is not None
+            out.append((("deals",), found))
     return out
 
 
-def find_problems(doc: Any, source: str, version_re: re.Pattern[str]) -> list[Found]:
-    """Every schema problem of a JSON document, each with its path."""
-    out = _top_level(doc, source, version_re)
+def deal_count_problem(count: int, source: str, *, severity: str = "error") -> Problem | None:
+    """The reference's refusal of a game with more than :data:`~engine.model.MAX_DEALS` deals
+    (``None``: within it).  This engine reads longer games: a lenient load reports this as
+    a warning, since such a file cannot be written in a binary form or read by the reference."""
+    if count <= MAX_DEALS:
+        return None
+    return Problem(
+        Place(source=source, path="/deals"),
+        f"{count} deals: the EGN schema allows at most {MAX_DEALS} (the reference and the binary forms refuse more)",
+        "schema",
+        severity,
+    )
+
+
+def find_problems(doc: Any, source: str, version_re: re.Pattern[str], *, max_deals: int | None = None) -> list[Found]:
+    """Every schema problem of a JSON document, each with its path (``max_deals``: the
+    reference's cap on deals, checked when given)."""
+    out = _top_level(doc, source, version_re, max_deals)
     if not isinstance(doc, dict):
         return out
     if isinstance(doc.get("metadata"), dict):
@@ -180,7 +200,7 @@ def find_problems(doc: Any, source: str, version_re: re.Pattern[str]) -> list[Fo
         out.append((("metadata",), Problem(Place(source=source, path="/metadata"), "metadata must be an object", "schema")))
     deals = doc.get("deals")
     if isinstance(deals, list):
-        for i, deal in enumerate(deals[:100]):
+        for i, deal in enumerate(deals):
             if isinstance(deal, str):
                 if not DEAL_STRING_RE.fullmatch(deal):
                     out.append((("deals", i), Problem(Place(source=source, deal=i, path=f"/deals/{i}"), f"{deal[:40]!r} is not a packed deal (base64)", "schema")))
@@ -195,20 +215,42 @@ def find_problems(doc: Any, source: str, version_re: re.Pattern[str]) -> list[Fo
 def validate_document(obj: Any, *, source: str = "<input>", reference: bool = True) -> EgnDocument:
     """Validate EGN JSON exactly as strictly as the reference schema; return the model.
 
-    ``reference=True`` accepts versions 1.2–1.4 only (what the reference accepts);
-    ``False`` also accepts "1.5".  Nothing is upgraded here.
+    ``reference=True`` accepts versions 1.2–1.4 only and at most
+    :data:`~engine.model.MAX_DEALS` deals (what the reference accepts); ``False`` also
+    accepts "1.5" and any number of deals.  Nothing is upgraded here.
 
     Raises:
         SchemaError: the first problem, naming the JSON path and the place.
     """
     version_re = REFERENCE_VERSION_RE if reference else VERSION_RE
     if not accepts_document(obj, reference=reference):
-        problems = find_problems(obj, source, version_re)
+        problems = find_problems(obj, source, version_re, max_deals=MAX_DEALS if reference else None)
         if problems:
             first = problems[0][1]
             more = f" (and {len(problems) - 1} more)" if len(problems) > 1 else ""
             raise SchemaError(first.message + more, first.place)
     return EgnDocument.model_validate(obj)
+
+
+def validate_deal(obj: Any, index: int, *, source: str = "<input>") -> Deal:
+    """Validate one deal JSON, the document's deal at ``index``: what
+    :func:`validate_document` makes of it, and the error it raises for a document whose
+    only problems are in this deal (the same message, place and count of the others).
+
+    A live game (:mod:`engine.live`) checks only the deal an action changed this way.
+
+    Raises:
+        SchemaError: the first problem, naming the JSON path and the place.
+    """
+    try:
+        return Deal.model_validate(obj)
+    except ValidationError as exc:
+        # the places are read off a document holding the deal at ``index``: a mapping
+        # stands for the deals list (get_path reads both by subscript)
+        problems = _errors(exc, ("deals", index), {"deals": {index: obj}}, source)
+    first = problems[0][1]
+    more = f" (and {len(problems) - 1} more)" if len(problems) > 1 else ""
+    raise SchemaError(first.message + more, first.place)
 
 
 def accepts_document(obj: Any, *, reference: bool = True, deals_checked: bool = False) -> bool:
@@ -222,7 +264,7 @@ def accepts_document(obj: Any, *, reference: bool = True, deals_checked: bool = 
     from .fastcheck import accepts
 
     version = REFERENCE_VERSION_RE if reference else VERSION_RE
-    return accepts(obj, version, date_ok, DEAL_STRING_RE, deals_checked=deals_checked)
+    return accepts(obj, version, date_ok, DEAL_STRING_RE, deals_checked=deals_checked, max_deals=MAX_DEALS if reference else None)
 
 
 def check_document(obj: Any, *, source: str = "<input>", reference: bool = True) -> None:

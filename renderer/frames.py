@@ -7,8 +7,9 @@ Two pieces, both pure (no clock, no random, no file but the images a caller read
   model's ``run_time + hold`` per step), or from a match video's timing file
   (:func:`overlay.video.sync.sync_starts` fills the steps without a stamp from the Timing
   model).
-* :class:`FrameSource` rasterises ``scene(step)`` at the local time: the same game and
-  settings give the same pixels on every run (no clock, no random).
+* :class:`FrameSource` draws what is on air over the step (:class:`renderer.onair.OnAir`:
+  scene, analysis layer, images) at the local time: the same game and settings give the
+  same pixels on every run (no clock, no random).
 
 The PyAV writer that turns these frames into files lives with the video tools
 (:mod:`overlay.video.writer`), as does the timing-file parser (:mod:`overlay.video.sync`).
@@ -30,10 +31,10 @@ import skia  # type: ignore[import-not-found]
 from engine.state import GameState
 from engine.stats import MatchStats
 
-from .analysis import AnalysisFrame, build_analysis_layer, compose
-from .extras import build_broadcast_scene
+from .analysis import AnalysisFrame
 from .matchdata import MatchData
-from .raster import Assets, raster
+from .onair import ImageReader, OnAir, Views, build_on_air, draw, load_images, still_from
+from .raster import Assets
 from .scene import Scene
 from .statboard import needs_stats
 from .theme import Theme
@@ -118,10 +119,14 @@ class Schedule:
 
 
 class FrameSource:
-    """The overlay at output time ``T``: ``scene(step)`` rasterised at the step's local time.
+    """The overlay at output time ``T``: what is on air over the step on screen
+    (:class:`renderer.onair.OnAir`: scene, analysis layer, images) drawn at the step's local
+    time.
 
-    Scenes are built once per step (a small LRU: frames are asked for in order) with the
-    given view, theme and timing at ``size``.  Pure: the same arguments give the same pixels.
+    Each step's :class:`OnAir` is built once (a small LRU: frames are asked for in order) with
+    the view on air at that step (``view``: one view, or :class:`renderer.onair.Views` with
+    the view switches), theme and timing at ``size``.  Pure: the same arguments give the
+    same pixels.
     """
 
     def __init__(
@@ -129,14 +134,14 @@ class FrameSource:
         steps: Sequence[GameState],
         schedule: Schedule,
         *,
-        view: View | None = None,
+        view: View | Views | None = None,
         theme: Theme | None = None,
         timing: Timing | None = None,
         title: str | None = None,
         size: tuple[int, int],
         assets: Assets | None = None,
         match: MatchData | None = None,
-        images: Callable[[Sequence[str]], dict[str, bytes]] | None = None,
+        images: ImageReader | None = None,
         stats: Callable[[int], MatchStats] | None = None,
         analysis: Callable[[int], AnalysisFrame] | None = None,
         public: bool = False,
@@ -153,63 +158,68 @@ class FrameSource:
         self.match, self._read_images = match, images
         self.analysis, self.public = analysis, public
         self.schedule = schedule
-        self.view, self.theme, self.timing, self.title = view, theme, timing, title
+        self.views = view if isinstance(view, Views) else Views(view)
+        self.theme, self.timing, self.title = theme, timing, title
         self.size = size
         # own caches (their memory goes with the export); they change speed, never pixels
         self.assets = assets or Assets.load()
-        self._scenes: OrderedDict[int, tuple[Scene, float]] = OrderedDict()
+        self._on_air: OrderedDict[int, tuple[OnAir, float]] = OrderedDict()
         self._last: tuple[tuple[int, float], skia.Image] | None = None
 
-    def scene(self, step: int) -> Scene:
-        return self._scene(step)[0]
+    @property
+    def view(self) -> View | None:
+        """The output's own view (before any view switch)."""
+        return self.views.base
 
-    def _scene(self, step: int) -> tuple[Scene, float]:
-        hit = self._scenes.get(step)
+    def on_air(self, step: int) -> OnAir:
+        """What is on air over ``step`` (its images loaded into :attr:`assets`)."""
+        return self._entry(step)[0]
+
+    def scene(self, step: int) -> Scene:
+        """The scene of ``step`` (without its analysis layer)."""
+        return self._entry(step)[0].scene
+
+    def _entry(self, step: int) -> tuple[OnAir, float]:
+        hit = self._on_air.get(step)
         if hit is None:
-            wants = self._stats is not None and self.view is not None and needs_stats(self.view.extras)
-            scene = build_broadcast_scene(
-                self.steps[step], self.view, self.theme, self.timing, self.match, title=self.title, size=self.size,
+            view = self.views.at(step)
+            wants = self._stats is not None and needs_stats((view or default_view()).extras)
+            on_air = build_on_air(
+                self.steps[step], view, self.theme, self.timing, self.match, title=self.title, size=self.size,
                 stats=self._stats(step) if wants and self._stats is not None else None,
+                analysis=None if self.analysis is None else self.analysis(step),
+                public=self.public,
             )
-            if self.analysis is not None:
-                layer = build_analysis_layer(
-                    self.steps[step], self.view or default_view(), self.analysis(step), self.theme, self.timing, self.match, size=self.size, public=self.public
-                )
-                scene = compose(scene, layer)
-            missing = [i for i in scene.images if i not in self.assets.bitmaps]
-            if missing and self._read_images is not None:
-                for image_id, data in self._read_images(missing).items():
-                    self.assets.add_image(image_id, data)
-            hit = (scene, still_from(scene))
-            self._scenes[step] = hit
-            if len(self._scenes) > 4:
-                self._scenes.popitem(last=False)
+            load_images(on_air, self.assets, self._read_images)
+            hit = (on_air, on_air.still)
+            self._on_air[step] = hit
+            if len(self._on_air) > 4:
+                self._on_air.popitem(last=False)
         else:
-            self._scenes.move_to_end(step)
+            self._on_air.move_to_end(step)
         return hit
 
-    def image(self, time: float) -> skia.Image | None:
-        """The overlay at output time ``time`` (``None``: nothing on screen)."""
+    def key(self, time: float) -> tuple[int, float] | None:
+        """What the frame at output time ``time`` shows: ``(step, local time)`` with the local
+        time held at the step's still point, so two times with the same key give the same
+        picture (``None``: nothing on screen)."""
         step, local = self.schedule.locate(time)
         if step is None:
             return None
-        scene, still = self._scene(step)
-        # a held (still) scene gives the same picture: draw it once
-        key = (step, min(local, still))
+        return (step, min(local, self._entry(step)[1]))
+
+    def image(self, time: float) -> skia.Image | None:
+        """The overlay at output time ``time`` (``None``: nothing on screen); the same key
+        (:meth:`key`: a held frame) gives the same image object, drawn once."""
+        key = self.key(time)
+        if key is None:
+            return None
         if self._last is not None and self._last[0] == key:
             return self._last[1]
-        img = raster(scene, key[1], self.assets)
+        img = draw(self._entry(key[0])[0], key[1], self.assets)
+        assert img is not None
         self._last = (key, img)
         return img
-
-
-def still_from(scene: Scene) -> float:
-    """The time from which no track of ``scene`` changes (as the page player's ``isStill``)."""
-    still = 0.0
-    for track in scene.tracks:
-        if track:
-            still = max(still, float(track[-1][0]))
-    return min(still, scene.duration)
 
 
 def composite_over(frame: RGBA, overlay: skia.Image | None) -> RGBA:

@@ -3,6 +3,8 @@ annotations (with quality badges) and the deal/game banner."""
 
 from __future__ import annotations
 
+import math
+
 import re
 
 from engine.cards import Card, Rank, Suit, resolve
@@ -469,7 +471,9 @@ def _trick_callout(ctx: Ctx, el: Element) -> None:
     fade = b.track([(0.0, 1.0), (max(mark + 0.1, total - 0.3), 1.0), (max(mark + 0.2, total), 0.0, "in")])
     tw = measure(th.font_heading, size, text, ls)
     if tw > room:
-        size = max(MIN_TEXT, size * room / tw)
+        # shrunk in whole pixels: a fractional size under the pop's scale drew glyph edges
+        # Chromium and skia place differently (an 8x8 block 24.75/255 apart mid-pop)
+        size = max(MIN_TEXT, float(math.floor(size * room / tw)))
         tw = measure(th.font_heading, size, text, ls)
     full = tw + (suit_w + 6 if suit is not None else 0)
     b.save()

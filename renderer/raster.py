@@ -32,7 +32,7 @@ from .ops import IMAGE_ID, OP, PAINTS, SceneError, fit_rect, names_in, require_h
 from .scene import Op, Scene, sample
 from .textgamma import coverage_table, luminance_index
 
-__all__ = ["Assets", "raster", "to_rgba", "save_png", "default_assets", "parse_colour"]
+__all__ = ["Assets", "raster", "to_rgba", "to_argb", "read_straight", "save_png", "default_assets", "parse_colour"]
 
 
 @dataclass
@@ -659,11 +659,14 @@ def _blob(key: str, size: float, text: str, ls: float, font: Any) -> skia.TextBl
     return blob
 
 
-def raster(scene: Scene, t: float, assets: Assets | None = None) -> skia.Image:
-    """Draw ``scene`` at scene time ``t`` into a new premultiplied N32 image.
+def raster(scene: Scene, t: float, assets: Assets | None = None, *, layer: Scene | None = None, layer_t: float = 0.0) -> skia.Image:
+    """Draw ``scene`` at scene time ``t`` into a new premultiplied N32 image, and ``layer``
+    (the analysis layer, :class:`renderer.onair.OnAir`) over it at its own time ``layer_t``.
 
     The surface is reused between calls of the same size; only the areas the previous frame
     drew on it are cleared (same pixels as clearing all of it, for a fraction of the cost).
+    The layer is drawn as the page player's ``_drawLayer`` draws it: from a reset canvas
+    state, op by op (no static groups), at ``max(0, layer_t)``.
     """
     assets = assets or default_assets()
     size = (scene.width, scene.height)
@@ -688,16 +691,39 @@ def raster(scene: Scene, t: float, assets: Assets | None = None) -> skia.Image:
     ex.dirty = []
     plan = assets.layers.plan_of(scene.ops, scene.defs) if assets.sprite_cache else None
     ex.run(scene.ops, plan=plan)
+    if layer is not None and layer.ops:
+        canvas.restoreToCount(1)
+        canvas.resetMatrix()
+        lx = _Exec(canvas, layer, max(0.0, layer_t), assets)
+        lx.dirty = ex.dirty
+        lx.run(layer.ops)
     assets.dirty[size] = (bg, ex.dirty)
     return surf.makeImageSnapshot()
 
 
-def to_rgba(image: skia.Image) -> npt.NDArray[np.uint8]:
-    """Straight-alpha RGBA (H x W x 4, uint8), as video encoders and PIL expect."""
-    info = skia.ImageInfo.Make(image.width(), image.height(), skia.kRGBA_8888_ColorType, skia.kUnpremul_AlphaType)
-    arr = np.empty((image.height(), image.width(), 4), dtype=np.uint8)
-    if not image.readPixels(info, arr, image.width() * 4, 0, 0):
+def to_rgba(image: skia.Image, out: npt.NDArray[np.uint8] | None = None) -> npt.NDArray[np.uint8]:
+    """Straight-alpha RGBA (H x W x 4, uint8), as video encoders and PIL expect (into ``out``
+    when given)."""
+    return read_straight(image, out)
+
+
+def to_argb(image: skia.Image, out: npt.NDArray[np.uint8] | None = None) -> npt.NDArray[np.uint8]:
+    """Straight-alpha ARGB (H x W x 4, uint8: A, R, G, B in memory), the qtrle encoder's own
+    pixel format, so the encoder gets it without a conversion (into ``out`` when given)."""
+    return read_straight(image, out, argb=True)
+
+
+def read_straight(image: skia.Image, out: npt.NDArray[np.uint8] | None = None, *, argb: bool = False) -> npt.NDArray[np.uint8]:
+    """Straight-alpha pixels of ``image`` (skia's unpremultiplying readback): RGBA, or ARGB
+    with ``argb`` (read as BGRA, then byte-swapped per pixel: one pass of numpy, against
+    swscale's conversion at about five times the cost)."""
+    w, h = image.width(), image.height()
+    arr = out if out is not None else np.empty((h, w, 4), dtype=np.uint8)
+    colour = skia.kBGRA_8888_ColorType if argb else skia.kRGBA_8888_ColorType
+    if not image.readPixels(skia.ImageInfo.Make(w, h, colour, skia.kUnpremul_AlphaType), arr, w * 4, 0, 0):
         raise RuntimeError("skia readPixels failed")
+    if argb:
+        arr.view(np.uint32).byteswap(inplace=True)  # B G R A -> A R G B
     return arr
 
 

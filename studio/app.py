@@ -27,6 +27,7 @@ from renderer.timing import Timing
 from renderer.view import Element, ElementType, View
 
 from .host import TRANSPORT_OPS, StudioHost
+from .tables import mount_tables
 from .uploads import MAX_UPLOAD, UploadNotStored, UploadRefused, store_image, upload_path
 
 __all__ = ["mount", "STATIC", "CSP", "Studio"]
@@ -248,3 +249,4 @@ def mount(app: web.Application, host: StudioHost) -> None:
     r.add_get("/studio/api/channels/{channel}/control-key", g(st.control_key))
     r.add_post("/studio/api/channels/{channel}/control-key", g(st.control_key))
     r.add_delete("/studio/api/channels/{channel}/control-key", g(st.control_key))
+    mount_tables(app, host)  # games in, waiting pages (studio.tables)

@@ -13,6 +13,8 @@ from typing import Any, Protocol
 
 from aiohttp import web
 
+from .games import Held
+
 __all__ = ["Handler", "StudioHost", "TRANSPORT_OPS"]
 
 Handler = Callable[[web.Request], Awaitable[web.StreamResponse]]
@@ -93,4 +95,34 @@ class StudioHost(Protocol):
 
     def check_control_key(self, channel: str, key: str) -> bool:
         """True if ``key`` is the channel's current control key (constant-time compare)."""
+        ...
+
+    # -- games in and every table at a glance (studio.games, the Game tab, the overview)
+
+    def game_held(self, channel: str) -> Held | None:
+        """What the channel holds (its game's or match's JSON and source), None when empty."""
+        ...
+
+    def load_game(self, channel: str, data: bytes, *, source: str) -> dict[str, Any]:
+        """Load a (different) game or match into the channel, leniently, from its first step;
+        returns the ack.  Raises the engine's error (with its place) for a file it cannot read."""
+        ...
+
+    def put_game(self, channel: str, data: bytes, *, source: str) -> dict[str, Any]:
+        """Give the channel a longer version of its game (leniently; the playhead stays where
+        it is: the steps it had are the same steps); returns the ack."""
+        ...
+
+    def game_problems(self, channel: str) -> list[dict[str, Any]]:
+        """The engine's problems with the channel's game, each with its place (``source``,
+        ``deal``, ``phase``, ``phaseType``, ``call``, ``trick``, ``card``, ``path``, ``message``)."""
+        ...
+
+    def allowed_dirs(self) -> list[str]:
+        """Folders the server may read files from for load and follow (empty: any)."""
+        ...
+
+    def waiting_pages(self) -> list[dict[str, Any]]:
+        """Pages open on a channel that does not exist: ``channel``, ``requests``, ``error``,
+        ``age`` (seconds since the last request)."""
         ...

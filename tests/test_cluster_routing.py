@@ -60,8 +60,10 @@ def test_the_cluster_middleware_sits_after_the_token_check_and_before_the_durabl
     app = create_app(recorder.settings, scale_out=recorder)
     chain = list(app.middlewares)
     assert recorder.installed
-    assert chain[:3] == [error_middleware, auth_middleware, recorder.middleware] and len(chain) == 4
-    assert len(create_app(ServerSettings(data_dir=recorder.settings.data_dir / "one", demo=False)).middlewares) == 3
+    # the connection guard (caps, timeouts) comes first, then errors, the token, the cluster
+    assert chain[1:4] == [error_middleware, auth_middleware, recorder.middleware] and len(chain) == 5
+    assert getattr(chain[0], "__self__", None).__class__.__name__ == "Guard"
+    assert len(create_app(ServerSettings(data_dir=recorder.settings.data_dir / "one", demo=False)).middlewares) == 4
 
 
 def test_redis_settings_without_the_cluster_are_refused(tmp_path: Any) -> None:

@@ -96,7 +96,7 @@ def _tsc() -> list[str]:
 
 #: each config and files it must check (besides the rest it includes)
 CONFIGS = {
-    "tsconfig.json": ["overlay/static/player.js", "overlay/static/overlay.js", "overlay/static/ograf/graphic.mjs"],
+    "tsconfig.json": ["overlay/static/player.js", "overlay/static/overlay.js", "overlay/static/ograf/graphic.mjs", "overlay/static/logger/logger.js"],
     "tsconfig.studio.json": ["studio/static/session.js", "studio/static/studio.js", "studio/static/settings.d.ts"],
 }
 

@@ -82,6 +82,10 @@ async def wait_sent_step(server: Server, step: int, timeout: float = 5.0) -> Non
 @pytest.mark.parametrize("css", [None, OBS_CSS], ids=["no-css", "obs-default-css"])
 async def test_page_draws_cards_and_leaves_background_transparent(server: Server, browser: Any, css: str | None) -> None:
     await channel_with_game(server, step=12)
+    # a 720p show: the program output's size is set, so a page without the token is drawn
+    # at it (an unset odd size would share the nearest allowed one and be scaled)
+    revision = (await server.api("GET", "/api/channels/t1/settings"))["revision"]
+    await server.api("PATCH", "/api/channels/t1/settings", json={"revision": revision, "outputs": {"program": {"width": 1280, "height": 720}}})
     page, errors = await open_page(browser, f"{server.base}/overlay/t1?output=program&width=1280&height=720", css=css)
     await wait_drawn_step(page, 12)
     await painted(page)

@@ -67,7 +67,7 @@ FINISHED = generate_game(21)  # played to the end of the game
         (b"\x02", 400, "schema", "channel c"),
         (b"\xff" * 64, 400, "codec", "channel c"),
         ('{"type": "action", "action": {"seq": 1, "kind": "card", "card": "Jd"}}', 400, "rule", "channel c: deal"),
-        ('{"type": "action", "action": {"seq": 1, "kind": "call", "call": "Pass"}}', 400, "bad_request", "after the play has started"),
+        ('{"type": "action", "action": {"seq": 1, "kind": "call", "call": "Pass"}}', 400, "action", "after the play has started"),
     ],
 )
 async def test_feed_socket_refuses_bad_frames_and_keeps_going(

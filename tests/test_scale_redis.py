@@ -87,8 +87,7 @@ def _replayed_steps(doc: dict[str, Any], acts: list[dict[str, Any]]) -> int:
 
     loaded = feed.load_bytes(json.dumps(empty_game(doc)).encode(), source="local.egn")
     for a in acts:
-        document = feed.apply_action(loaded, ActionIn.model_validate(a), source="local.egn")
-        loaded = feed.load_bytes(feed.document_bytes(document), source="local.egn", previous=loaded)
+        loaded, _ = feed.push_action(loaded, ActionIn.model_validate(a), source="local.egn")
     return len(loaded.steps)
 
 

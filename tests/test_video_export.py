@@ -263,7 +263,7 @@ def test_channel_settings_give_timing_and_view(game_file: Path, tmp_path: Path) 
     options = JobOptions(game=str(game_file), channel_settings=str(path), output_name="clean", size="320x180", fps="30", deals="2")
     job = load_job(options)
     rs = RenderSettings(doc)
-    assert job.view == rs.view("clean") and job.timing == rs.timing
+    assert job.view.base == rs.view("clean") and job.timing == rs.timing
     card = next(s.step for s in job.steps if s.kind is StepKind.CARD)
     assert job.schedule.durations[card] == pytest.approx(0.3)
     deal2 = [s.step for s in job.steps if s.deal == 1]

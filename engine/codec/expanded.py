@@ -13,6 +13,7 @@ from collections.abc import Callable, Mapping
 from typing import Any
 
 from ..errors import CodecError, EgnError, Place
+from ..model import MAX_DEALS
 from .common import MAX_LINE_PHASES, cap, read_annotations, read_metadata, relocate, write_annotations, write_metadata
 from .fastread import CARD_PAIRS, Decoded, read_file_fast
 from .protobuf import SHORT_STRINGS, Writer, as_bool, as_bytes, as_int32, decode_str, read_fields
@@ -356,7 +357,7 @@ def read_file(data: bytes, base: int, deal: DealReader) -> dict[str, Any]:
             index = len(deals)
             try:
                 deals.append(deal(index, as_bytes(f, "deal"), f.offset))
-                cap(deals, 100, "deals")
+                cap(deals, MAX_DEALS, "deals")
             except EgnError as exc:
                 raise relocate(exc, deal=index) from None
     return {"deals": deals, **_ordered(single, ("fileType", "version", "metadata"))}

@@ -25,6 +25,7 @@ import re
 from typing import Any
 
 from ..fastcheck import CALLS as _CALLS
+from ..model import MAX_DEALS
 from .common import MAX_ANNOTATION_KEYS, MAX_LINE_PHASES
 from .fastmeta import read_metadata_fast
 from .fastwire import Off, ascii_text, byte, fields, span, text_field, utf8
@@ -521,7 +522,7 @@ def read_file_fast(data: bytes, *, condensed: bool) -> Decoded | None:
                 return None
     except (Off, IndexError):
         return None
-    if len(deals) > 100:
+    if len(deals) > MAX_DEALS:
         return None
     out: dict[str, Any] = {"deals": deals}
     for name in ("fileType", "version", "metadata"):

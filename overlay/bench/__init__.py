@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from types import ModuleType
 
-from . import analysis, codecs, engine, export, faults, fuzz, live, render, scale, stats, studio
+from . import analysis, codecs, engine, export, faults, fuzz, live, logger, render, scale, stats, studio
 
 __all__ = ["TARGETS"]
 
@@ -20,6 +20,7 @@ TARGETS: dict[str, ModuleType] = {
     "fuzz": fuzz,
     "render": render,
     "live": live,
+    "logger": logger,
     "studio": studio,
     "export": export,
     "faults": faults,

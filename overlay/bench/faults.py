@@ -34,10 +34,12 @@ import time
 from typing import Any
 
 from ..service.feed import actions_of
+from .faultcases import CASES as MORE_CASES
+from .faultcases import add_arguments as add_more_arguments
 from .server import KINDS, ProcStat, never_reading_socket, pct
 from .server import start_server as _start
 from .services import empty_game, live_channel
-from . import hardening
+from .hardening import CASES as HARDENING_CASES, add_arguments as add_hardening_arguments
 
 __all__ = ["HELP", "add_arguments", "run", "start_server", "TOKEN"]
 
@@ -56,9 +58,10 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
     p.add_argument("--rate", type=float, default=2.0, help="logger actions per second per channel")
     p.add_argument("--seconds", type=float, default=20.0, help="length of the fan-out run")
     p.add_argument("--requests", type=int, default=10_000, help="malformed requests of the fuzz")
-    p.add_argument("--only", choices=("kill9", "fanout", "fuzz", *hardening.CASES), default=None, help="run one part only")
+    p.add_argument("--only", choices=("kill9", "fanout", "fuzz", *MORE_CASES, *HARDENING_CASES), default=None, help="run one part only")
     p.add_argument("--sync", choices=("full", "normal"), default="full", help="the server's --sync (SQLite synchronous)")
-    hardening.add_arguments(p)
+    add_more_arguments(p)
+    add_hardening_arguments(p)
 
 
 async def start_server(data: str, extra: tuple[str, ...] = ()) -> tuple[Any, str]:
@@ -335,7 +338,8 @@ def run(args: argparse.Namespace) -> dict[str, Any]:
             out.update(await _fanout(args))
         if args.only in (None, "fuzz"):
             out.update(await _fuzz(args))
-        for name, case in hardening.CASES.items():  # issue 22 items 1-3, 5-9
+        # issue 22 items 4, 10, 11, 14 (overlay/bench/faultcases.py) and 1-3, 5-9 (hardening)
+        for name, case in {**MORE_CASES, **HARDENING_CASES}.items():
             if args.only in (None, name):
                 out.update(await case(args))
         return out

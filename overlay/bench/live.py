@@ -17,6 +17,9 @@ Runs the real server in a subprocess (so its CPU and memory are its own), then:
    the page); server RSS and CPU, and how late the server composed each scene (``age``).
 4. **cpu**: K channels looping the demo game at speed 1, one simulated page each; server CPU
    per animating channel.
+5. **by deal** (``deal_*``, first, in this process): the engine's push and the service's
+   work per logger action at deals 2, 51 and 100 of a long game, in interleaved rounds
+   (:mod:`.bydeal`): an action must cost the same at deal 100 as at deal 2.
 """
 
 from __future__ import annotations
@@ -32,6 +35,7 @@ from typing import Any
 
 from ..browser.chromium import CHROMIUM_ARGS, chromium_path
 from ..service.feed import actions_of
+from .bydeal import DEALS
 from .server import KINDS, ProcStat, pct, start_server
 
 
@@ -70,6 +74,8 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
     p.add_argument("--seconds", type=float, default=10.0, help="measuring time of the cpu and scale runs")
     p.add_argument("--fast-actions", type=int, default=90, help="logger actions of the fast table (catch-up run; 0: skip)")
     p.add_argument("--fast-interval", type=float, default=0.3, help="seconds between the fast table's actions")
+    p.add_argument("--deal-rounds", type=int, default=7, help="rounds of the per-deal figures (deal_*; 0: skip)")
+    p.add_argument("--deals", default=",".join(map(str, DEALS)), help="deals (from 1) the per-deal figures are measured at, comma-separated")
     p.add_argument("--chromium", default=None, help="the Chromium binary (default: the system Chromium, as overlay.browser.chromium finds it)")
 
 
@@ -318,6 +324,16 @@ async def _run(args: argparse.Namespace) -> dict[str, Any]:
     from ..service.demo import demo_game_bytes
 
     figures: dict[str, Any] = {"cores": os.cpu_count()}
+    if args.deal_rounds > 0:
+        from .bydeal import measure as measure_by_deal
+
+        deals = [int(x) for x in args.deals.split(",") if x.strip()]
+        if len(deals) < 2 or min(deals) < 1:
+            raise SystemExit(f"bench live: --deals needs two or more deals counted from 1, not {args.deals!r}")
+        figures.update(measure_by_deal(deals, rounds=args.deal_rounds))
+        figures["deal_load_average"] = round(os.getloadavg()[0], 1)
+    if not (args.samples > 0 or args.fast_actions > 0 or args.channels > 0 or args.cpu_channels > 0):
+        return figures
     with tempfile.TemporaryDirectory() as data:
         server, base = await _start_server(data)
         proc = ProcStat(server.pid)

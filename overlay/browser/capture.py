@@ -96,14 +96,28 @@ class _Browser:
 class GraphicCapture(_Browser):
     """Deterministic capture of a game through the OGraf graphic (non-real time).
 
-    ``scene(step) -> str`` gives each step's scene JSON; ``starts``/``first``/``last`` are
-    the schedule (:class:`renderer.frames.Schedule`).  ``frame(t)`` is the page at output
-    time ``t`` seconds.
+    ``scene(step) -> str`` gives what is on air over each step as JSON
+    (:meth:`renderer.onair.OnAir.dumps`: scene and analysis layer; a bare scene JSON too);
+    ``images`` reads the uploaded images they name, served to the page at ``/media/``
+    (without it they draw nothing, as on a page that cannot load them).
+    ``starts``/``first``/``last`` are the schedule (:class:`renderer.frames.Schedule`).
+    ``frame(t)`` is the page at output time ``t`` seconds.
     """
 
-    def __init__(self, size: tuple[int, int], *, scene: Callable[[int], str], starts: list[float], first: int, last: int, fps: float) -> None:
+    def __init__(
+        self,
+        size: tuple[int, int],
+        *,
+        scene: Callable[[int], str],
+        starts: list[float],
+        first: int,
+        last: int,
+        fps: float,
+        images: Callable[[list[str]], dict[str, bytes]] | None = None,
+    ) -> None:
         super().__init__(size)
         self.scene_text = scene
+        self.read_images = images
         self.timeline = {"starts": starts, "first": first, "last": last, "sceneUrl": ORIGIN + "scene/{step}.json"}
         self.fps = fps
 
@@ -116,6 +130,13 @@ class GraphicCapture(_Browser):
                 body = self.scene_text(int(path[6:-5])).encode("utf-8")
                 route.fulfill(status=200, body=body, content_type="application/json")
                 return
+            if path.startswith("media/") and self.read_images is not None:
+                name = path[6:]
+                data = self.read_images([name]).get(name)
+                if data is not None:
+                    kind = mimetypes.guess_type(name)[0] or "application/octet-stream"
+                    route.fulfill(status=200, body=data, content_type=kind)
+                    return
             if path.startswith("fonts/") and path.endswith(".ttf"):
                 route.fulfill(status=200, body=font_files()[path[6:-4]].read_bytes(), content_type="font/ttf")
                 return

@@ -1,10 +1,11 @@
 """Graphics into a stream without OBS: a channel's live overlay laid over a video, frame by frame.
 
-:class:`LiveOverlay` follows a channel as its OBS page does (the page WebSocket: each scene
-message carries the step's scene, its age and the playback rate) and rasterises it with skia
-at the time a video frame is composited: the overlay is what the page would show at that
-moment.  It reaches the server over loopback, so ``inject --serve`` runs the server in the
-same process, and ``--server URL`` follows a server elsewhere.
+:class:`~overlay.browser.follower.LiveOverlay` follows a channel as its OBS page does (the
+page WebSocket: the step's scene, its analysis layer and the uploaded images they name: what
+is on air, :class:`renderer.onair.OnAir`) and draws it with skia at the time a video frame is
+composited: the overlay is what the page would show at that moment.  It reaches the server
+over loopback, so ``inject --serve`` runs the server in the same process, and ``--server
+URL`` follows a server elsewhere.
 
 :func:`inject` reads the input (a file or a stream URL), draws the overlay over each
 decoded frame, encodes H.264 and copies the audio packets.  A file input is paced to real
@@ -16,7 +17,6 @@ instead of drifting.  Both are counted and shown.
 from __future__ import annotations
 
 import asyncio
-import json
 import queue
 import sys
 import threading
@@ -27,140 +27,14 @@ from fractions import Fraction
 from pathlib import Path
 from typing import Any
 
-import skia  # type: ignore[import-not-found]
+from .follower import LiveOverlay
+
+from ..video.source import VideoInputError, decode_fault, open_video
 
 __all__ = ["LiveOverlay", "InjectStats", "inject", "output_format", "serve_in_thread", "DROP_AFTER"]
 
 #: a frame this many frame periods behind its due time is dropped (not encoded)
 DROP_AFTER = 3.0
-
-
-class LiveOverlay:
-    """A channel's current overlay, kept up to date by a WebSocket client in a thread.
-
-    ``image(now)`` is the overlay at monotonic time ``now`` (``None`` while the channel has
-    no game), scaled to ``video_size`` (which :func:`inject` sets from the input).  The page
-    socket only serves page sizes (1280x720 to 3840x2160): a smaller video gets the overlay
-    drawn at a page size and scaled.
-    """
-
-    def __init__(
-        self, server: str, channel: str, *, output: str = "program", size: tuple[int, int] = (1920, 1080), token: str | None = None
-    ) -> None:
-        from renderer.raster import Assets
-
-        self.video_size = size
-        self.server = server.rstrip("/")
-        self.channel = channel
-        self.output = output
-        self.token = token  # the preview output needs the API token
-        w, h = size
-        if w < 1280 or h < 720:
-            s = max(1280 / w, 720 / h)
-            w, h = round(w * s), round(h * s)
-        self.size = (min(w, 3840), min(h, 2160))
-        self.assets = Assets.load()
-        self.scenes = 0
-        self.connected = threading.Event()
-        self._lock = threading.Lock()
-        self._current: tuple[Any, float, float, float, int] | None = None  # scene, age, rate, t0, id
-        self._cache: tuple[tuple[int, float], skia.Image | None] | None = None
-        self._loop: asyncio.AbstractEventLoop | None = None
-        self._thread: threading.Thread | None = None
-        self._stop: asyncio.Event | None = None
-        self.error: str | None = None
-
-    def start(self, timeout: float = 10.0) -> LiveOverlay:
-        """Connect, wait for the first scene message and draw it once (warm caches).
-
-        Raises:
-            OSError: no scene within ``timeout`` seconds (server down, unknown channel).
-        """
-        self._thread = threading.Thread(target=self._run, name="inject-overlay", daemon=True)
-        self._thread.start()
-        if not self.connected.wait(timeout):
-            self.stop()
-            raise OSError(f"{self.server}: no overlay for channel {self.channel!r} ({self.error or 'no answer'})")
-        self.image(time.monotonic())
-        return self
-
-    def stop(self) -> None:
-        if self._loop is not None and self._stop is not None:
-            self._loop.call_soon_threadsafe(self._stop.set)
-        if self._thread is not None:
-            self._thread.join(timeout=5)
-
-    def _run(self) -> None:
-        self._loop = asyncio.new_event_loop()
-        try:
-            self._loop.run_until_complete(self._follow())
-        finally:
-            self._loop.close()
-
-    async def _follow(self) -> None:
-        import aiohttp
-
-        self._stop = asyncio.Event()
-        base = self.server.replace("https://", "wss://", 1).replace("http://", "ws://", 1)
-        w, h = self.size
-        url = f"{base}/ws/overlay/{self.channel}?output={self.output}&width={w}&height={h}"
-        while not self._stop.is_set():
-            try:
-                async with aiohttp.ClientSession() as session, session.ws_connect(url, compress=0, max_msg_size=0) as ws:
-                    hello: dict[str, object] = {"type": "hello", "output": self.output, "width": w, "height": h, "visible": True}
-                    if self.token:
-                        hello["token"] = self.token
-                    await ws.send_str(json.dumps(hello))
-                    stop = asyncio.ensure_future(self._stop.wait())
-                    while True:
-                        recv = asyncio.ensure_future(ws.receive())
-                        done, _ = await asyncio.wait({recv, stop}, return_when=asyncio.FIRST_COMPLETED)
-                        if stop in done:
-                            recv.cancel()
-                            return
-                        msg = recv.result()
-                        if msg.type != aiohttp.WSMsgType.TEXT:
-                            break
-                        self._on_message(msg.data)
-            except (aiohttp.ClientError, OSError) as exc:
-                self.error = str(exc)
-            if not self._stop.is_set():
-                await asyncio.sleep(0.25)  # reconnect, as the page does
-
-    def _on_message(self, text: str) -> None:
-        from renderer.scene import Scene
-
-        data = json.loads(text)
-        if data.get("type") != "scene":
-            return
-        scene = Scene.from_json(data["scene"]) if data.get("scene") else None
-        with self._lock:
-            self.scenes += 1
-            self._current = (scene, float(data.get("age") or 0.0), float(data.get("rate") or 0.0), time.monotonic(), self.scenes)
-        self.connected.set()
-
-    def image(self, now: float) -> skia.Image | None:
-        from renderer.frames import still_from
-        from renderer.raster import raster
-
-        with self._lock:
-            cur = self._current
-        if cur is None or cur[0] is None:
-            return None
-        scene, age, rate, t0, ident = cur
-        t = min(age + (now - t0) * rate, still_from(scene))
-        key = (ident, round(t, 4))
-        if self._cache is not None and self._cache[0] == key:
-            return self._cache[1]
-        img = raster(scene, t, self.assets)
-        if (img.width(), img.height()) != self.video_size:
-            # scaled once per new picture, so compositing is a plain blit
-            w, h = self.video_size
-            surf = skia.Surface.MakeRaster(skia.ImageInfo.MakeN32Premul(w, h))
-            surf.getCanvas().drawImageRect(img, skia.Rect.MakeWH(w, h), skia.SamplingOptions(skia.FilterMode.kLinear, skia.MipmapMode.kLinear))
-            img = surf.makeImageSnapshot()
-        self._cache = (key, img)
-        return img
 
 
 @dataclass
@@ -172,9 +46,23 @@ class InjectStats:
     dropped: int = 0
     started: float = 0.0  # monotonic time of the first frame's due time
     written: list[tuple[float, float]] = field(default_factory=list)  # (video time, monotonic time drawn)
+    #: per frame written: seconds from its due time to its blended picture going to the encoder
+    lateness: list[float] = field(default_factory=list)
+    #: frames blended in the video's YUV, in RGBA (overlay.browser.blend), and new overlay
+    #: pictures converted for the YUV blend
+    blended_yuv: int = 0
+    blended_rgba: int = 0
+    overlay_conversions: int = 0
 
     def line(self) -> str:
         return f"{self.frames} frames, {self.late} late, {self.dropped} dropped"
+
+    def late_ms(self, q: float = 0.99) -> float:
+        """The ``q`` quantile of :attr:`lateness`, in milliseconds (0 without frames)."""
+        if not self.lateness:
+            return 0.0
+        ordered = sorted(self.lateness)
+        return 1000.0 * ordered[min(len(ordered) - 1, int(q * len(ordered)))]
 
 
 def output_format(dst: str) -> str | None:
@@ -197,48 +85,56 @@ def inject(
     status: Callable[[InjectStats], None] | None = None,
     timeout: float = 5.0,
     stats: InjectStats | None = None,
+    lossless: bool = False,
 ) -> InjectStats:
     """Lay ``overlay`` over every frame of ``src`` and write ``dst`` (H.264, audio copied).
 
     ``realtime``: pace a file input to its own clock (default: on for a file, off for a
     stream, which paces itself).  Ends when the input ends (or stalls for ``timeout``
     seconds) or ``stop()`` is true; the output is always finished cleanly.  ``stats`` (filled
-    as frames are written) lets another thread watch the progress.
+    as frames are written) lets another thread watch the progress.  ``lossless``: H.264 in
+    RGB with no loss (``libx264rgb``, qp 0) instead of 4:2:0 at crf 20, for checking the
+    pixels or keeping a master.
 
     Raises:
-        OSError: the input cannot be opened or has no video.
+        VideoInputError: the input cannot be opened, has no video that can be decoded, or
+            (a file) a frame of it cannot be decoded: the output written so far is finished.
     """
     import av
 
-    from renderer.frames import composite_over
+    from .blend import Blender
 
     is_file = Path(src).exists()
     pace = is_file if realtime is None else realtime
     options = {} if is_file else {"rw_timeout": str(int(timeout * 1e6)), "timeout": str(int(timeout * 1e6))}
-    try:
-        inp = av.open(src, options=options, timeout=None if is_file else timeout)
-    except av.error.FFmpegError as exc:
-        raise OSError(f"{src}: cannot open the input ({exc})") from None
+    source = open_video(src, options=options, timeout=None if is_file else timeout)
+    inp = source.container
     stats = stats if stats is not None else InjectStats()
+    fault: VideoInputError | None = None
     try:
-        if not inp.streams.video:
-            raise OSError(f"{src}: no video stream")
-        vin = inp.streams.video[0]
-        ain = inp.streams.audio[0] if inp.streams.audio else None
-        overlay.video_size = (vin.codec_context.width, vin.codec_context.height)
+        vin, ain = source.video, source.audio
+        # FFmpeg's decoder threads: decoding a frame overlaps blending and encoding the last
+        vin.codec_context.thread_type = "AUTO"
+        blender = Blender(rgb=lossless)
+        overlay.video_size = source.size
         rate = Fraction(vin.average_rate or vin.guessed_rate or 30)
         period = 1.0 / float(rate)
         out = av.open(sys.stdout.buffer if dst == "-" else dst, "w", format=output_format(dst))
-        vout = out.add_stream("libx264", rate=rate, options={"preset": preset, "tune": "zerolatency", "crf": "20"})
+        if lossless:
+            vout = out.add_stream("libx264rgb", rate=rate, options={"preset": preset, "tune": "zerolatency", "qp": "0"})
+            vout.pix_fmt = "rgb24"
+        else:
+            vout = out.add_stream("libx264", rate=rate, options={"preset": preset, "tune": "zerolatency", "crf": "20"})
+            vout.pix_fmt = "yuv420p"
         vout.width, vout.height = vin.codec_context.width, vin.codec_context.height
-        vout.pix_fmt = "yuv420p"
         aout = out.add_stream_from_template(ain) if ain is not None else None
-        enc = _Encoder(out, vout, aout)
+        enc = _Encoder(out, vout, aout, rate)
         try:
             start_pts: float | None = None
             last_pts = -1
             next_status = time.monotonic() + 1.0
             streams = [vin] + ([ain] if ain is not None else [])
+            packet = None
             try:
                 for packet in inp.demux(*streams):
                     if stop():
@@ -267,11 +163,12 @@ def inject(
                             continue
                         if behind > 1.0:
                             stats.late += 1
-                        rgba: Any = frame.to_ndarray(format="rgba")
-                        composite_over(rgba, overlay.image(now))
+                        picture = blender.blend(frame, overlay.image(now))
+                        stats.lateness.append(time.monotonic() - due)
+                        stats.blended_yuv, stats.blended_rgba, stats.overlay_conversions = blender.yuv, blender.rgba, blender.conversions
                         pts = max(last_pts + 1, round(vt * float(rate)))
                         last_pts = pts
-                        enc.put(("v", rgba, pts))
+                        enc.put(("v", picture, pts))
                         stats.frames += 1
                         if first:
                             stats.started = time.monotonic()
@@ -280,12 +177,18 @@ def inject(
                             status(stats)
                             next_status = now + 1.0
             except av.error.FFmpegError as exc:
-                # a stream that stops (sender gone, read timeout) ends the output cleanly
-                print(f"euchre-overlay: input ended: {exc}", file=sys.stderr)
+                if is_file:  # a damaged file: the output so far is finished, then the fault is told
+                    fault = decode_fault(src, exc, packet)
+                else:  # a stream that stops (sender gone, read timeout) ends the output cleanly
+                    print(f"euchre-overlay: input ended: {exc}", file=sys.stderr)
         finally:
             enc.close()
     finally:
         inp.close()
+    if fault is None and is_file and stats.frames == 0 and stats.dropped == 0 and not stop():
+        fault = VideoInputError(src, "no video frame in it could be decoded")
+    if fault is not None:
+        raise fault
     return stats
 
 
@@ -294,8 +197,9 @@ class _Encoder:
     drawing the next frame overlap with encoding this one; audio goes through the same
     queue to keep the muxer in one thread and in order."""
 
-    def __init__(self, out: Any, vout: Any, aout: Any) -> None:
+    def __init__(self, out: Any, vout: Any, aout: Any, rate: Fraction) -> None:
         self.out, self.vout, self.aout = out, vout, aout
+        self.time_base = 1 / rate  # a picture's pts counts frames
         self.queue: queue.Queue[Any] = queue.Queue(maxsize=8)
         self.error: BaseException | None = None
         self.thread = threading.Thread(target=self._work, name="inject-encoder", daemon=True)
@@ -307,8 +211,6 @@ class _Encoder:
         self.queue.put(item)
 
     def _work(self) -> None:
-        import av
-
         try:
             while (item := self.queue.get()) is not None:
                 if item[0] == "a":
@@ -316,8 +218,9 @@ class _Encoder:
                         item[1].stream = self.aout
                         self.out.mux(item[1])
                     continue
-                vf = av.VideoFrame.from_ndarray(item[1], format="rgba")
-                vf.pts = item[2]
+                vf = item[1]  # a blended picture (PyAV converts it to the stream's pixel format)
+                vf.pts = item[2]  # in frames: the encoder's time base
+                vf.time_base = self.time_base
                 for p in self.vout.encode(vf):
                     self.out.mux(p)
         except BaseException as exc:  # noqa: BLE001 - handed to the reading thread

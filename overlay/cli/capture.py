@@ -21,7 +21,7 @@ __all__ = ["register", "run_capture"]
 
 def register(sub: Any) -> None:
     from ..video.writer import CODECS
-    from .options import add_job_arguments
+    from .options import add_analysis_argument, add_job_arguments
 
     p = sub.add_parser(
         "capture",
@@ -38,6 +38,7 @@ def register(sub: Any) -> None:
     p.add_argument("--background", default=None, help="draw over this colour (#rrggbb); h264 defaults to black")
     p.add_argument("--on-interrupt", choices=("keep", "remove"), default="keep", help="Ctrl+C keeps a playable file (default) or removes it")
     add_job_arguments(p)
+    add_analysis_argument(p)
     p.set_defaults(func=run_capture)
 
 
@@ -59,11 +60,12 @@ def run_capture(args: argparse.Namespace) -> int:
         frames = job.frames()
         cap: Any = GraphicCapture(
             job.size,
-            scene=lambda i: frames.scene(i).dumps(),
+            scene=lambda i: frames.on_air(i).dumps(),
             starts=list(sched.starts),
             first=sched.first,
             last=sched.last,
             fps=float(job.fps),
+            images=job.images(),
         )
         size, fps = job.size, job.fps
     else:

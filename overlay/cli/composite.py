@@ -14,6 +14,8 @@ from fractions import Fraction
 from pathlib import Path
 from typing import Any
 
+from ..video.source import VideoInput, VideoInputError, decode_fault, open_video
+
 __all__ = ["register", "run_composite", "composite"]
 
 
@@ -89,17 +91,21 @@ class _Muxer:
         self.path.unlink(missing_ok=True)
 
 
-def composite(args: argparse.Namespace, match: Any) -> tuple[_Muxer, Iterator[Any], int | None]:
-    """Open the output for ``match`` (an open PyAV container) and the frames to write."""
+def composite(args: argparse.Namespace, match: VideoInput) -> tuple[_Muxer, Iterator[Any], int | None]:
+    """Open the output for ``match`` (an opened, checked video) and the frames to write.
+
+    The frames raise :class:`~overlay.video.source.VideoInputError` at a packet that cannot
+    be decoded, or at the end when no frame could be.
+    """
+    import av
+
     from renderer.frames import composite_over
 
     from ..video.job import JobOptions, load_job
 
-    video = match.streams.video[0]
-    audio = match.streams.audio[0] if match.streams.audio else None
+    video, audio = match.video, match.audio
     rate = Fraction(video.average_rate or video.guessed_rate or 30)
-    size = (video.codec_context.width, video.codec_context.height)
-    job = load_job(JobOptions.of(args), size=size, fps=rate, from_zero=True)
+    job = load_job(JobOptions.of(args), size=match.size, fps=rate, from_zero=True)
     src = job.frames()
     muxer = _Muxer(Path(args.output), video, audio, rate=rate, crf=args.crf, preset=args.preset)
     start = float(video.start_time * video.time_base) if video.start_time is not None else 0.0
@@ -107,31 +113,35 @@ def composite(args: argparse.Namespace, match: Any) -> tuple[_Muxer, Iterator[An
 
     def items() -> Iterator[Any]:
         streams = [video] + ([audio] if audio is not None else [])
-        for packet in match.demux(*streams):
-            if packet.stream.type == "audio":
-                yield ("a", packet)
-                continue
-            for frame in packet.decode():
-                t = float(frame.pts * frame.time_base) - start if frame.pts is not None else muxer.frames / float(rate)
-                rgba = frame.to_ndarray(format="rgba")
-                yield ("v", (composite_over(rgba, src.image(t)), t))
+        packet = None
+        try:
+            for packet in match.container.demux(*streams):
+                if packet.stream.type == "audio":
+                    yield ("a", packet)
+                    continue
+                for frame in packet.decode():
+                    t = float(frame.pts * frame.time_base) - start if frame.pts is not None else muxer.frames / float(rate)
+                    rgba = frame.to_ndarray(format="rgba")
+                    yield ("v", (composite_over(rgba, src.image(t)), t))
+        except av.error.FFmpegError as exc:
+            raise decode_fault(match.source, exc, packet) from None
+        if muxer.frames == 0:
+            raise VideoInputError(match.source, "no video frame in it could be decoded")
 
     return muxer, items(), total
 
 
 def run_composite(args: argparse.Namespace) -> int:
-    import av
+    """Write the composite; the exit code (0, or 130 after Ctrl+C).
 
+    Raises:
+        VideoInputError: the match cannot be opened or decoded (the CLI prints one line, exit 2).
+    """
     from .options import run_frames
 
     if not args.sync:
         print("euchre-overlay: note: no --sync file: the first step starts at the video's time 0", file=sys.stderr)
-    try:
-        match = av.open(args.match)
-    except av.error.FFmpegError as exc:
-        raise OSError(f"{args.match}: cannot read the video ({exc})") from None
-    if not match.streams.video:
-        raise OSError(f"{args.match}: no video stream")
+    match = open_video(args.match)
     try:
         muxer, items, total = composite(args, match)
 

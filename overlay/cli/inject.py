@@ -39,8 +39,17 @@ def register(sub: Any) -> None:
 
 
 def run_inject(args: argparse.Namespace) -> int:
-    from ..browser.inject import LiveOverlay, inject, serve_in_thread
+    """Inject until the input ends; the exit code (0, or 130 after Ctrl+C).
 
+    Raises:
+        VideoInputError: the input cannot be opened or decoded (the CLI prints one line, exit 2).
+        OSError: no overlay from the server.
+    """
+    from ..browser.inject import LiveOverlay, inject, serve_in_thread
+    from ..video.source import open_video
+
+    if Path(args.input).is_file():
+        open_video(args.input).close()  # a damaged file is told before any server is started or asked
     stopper = None
     server = args.server
     if args.serve:

@@ -13,30 +13,34 @@ from typing import Any
 __all__ = ["add_job_arguments", "add_analysis_argument", "progress", "run_frames"]
 
 
-def add_job_arguments(p: argparse.ArgumentParser) -> None:
-    """The options saying what to draw and when (shared by render, capture and composite)."""
-    p.add_argument("--fps", default="30", help="frames per second (default 30; 29.97 and 30000/1001 are exact)")
+def add_job_arguments(p: argparse.ArgumentParser, *, clock: bool = True) -> None:
+    """The options saying what to draw and when (shared by render, capture, composite and,
+    without the clock's (``--fps``, ``--deals``, ``--sync``), frame)."""
+    if clock:
+        p.add_argument("--fps", default="30", help="frames per second (default 30; 29.97 and 30000/1001 are exact)")
     p.add_argument("--size", default=None, help="WxH (default: the view's size, 1920x1080)")
     p.add_argument("--channel-settings", default=None, help="a channel settings JSON document (timing, theme, per-output views)")
     p.add_argument("--output-name", default="program", choices=("program", "preview", "clean"), help="which output's view of --channel-settings (default program)")
     p.add_argument("--view", default=None, help="a View JSON file, or an EGN file with legacy Renderer 'views'")
     p.add_argument("--theme", default=None, help="a Theme JSON file")
     p.add_argument("--timing", default=None, help="a Timing JSON file")
-    p.add_argument("--deals", default=None, help="only these deals, 1-based as inspect lists them: 3, 3-5")
-    p.add_argument("--sync", default=None, help="a timing file (or an old EGN file with 'timings') placing steps at match-video times")
+    if clock:
+        p.add_argument("--deals", default=None, help="only these deals, 1-based as inspect lists them: 3, 3-5")
+        p.add_argument("--sync", default=None, help="a timing file (or an old EGN file with 'timings') placing steps at match-video times")
     p.add_argument("--uploads", default=None, type=Path, help="folder of the images the studio uploaded (default: DATA/uploads of the server's data folder), for photos and logos named by --channel-settings")
 
 
 def add_analysis_argument(p: argparse.ArgumentParser) -> None:
-    """``--analysis [full|public]`` (render and frame)."""
+    """``--analysis [full|public|none]`` (render, capture and frame)."""
     p.add_argument(
         "--analysis",
         nargs="?",
         const="full",
         default=None,
-        choices=("full", "public"),
+        choices=("full", "public", "none"),
         help="draw the analysis elements (win-probability bar and graph, best play, play quality, bidding table), computed for each step; "
-        "public: only what the clean output may show (also the default with --output-name clean)",
+        "public: only what the clean output may show (also the default with --output-name clean); none: not drawn. "
+        "Default: as --channel-settings turn analysis on for the output (off without them)",
     )
 
 

@@ -10,10 +10,10 @@ from __future__ import annotations
 
 import argparse
 import sys
-from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
+from ..video.batch import GameInput
 from ..video.job import Job, JobOptions, load_job
 from .options import add_analysis_argument, add_job_arguments, progress, run_frames
 
@@ -34,6 +34,7 @@ def register(sub: Any) -> None:
     add_job_arguments(p)
     p.add_argument("--background", default=None, help="draw over this colour (#rrggbb); h264 defaults to black")
     p.add_argument("--on-interrupt", choices=("keep", "remove"), default="keep", help="Ctrl+C keeps a playable file of what was written (default) or removes it")
+    p.add_argument("--workers", type=int, default=None, help="processes drawing frames beside the encoder (default: one per core for a render of 8 s or more; 0: draw in this process)")
     add_analysis_argument(p)
     p.add_argument("--ray", nargs="?", const="", default=None, metavar="ADDRESS", help="render as Ray tasks on the cluster at ADDRESS (default: a local one); GAME may be a folder of games or a match file, OUT is then a folder")
     p.add_argument("--split-seconds", type=float, default=120.0, help="with --ray: cut a game longer than this at deal starts, one task per piece (default 120; 0: one task per game)")
@@ -62,19 +63,20 @@ def run_render(args: argparse.Namespace) -> int:
         raise OSError(str(exc)) from None
     if job.video_url:
         print(f"euchre-overlay: synced to the match video {job.video_url}", file=sys.stderr)
-    return _write_job(job, writer, desc=f"render {codec.name}", on_interrupt=args.on_interrupt)
+    game = GameInput(path.name, path.read_bytes(), out)
+    return _write_job(job, writer, game=game, args=args, desc=f"render {codec.name}")
 
 
-def _write_job(job: Job, writer: Any, *, desc: str, on_interrupt: str) -> int:
-    """Every frame of ``job`` into ``writer`` (progress bar, Ctrl+C as :func:`run_frames`)."""
-    src = job.frames()
+def _write_job(job: Job, writer: Any, *, game: GameInput, args: argparse.Namespace, desc: str) -> int:
+    """Every frame of ``job`` into ``writer`` (progress bar, Ctrl+C as :func:`run_frames`):
+    drawn by worker processes beside the encoder (:mod:`overlay.video.parallel`, ``--workers``)
+    or in this process."""
+    from ..video.parallel import auto_workers, job_frames, write_item
+
     total = job.schedule.frames(job.fps)
-
-    def frames() -> Iterator[Any]:
-        for n in range(total):
-            yield src.image(job.schedule.time_of(n, job.fps))
-
-    return run_frames(writer, frames(), total=total, desc=desc, on_interrupt=on_interrupt)
+    workers = auto_workers(total) if args.workers is None else max(0, args.workers)
+    with job_frames(job, game, workers=workers, codec=writer.codec.name, background=args.background) as frames:
+        return run_frames(writer, frames, total=total, desc=desc, on_interrupt=args.on_interrupt, write=write_item)
 
 
 def run_batch(args: argparse.Namespace, games: list[Any], refused: list[tuple[str, str]]) -> int:
@@ -97,7 +99,7 @@ def run_batch(args: argparse.Namespace, games: list[Any], refused: list[tuple[st
         except (OSError, ValueError) as exc:  # EgnError is a ValueError: named by the game
             failed[game.name] = str(exc)
             continue
-        code = _write_job(job, writer, desc=f"{game.name}: render {codec.name}", on_interrupt=args.on_interrupt)
+        code = _write_job(job, writer, game=game, args=args, desc=f"{game.name}: render {codec.name}")
         if code:
             return code  # Ctrl+C: the games before are written, this one as --on-interrupt says
         written += 1

@@ -37,7 +37,7 @@ from ..service.channel import Channel
 from ..service.clients import Outbox, Page, StateSub
 from ..service.hub import Hub
 from ..service.protocol import OUTPUTS, OutputName
-from ..service.store import CONTROL_KEY, Store
+from ..service.store import CONTROL_KEY, FEED_KEYS, Store
 from . import takeover
 from .redisstore import Keys, RedisStore
 
@@ -382,6 +382,11 @@ class Cluster:
         # the studio's control key: its links keep working across a takeover, and a key
         # revoked meanwhile is not revived from this process's earlier copy
         Store.set_meta(self.store, CONTROL_KEY + cid, saved.control)
+        # its feed keys too (a key revoked meanwhile is gone here as well)
+        if saved.feedkeys:
+            Store.set_meta(self.store, FEED_KEYS + cid, saved.feedkeys)
+        else:
+            Store.delete_meta(self.store, FEED_KEYS + cid)
         self.store.since_snapshot[cid] = len(saved.entries)
         path = saved.follow
         unreadable = None if path is None else await asyncio.to_thread(takeover.unreadable, self.me, cid, path)

@@ -10,8 +10,12 @@ it, as an fsync is awaited on one box.
 What lives in Redis, per channel (keys under ``eo:ch:{id}:``): the settings document with
 its revision, the log of accepted feed entries as a Redis Stream (``log``: actions, whole
 games, loads), the action text under each seq (``actions``), the last seq (``meta``), a
-snapshot of the game every :data:`SNAPSHOT_EVERY` entries (``snap``; older stream entries
-are trimmed), the playhead, the followed file and the studio's control key (``control``).  Every write checks, in the same Lua
+snapshot of the game (``snap``; older stream entries are trimmed) once
+:data:`SNAPSHOT_EVERY` entries came after the last one and the game's bytes are at hand (a
+whole game, or the game an action made when the channel's record writes one:
+:mod:`overlay.service.record`, every ``SNAPSHOT_EVERY`` actions), the playhead, the followed
+file, the studio's control key (``control``) and the channel's feed keys, hashed
+(``feedkeys``).  Every write checks, in the same Lua
 script, that this process still holds the channel's lease (``eo:lease:{id}``): a process
 that lost its lease can no longer write, so two owners never interleave.  An action is
 appended only if its seq is the next one (the same check the owner made in memory).
@@ -37,14 +41,13 @@ from typing import Any
 
 from ..service.errors import StoreFailed
 from ..service.protocol import ChannelSettings, dump
-from ..service.store import CONTROL_KEY, Store
+from ..service.record import SNAPSHOT_EVERY
+from ..service.store import CONTROL_KEY, FEED_KEYS, Store
 
 __all__ = ["RedisStore", "Keys", "SNAPSHOT_EVERY", "WAIT_LIMIT", "Op", "RedisTimeout"]
 
 log = logging.getLogger("overlay.cluster.redisstore")
 
-#: stream entries between two snapshots of a channel's game (a new owner replays at most this many)
-SNAPSHOT_EVERY = 64
 #: seconds an answer waits for Redis before it is refused (503); the write is still retried
 WAIT_LIMIT = 10.0
 
@@ -138,9 +141,10 @@ class Keys:
         self.follow = base + "follow"
         self.groups = base + "groups"
         self.control = base + "control"
+        self.feedkeys = base + "feedkeys"
 
     def all(self) -> list[str]:
-        return [self.settings, self.log, self.meta, self.actions, self.snap, self.playhead, self.follow, self.groups, self.control]
+        return [self.settings, self.log, self.meta, self.actions, self.snap, self.playhead, self.follow, self.groups, self.control, self.feedkeys]
 
 
 class RedisTimeout(StoreFailed):
@@ -152,7 +156,7 @@ class Op:
     """One write for Redis, in the order the channel made it."""
 
     channel: str
-    kind: str  # action | put | load | playhead | settings | follow | control | create | delete | snapshot
+    kind: str  # action | put | load | playhead | settings | follow | control | feedkeys | create | delete | snapshot
     args: dict[str, Any] = field(default_factory=dict)
     waiter: asyncio.Task[Any] | None = None  # the request task that awaits it (sync)
     done: asyncio.Future[None] | None = None
@@ -232,7 +236,8 @@ class RedisStore(Store):
 
     def _submit_batch(self, channel: str, b: _Batch) -> None:
         args: dict[str, Any] = {"playhead": b.playhead or ""}
-        if b.action is not None and b.game is not None:
+        if b.action is not None:
+            # the game it made comes with it only when the record wrote one (a snapshot)
             args.update(seq=b.action[0], data=b.action[1], game=b.game)
             self._submit(Op(channel, "action", args))
         elif b.reset and b.game is not None:
@@ -247,8 +252,8 @@ class RedisStore(Store):
     def save_game(self, channel: str, data: bytes, *, source: str, seq: int) -> None:
         # The game goes to Redis only, not into the working copy: its ``games`` rows are
         # read by nothing here (a process starts on an empty working copy and a takeover
-        # rebuilds the game from Redis), and copying a whole game's bytes into SQLite on
-        # every action was a cost per action that grows with the game.
+        # rebuilds the game from Redis).  With an action (every SNAPSHOT_EVERY), it rides
+        # along for the snapshot.
         b = self._batch(channel)
         if b is None:
             self._submit_batch(channel, _Batch(game=(data, source, seq)))
@@ -284,6 +289,13 @@ class RedisStore(Store):
         super().set_meta(key, value)
         if key.startswith(CONTROL_KEY):  # a channel's control key goes where its next owner finds it
             self._submit(Op(key[len(CONTROL_KEY) :], "control", {"value": value}))
+        elif key.startswith(FEED_KEYS):  # so do its feed keys (hashed)
+            self._submit(Op(key[len(FEED_KEYS) :], "feedkeys", {"value": value}))
+
+    def delete_meta(self, key: str) -> None:
+        super().delete_meta(key)
+        if key.startswith(FEED_KEYS):  # the last feed key revoked
+            self._submit(Op(key[len(FEED_KEYS) :], "feedkeys", {"value": ""}))
 
     def create_channel(self, channel: str, settings: ChannelSettings | None = None) -> ChannelSettings:
         doc = super().create_channel(channel, settings)
@@ -397,7 +409,7 @@ class RedisStore(Store):
             n = self.since_snapshot.get(op.channel, 0) + 1
             self.since_snapshot[op.channel] = n
             entry = _text(result[1]) if isinstance(result, list) and len(result) > 1 else ""
-            if n >= SNAPSHOT_EVERY and entry:
+            if n >= SNAPSHOT_EVERY and entry and op.args.get("game") is not None:
                 data, source, seq = op.args["game"]
                 self.since_snapshot[op.channel] = 0
                 self.queue.insert(0, Op(op.channel, "snapshot", {"data": data, "source": source, "seq": seq, "upto": entry}))
@@ -450,8 +462,8 @@ class RedisStore(Store):
             if op.kind in ("action", "put", "load"):
                 keys = [k.lease, k.meta, k.actions, k.log, k.playhead]
                 pipe.evalsha(SHAS["append"], 5, *keys, self.me, op.kind, a["seq"], a["data"], a.get("source", ""), a["playhead"])
-            elif op.kind in ("playhead", "follow", "control"):
-                key = {"playhead": k.playhead, "follow": k.follow, "control": k.control}[op.kind]
+            elif op.kind in ("playhead", "follow", "control", "feedkeys"):
+                key = {"playhead": k.playhead, "follow": k.follow, "control": k.control, "feedkeys": k.feedkeys}[op.kind]
                 pipe.evalsha(SHAS["owned"], 2, k.lease, key, self.me, a["value"])
             elif op.kind == "settings":
                 pipe.evalsha(SHAS["settings"], 2, k.lease, k.settings, self.me, a["old"], a["doc"])

@@ -2,7 +2,8 @@
 
 :func:`read` fetches what the channel's last owner left (:mod:`overlay.cluster.redisstore` writes
 it): the settings, the last snapshot of the game and the stream entries after it, the
-action log, the playhead, the followed file, the page groups and the studio's control key.
+action log, the playhead, the followed file, the page groups, the studio's control key and the
+channel's feed keys (hashed).
 :func:`rebuild` replays the game from the snapshot and the entries; :func:`unreadable`
 says why this process cannot follow the channel's file at its stored path.
 :class:`overlay.cluster.leases.Cluster` decides when a channel is taken and runs it.
@@ -42,6 +43,7 @@ class Saved:
     follow: str | None
     groups: dict[bytes, bytes]  # page group -> expiry (ms), as announced by the processes
     control: str  # the studio's control key ("" when none)
+    feedkeys: str = ""  # the channel's feed keys, hashed, as overlay.service.feedkeys stores them ("" when none)
 
 
 async def read(client: Any, cid: str) -> Saved:
@@ -59,7 +61,8 @@ async def read(client: Any, cid: str) -> Saved:
     pipe.hgetall(k.actions)
     pipe.hgetall(k.groups)
     pipe.get(k.control)
-    raw, snap_raw, playhead_raw, follow, actions, groups, control = await pipe.execute()
+    pipe.get(k.feedkeys)
+    raw, snap_raw, playhead_raw, follow, actions, groups, control, feedkeys = await pipe.execute()
     snap = {key.decode(): v for key, v in snap_raw.items()}
     start = "(" + snap["upto"].decode() if snap.get("upto") else "-"
     entries = await client.xrange(k.log, min=start, max="+")
@@ -80,6 +83,7 @@ async def read(client: Any, cid: str) -> Saved:
         follow=follow.decode() if follow else None,
         groups=groups,
         control=control.decode() if control else "",
+        feedkeys=feedkeys.decode() if feedkeys else "",
     )
 
 
@@ -120,8 +124,7 @@ def rebuild(cid: str, snap: dict[str, Any], entries: list[Any]) -> tuple[feed.Lo
             if kind == "action":
                 action = ActionIn.model_validate_json(f["data"])
                 source = game.source if game else f"{cid}.egn"
-                doc = feed.apply_action(game, action, source=source)
-                game = feed.load_bytes(feed.document_bytes(doc), source=source, strict=False, previous=game)
+                game, _ = feed.push_action(game, action, source=source)
                 seq = action.seq
             else:
                 game = feed.load_bytes(

@@ -316,11 +316,12 @@ _tasks: set[asyncio.Task[Any]] = set()
 
 def layer_text(channel: Any, output: str, size: tuple[int, int], state: GameState, frame: Any, *, public: bool) -> str:
     """The analysis layer scene of ``output`` at ``size`` for ``state`` (compact JSON)."""
-    from renderer.analysis import build_analysis_layer
+    from renderer.onair import analysis_layer
 
     rs = channel.render
     view = rs.view(output, state.step)
-    scene = build_analysis_layer(state, view, frame, rs.theme, rs.timing, rs.match, size=size, public=public)
+    # the layer part of what is on air (renderer.onair): the one builder every output uses
+    scene = analysis_layer(state, view, frame, rs.theme, rs.timing, rs.match, size=size, public=public)
     return scene.dumps()
 
 

@@ -25,7 +25,8 @@ from .auth import Handler, auth_middleware, ensure_token, protected
 from .config import ServerSettings
 from .demo import install_demo
 from .hub import Hub
-from .keys import HUB, SETTINGS, SOCKETS, STORE, TOKEN, TOKEN_CREATED
+from .guard import Guard
+from .keys import GUARD, HUB, SETTINGS, SOCKETS, STORE, TOKEN, TOKEN_CREATED
 from .refusals import error_middleware
 from .routes import TABLES
 from .store import Store
@@ -94,7 +95,9 @@ def create_app(settings: ServerSettings | None = None, *, scale_out: ScaleOut | 
     settings = settings or ServerSettings()
     if settings.redis is not None and scale_out is None:
         raise ValueError("settings.redis needs the cluster: create_app(settings, scale_out=RedisScaleOut()) (overlay.cluster.routing)")
-    middlewares: list[Middleware] = [error_middleware, auth_middleware]
+    guard = Guard(header_timeout=settings.header_timeout, body_timeout=settings.body_timeout, per_address=settings.per_address)
+    # the guard's first: a connection's time limits change for the whole of its answer
+    middlewares: list[Middleware] = [guard.middleware, error_middleware, auth_middleware]
     if scale_out is not None:
         middlewares.append(scale_out.middleware)
     middlewares.append(durable_middleware)
@@ -112,11 +115,12 @@ def create_app(settings: ServerSettings | None = None, *, scale_out: ScaleOut | 
     app[TOKEN] = token
     app[TOKEN_CREATED] = created or ""
     app[SOCKETS] = weakref.WeakSet()
+    app[GUARD] = guard
     app.cleanup_ctx.append(_hub_ctx)
     app.on_shutdown.append(_close_sockets)
     if scale_out is not None:
         scale_out.install(app)
     for table in TABLES:
         app.router.add_routes(table)
-    mount_studio(app, app[HUB], Path(settings.data_dir), protected)
+    mount_studio(app, app[HUB], Path(settings.data_dir), protected, allow_dirs=settings.allow_dirs)
     return app

@@ -36,10 +36,14 @@ __all__ = [
     "origin_allowed",
     "check_origin",
     "OBS_LOCAL_ORIGIN",
+    "FEED_KEY_PREFIX",
+    "credential_of",
 ]
 
 #: the origin of a page OBS's browser source loads from a local file
 OBS_LOCAL_ORIGIN = "http://absolute"
+#: what a channel's feed key starts with (:mod:`overlay.service.feedkeys`)
+FEED_KEY_PREFIX = "efk_"
 
 Handler = Callable[[web.Request], Awaitable[web.StreamResponse]]
 
@@ -48,6 +52,11 @@ def protected(handler: Handler) -> Handler:
     """Mark a handler as needing the token."""
     handler.protected = True  # type: ignore[attr-defined]
     return handler
+
+
+def credential_of(request: web.Request) -> str | None:
+    """What the request offers as its credential: the token, or a channel's feed key."""
+    return _token_of(request)
 
 
 def _token_of(request: web.Request) -> str | None:
@@ -83,9 +92,19 @@ def require_token(request: web.Request) -> None:
 
 @web.middleware
 async def auth_middleware(request: web.Request, handler: Handler) -> web.StreamResponse:
-    """Refuse a protected handler's request without the right token (401)."""
-    if getattr(handler, "protected", False):
-        require_token(request)
+    """Refuse a protected handler's request without the right token (401).
+
+    A handler may take another credential as well (``handler.accepts(request)``: the feed
+    routes take their channel's feed key, :func:`overlay.service.feedkeys.feed_route`); a
+    feed key anywhere else is refused as such (403), so a logger's key never reaches
+    settings, control or another channel.
+    """
+    if getattr(handler, "protected", False) and not has_token(request):
+        accepts = getattr(handler, "accepts", None)
+        if accepts is None or not accepts(request):
+            if (_token_of(request) or "").startswith(FEED_KEY_PREFIX):
+                raise Forbidden("a feed key may post actions, open the feed socket and PUT the game of its own channel only; this needs the API token")
+            require_token(request)
     return await handler(request)
 
 

@@ -251,14 +251,13 @@ def line_game(game: feed.Loaded, part: feed.Part, branch: Branch) -> LineGame:
     first_card = first.action.index if first.kind is StepKind.CARD and first.action is not None and first.action.index is not None else 0
     mark = AltLine(deal=branch.deal, line=branch.line, first_card=first_card, game=part.index if game.match else None)
     return LineGame(
-        data=b"",
+        raw=b"",
         source=game.source,
         document=game.document,
         timeline=timeline if not game.match else game.timeline,
-        digest=game.digest,
         problems=game.problems,
         parts=parts,
-        steps=game.steps[: part.first_step] + local,
+        steps=tuple(game.steps[: part.first_step]) + local,
         match=game.match,
         games_in_file=game.games_in_file,
         line=mark,

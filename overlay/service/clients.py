@@ -137,6 +137,7 @@ class Page:
     drawn_step: int | None = None
     lag: float | None = None  # seconds from sending a scene to the page's "drawn" report
     trace: bool = False  # bench pages get the server's stage times (wall clock ms) per scene
+    monitor: bool = False  # the studio's own frame (?monitor=1): not counted as an OBS page
     #: the page came with the API token: its size is its own (overlay.service.fanout.draw_size)
     trusted: bool = False
     #: the size the page asked for, when it is drawn at another (the nearest allowed)

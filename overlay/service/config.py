@@ -38,6 +38,13 @@ class ServerSettings:
     redis: str | None = None
     #: the address other processes reach this one at (default: the one it listens on)
     advertise: str | None = None
+    #: seconds a connection may wait before its request's headers are complete (from its
+    #: opening or its previous answer), and a request's body may stop; then it is closed
+    header_timeout: float = 10.0
+    body_timeout: float = 10.0
+    #: connections one client address may hold at once (behind a reverse proxy every client
+    #: has the proxy's address: raise it there)
+    per_address: int = 512
 
     @property
     def db_path(self) -> str:

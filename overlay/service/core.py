@@ -16,7 +16,7 @@ the step durations) in force then, so a delayed output shows exactly what previe
 from __future__ import annotations
 
 import asyncio
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import Any, Protocol
 
@@ -27,6 +27,7 @@ from .branching import OnAir
 from .clients import Page, StateSub
 from .director import Director, Playhead
 from .errors import NotFound, excerpt
+from .feedlog import FeedLog
 from .outputs import RenderSettings, SceneCache, durations_of, lags_of, marks_of
 from .protocol import OUTPUTS, ChannelSettings
 from .record import ChannelRecord
@@ -107,6 +108,8 @@ class ChannelCore:
         self.updated = now
         #: the alternative line on air (overlay.service.branching), None on the main line
         self.on_air: OnAir | None = None
+        #: the logger's activity: last message taken, refusals (the studio's overview)
+        self.feed_log = FeedLog()
 
     # ------------------------------------------------------------------ views
 
@@ -115,7 +118,7 @@ class ChannelCore:
         return None if self.game is None else self.game.timeline
 
     @property
-    def game_steps(self) -> tuple[Any, ...]:
+    def game_steps(self) -> Sequence[Any]:
         return () if self.game is None else self.game.steps
 
     @property
@@ -194,8 +197,30 @@ class ChannelCore:
             "loadError": _cut(self.load_error),
             # stored settings the models refuse: the channel runs on safe defaults meanwhile
             "settingsError": _cut(self.hub.store.settings_problems.get(self.id)),
-            "pages": {o: sum(1 for p in self.pages if p.output == o) for o in OUTPUTS},
+            "pages": {o: sum(1 for p in self.pages if p.output == o and not p.monitor) for o in OUTPUTS},
+            # the studio's own frames (preview, program, overview thumbnails), not counted above
+            "monitors": sum(1 for p in self.pages if p.monitor),
+            "feed": self.feed_log.to_json(now),
+            "midDeal": self.mid_deal,
+            "programAt": self.program_at(now),
         }
+
+    @property
+    def mid_deal(self) -> bool:
+        """The game's last deal is being played (not scored, not over): a logger should be
+        sending."""
+        steps = self.game_steps
+        return bool(steps) and steps[-1].kind.value not in ("deal_scored", "game_over")
+
+    def program_at(self, now: float) -> dict[str, Any] | None:
+        """Where the program output is (its delay applied): step, deal (from 0) and its
+        number in the file, step kind, and in a match which game (from 0)."""
+        pos = self.director.position(now - self.settings.output("program").delay)
+        game = self.shown(pos.version) if pos.version is not None else self.game
+        if game is None or pos.step is None or not 0 <= pos.step < len(game.steps):
+            return None
+        s = game.steps[pos.step]
+        return {"step": pos.step, "deal": s.deal, "dealNumber": s.deal_number, "kind": s.kind.value, "game": self.where(game, pos.step)["game"]}
 
     def status(self, now: float) -> dict[str, Any]:
         outputs: dict[str, Any] = {}

@@ -75,6 +75,23 @@ class StepTimes:
         ds = tuple(d if d > 0.0 else 0.0 for d in map(float, durations))
         return cls(ds, (0.0, *itertools.accumulate(ds)), version, frozenset(marks))
 
+    def amended(self, start: int, tail: Sequence[float], *, version: int, marks: Sequence[int] = ()) -> StepTimes:
+        """These times with every step from ``start`` on replaced by ``tail`` (a live action
+        changes or adds the last steps only): the steps before ``start`` keep their durations,
+        start times and marks, which are not walked again (a tuple slice is a copy of pointers),
+        so the cost is the tail's, at step 3,000 as at step 30.  ``marks``: the tail's marked
+        steps, counted from ``start``.  Equal to :meth:`of` over the whole new list."""
+        start = min(max(start, 0), len(self.durations))
+        ds = tuple(d if d > 0.0 else 0.0 for d in map(float, tail))
+        starts = self.starts[: start + 1]
+        kept = self.marks if not self.marks or max(self.marks) < start else frozenset(m for m in self.marks if m < start)
+        return StepTimes(
+            self.durations[:start] + ds,
+            starts + tuple(itertools.accumulate(ds, initial=starts[-1]))[1:],
+            version,
+            kept.union(start + m for m in marks) if marks else kept,
+        )
+
 
 @dataclass(frozen=True)
 class Anchor:
@@ -208,7 +225,10 @@ class Director:
         self._ids += 1
         return self._ids
 
-    def _set_durations(self, durations: Sequence[float], version: int | None = None, marks: Sequence[int] | None = None) -> None:
+    def _set_durations(self, durations: Sequence[float] | StepTimes, version: int | None = None, marks: Sequence[int] | None = None) -> None:
+        if isinstance(durations, StepTimes):  # made by the caller (StepTimes.amended): its version and marks
+            self.times = durations
+            return
         self.times = StepTimes.of(
             durations,
             self.times.version if version is None else version,
@@ -380,11 +400,9 @@ class Director:
     def _prune(self, now: float) -> None:
         # a second of slack for delayed outputs; with no delay only the live anchor matters
         cutoff = now - self.max_delay - (1.0 if self.max_delay > 0 else 0.0)
-        keep = 0
-        for i, a in enumerate(self.history):
-            if a.clock <= cutoff:
-                keep = i
-        if keep:
+        # the last anchor at or before the cutoff stays (it is in force there); clocks only grow
+        keep = bisect.bisect_right(self._clocks, cutoff) - 1
+        if keep > 0:
             del self.history[:keep]
             del self._clocks[:keep]
 
@@ -501,7 +519,7 @@ class Director:
     def timeline_changed(
         self,
         now: float,
-        durations: Sequence[float],
+        durations: Sequence[float] | StepTimes,
         *,
         first_changed: int | None,
         version: int | None = None,
@@ -509,13 +527,17 @@ class Director:
     ) -> Anchor | None:
         """A new replay of the game arrived.
 
+        ``durations``: the new timeline's, or its :class:`StepTimes` (then ``version`` and
+        ``marks`` are its own: a live action amends the times in force, :meth:`StepTimes.amended`).
         ``first_changed`` is the first step that differs from the previous timeline (``None``
         when nothing changed).  Steps only appended animate as the playhead reaches them (a
         live playhead catches up, see :meth:`catch_up`); a change at or before the step on
         screen (a correction, an undo) cuts to the corrected picture without animation.
         """
+        if isinstance(durations, StepTimes):
+            version = durations.version
         same_version = version is None or version == self.version
-        if first_changed is None and len(durations) == len(self.durations) and same_version:
+        if first_changed is None and len(durations.durations if isinstance(durations, StepTimes) else durations) == len(self.durations) and same_version:
             return None
         pos = self.position(now)
         cur = pos.step

@@ -1,11 +1,9 @@
 """Live feed: whole games, single actions and followed files, turned into new timelines.
 
-No rules live here.  A single action is written into the EGN JSON document (a call appended
-to the bidding phase, a card to the last trick...), then the whole document is loaded and
-replayed by the engine, which judges it: an action whose replay reports a new problem is
-refused with the engine's own text (file, deal, phase, index).  Where the shape of the
-document depends on the play (is the last trick full?) the engine's last
-:class:`~engine.state.GameState` answers, not a rule written here.
+No rules live here.  A single action is pushed onto the engine's live game
+(:class:`engine.live.LiveGame`), which writes it into the last deal, replays that deal
+alone and judges it: an action whose replay reports a new problem is refused with the
+engine's own text (file, deal, phase, index).  Its cost does not grow with the game.
 
 A match (``.emn``) loads as every game it holds, played one after the other: its
 :attr:`Loaded.steps` run through game 1, then game 2...; :attr:`Loaded.parts` says where each
@@ -17,15 +15,20 @@ from __future__ import annotations
 import base64
 import binascii
 import bisect
-import copy
 import hashlib
 import json
+from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field, replace
+from functools import cached_property
 from typing import Any
 
-from engine.errors import Place, Problem, SchemaError
-from engine.load import MAX_INPUT
-from engine.state import GameState, StepKind, Timeline
+from pydantic import ValidationError
+
+from engine.errors import EgnError, Place, Problem, SchemaError
+from engine.live import Change, LiveAction, LiveGame, actions_of  # actions_of: re-exported (benchmarks, tests)
+from engine.load import MAX_INPUT, LoadedGame
+from engine.state import GameState, Timeline
+from engine.validate import validate_document
 
 from .errors import BadRequest, TooLarge
 from .protocol import ActionIn, FeedGame
@@ -34,12 +37,12 @@ __all__ = [
     "Part",
     "Loaded",
     "load_bytes",
-    "apply_action",
+    "push_action",
+    "replay_log",
     "compare",
     "new_problems",
     "new_warnings",
     "document_bytes",
-    "refuse_new_problems",
     "digest",
     "feed_game_bytes",
     "actions_of",
@@ -69,26 +72,48 @@ class Loaded:
     """A game (or match) the engine accepted: the bytes kept on disk and what they replay to.
 
     ``timeline`` is the game's replay; for a match it is the first game's (single actions
-    and incremental replay only apply to plain games).  ``steps`` is what the Director plays.
+    and incremental replay only apply to plain games).  ``steps`` is what the Director plays
+    (a plain game's are its timeline's steps, not copied: a game 3,000 steps long grows by
+    one action without a pass over them).
+
+    ``data`` and ``digest`` are the stored bytes and their SHA-256: given for a game that
+    arrived whole (``raw``), made from the live game only when asked for a game an action
+    made (the store writes the game every few actions, not on each: :mod:`overlay.service.store`).
     """
 
-    data: bytes
     source: str
     document: dict[str, Any]  # EGN JSON (what single actions edit); EMN JSON for a match
     timeline: Timeline
-    digest: str
     problems: tuple[Problem, ...]
     parts: tuple[Part, ...] = ()
-    steps: tuple[GameState, ...] = ()
+    steps: Sequence[GameState] = ()
     match: bool = False
     games_in_file: int = 1
+    #: the bytes as they arrived (None: the live game's, made when ``data`` is read)
+    raw: bytes | None = field(default=None, repr=False, compare=False)
+    #: the engine's load (plain games), and the live game single actions are pushed onto
+    #: (made from the load on the first action, then handed from game to game)
+    engine: LoadedGame | None = field(default=None, repr=False, compare=False)
+    live: LiveGame | None = field(default=None, repr=False, compare=False)
     _firsts: tuple[int, ...] = field(default=(), repr=False, compare=False)
 
     def __post_init__(self) -> None:
         if not self.parts:
             object.__setattr__(self, "parts", (Part(0, self.timeline, 0, None),))
-            object.__setattr__(self, "steps", tuple(self.timeline.steps))
+            object.__setattr__(self, "steps", self.timeline.steps)
         object.__setattr__(self, "_firsts", tuple(p.first_step for p in self.parts))
+
+    @cached_property
+    def data(self) -> bytes:
+        """The game's bytes as stored: as they arrived, or the live game's compact JSON."""
+        if self.raw is not None:
+            return self.raw
+        return b"" if self.live is None else self.live.to_egn_bytes()
+
+    @cached_property
+    def digest(self) -> str:
+        """SHA-256 of :attr:`data` (a whole game sent again with the same bytes is no change)."""
+        return digest(self.data)
 
     def part_of(self, step: int) -> Part:
         """The game that global step ``step`` belongs to."""
@@ -96,8 +121,8 @@ class Loaded:
         return self.parts[max(i, 0)]
 
     def slim(self) -> Loaded:
-        """The same replay without the stored bytes (kept for delayed outputs)."""
-        return replace(self, data=b"")
+        """The same replay without the stored bytes or the live game (kept for delayed outputs)."""
+        return replace(self, raw=b"", live=None)
 
 
 def load_bytes(data: bytes, *, source: str, strict: bool = True, previous: Loaded | None = None) -> Loaded:
@@ -127,12 +152,12 @@ def load_bytes(data: bytes, *, source: str, strict: bool = True, previous: Loade
     if not strict:
         _refuse_blank(document, loaded.all_problems, source=source)
     return Loaded(
-        data=bytes(data),
+        raw=bytes(data),
         source=source,
         document=document,
         timeline=loaded.timeline,
-        digest=digest(data),
         problems=tuple(loaded.all_problems),
+        engine=loaded,
     )
 
 
@@ -169,11 +194,10 @@ def _match(data: bytes, loaded: Any, *, source: str) -> Loaded:
         steps.extend(g.timeline.steps)
         problems.extend(g.all_problems)
     return Loaded(
-        data=bytes(data),
+        raw=bytes(data),
         source=source,
         document=dict(loaded.match),
         timeline=games[0].timeline,
-        digest=digest(data),
         problems=tuple(problems),
         parts=tuple(parts),
         steps=tuple(steps),
@@ -287,32 +311,16 @@ def new_problems(old: Loaded | None, new: Loaded) -> list[Problem]:
 # --------------------------------------------------------------------------- actions
 
 
-def _place(source: str, deal: int | None = None, **kw: Any) -> Place:
-    return Place(source=source, deal=deal, **kw)
-
-
-def _phase(deal: dict[str, Any], kind: str) -> dict[str, Any] | None:
-    for phase in deal.get("phases", []):
-        if isinstance(phase, dict) and phase.get("type") == kind:
-            return phase
-    return None
-
-
-def _last_state(timeline: Timeline) -> GameState | None:
-    return timeline.steps[-1] if timeline.steps else None
-
-
-def _deal_over(state: GameState) -> bool:
-    """The deal of ``state`` is scored, thrown in, or the game is over."""
-    return state.deal_points is not None or state.thrown_in or state.game_over
-
-
-def apply_action(base: Loaded | None, action: ActionIn, *, source: str) -> dict[str, Any]:
-    """The EGN document after ``action``; the caller loads it so the engine judges it.
+def push_action(base: Loaded | None, action: ActionIn, *, source: str) -> tuple[Loaded, Change]:
+    """The game after ``action``, judged by the engine's live game (:mod:`engine.live`): it
+    writes the action into the last deal only, validates and replays that deal, and refuses
+    the action for an error the deal did not have, as a reload of the whole game did.
+    With the game, the engine's :class:`~engine.live.Change` against ``base``: which steps
+    stand (their scenes too) and which changed, and the warnings the action brought.
 
     Raises:
-        BadRequest: the action does not fit the document's shape (no deal to play in, a
-            missing field) -- named with the deal and phase like the engine's errors.
+        BadRequest: no game loaded, or a match (single actions edit one game).
+        EgnError: the engine refused the action (its place and text).
     """
     if base is None:
         raise BadRequest(f"{source}: no game loaded: PUT a game (with players) before sending actions")
@@ -321,184 +329,42 @@ def apply_action(base: Loaded | None, action: ActionIn, *, source: str) -> dict[
             f"{source}: the channel holds a match ({len(base.parts)} games): single actions edit one game; "
             "PUT the whole match instead"
         )
-    # only the last deal changes: copy it, share the rest (documents are never mutated)
-    doc = dict(base.document)
-    deals: list[Any] = list(doc.get("deals", []))
-    if deals and isinstance(deals[-1], dict):
-        deals[-1] = copy.deepcopy(deals[-1])
-    doc["deals"] = deals
-    kind = action.kind
-
-    if kind == "new_deal":
-        if action.dealer is None or action.up_card is None:
-            raise BadRequest(f"{source}: new_deal needs 'dealer' and 'upCard'")
-        last = _last_state(base.timeline)
-        # the engine's last state says whether the deal on the table is over
-        if deals and last is not None and last.deal == len(deals) - 1 and not _deal_over(last):
-            played = sum(len(t.cards) for t in last.tricks) + (
-                len(last.trick.cards) if last.trick is not None and not last.trick.complete else 0
-            )
-            raise BadRequest(
-                f"{_place(source, len(deals) - 1).describe()}: new_deal while this deal is not over "
-                f"({len(last.calls)} calls, {played} cards played): finish it or undo it first"
-            )
-        number = action.deal_number if action.deal_number is not None else len(deals)
-        initial: dict[str, Any] = {"dealer": action.dealer, "upCard": action.up_card}
-        if action.player_cards is not None:
-            initial["playerCards"] = action.player_cards
-        deals.append({"dealNumber": number, "initialState": initial, "phases": []})
-        return doc
-
-    if not deals or not isinstance(deals[-1], dict):
-        raise BadRequest(f"{source}: {kind} needs a deal: send new_deal first")
-    index = len(deals) - 1
-    deal = deals[-1]
-    phases: list[dict[str, Any]] = deal.setdefault("phases", [])
-
-    if kind == "undo":
-        if _undo_removes_deal(base, index):
-            deals.pop()
-        else:
-            _undo(deal)
-        return doc
-
-    if kind == "call":
-        if not action.call:
-            raise BadRequest(f"{_place(source, index).describe()}: call needs 'call'")
-        if _phase(deal, "TRICK_PLAY") is not None:
-            raise BadRequest(
-                f"{_place(source, index, phase=1, phase_type='TRICK_PLAY').describe()}: "
-                f"call {action.call!r} after the play has started"
-            )
-        bidding = _phase(deal, "EUCHRE_BIDDING")
-        if bidding is None:
-            bidding = {"phaseNumber": 0, "type": "EUCHRE_BIDDING", "calls": []}
-            phases.insert(0, bidding)
-        bidding["calls"].append(action.call)
-        if action.alone is not None:
-            bidding["isAlone"] = action.alone
-        if action.alone_defender is not None:
-            bidding["aloneDefender"] = action.alone_defender
-        return doc
-
-    if kind == "discard":
-        if not action.card:
-            raise BadRequest(f"{_place(source, index).describe()}: discard needs 'card'")
-        bidding = _phase(deal, "EUCHRE_BIDDING")
-        if bidding is None:
-            raise BadRequest(f"{_place(source, index).describe()}: discard {action.card!r} before any call")
-        last = _last_state(base.timeline)
-        making = [c for c in last.calls if c.call != "Pass"] if last is not None and last.deal == index else []
-        if making and making[-1].round >= 2:
-            raise BadRequest(
-                f"{_place(source, index, phase=0, phase_type='EUCHRE_BIDDING').describe()}: discard "
-                f"{action.card!r} after a round-{making[-1].round} call: the dealer picked up nothing"
-            )
-        bidding["discard"] = action.card
-        return doc
-
-    if kind == "card":
-        if not action.card:
-            raise BadRequest(f"{_place(source, index).describe()}: card needs 'card'")
-        last = _last_state(base.timeline)
-        made = last is not None and last.deal == index and any(c.call != "Pass" for c in last.calls)
-        if not made:
-            raise BadRequest(
-                f"{_place(source, index, phase=0, phase_type='EUCHRE_BIDDING').describe()}: card {action.card!r} "
-                "before trump was made: send the calls first"
-            )
-        play = _phase(deal, "TRICK_PLAY")
-        if play is None:
-            play = {"phaseNumber": len(phases), "type": "TRICK_PLAY", "tricks": []}
-            phases.append(play)
-        tricks: list[list[str]] = play["tricks"]
-        # the engine knows whether the trick on the table is complete (loners, sit-outs)
-        trick_open = (
-            bool(tricks)
-            and last is not None
-            and last.deal == index
-            and last.trick is not None
-            and not last.trick.complete
-            and last.kind == StepKind.CARD
+    live = base.live
+    if live is None:
+        live = LiveGame.from_loaded(base.engine) if base.engine is not None else LiveGame(
+            validate_document(base.document, source=source, reference=False), source=source, problems=base.problems, timeline=base.timeline
         )
-        if trick_open:
-            tricks[-1].append(action.card)
-        else:
-            tricks.append([action.card])
-        return doc
-
-    raise BadRequest(f"{source}: unknown action kind {kind!r}")  # pragma: no cover - pydantic
-
-
-def _undo_removes_deal(base: Loaded, index: int) -> bool:
-    """An undo on a deal with no actions removes the deal itself."""
-    deal = base.document["deals"][index]
-    return not any(
-        (p.get("calls") if p.get("type") == "EUCHRE_BIDDING" else p.get("tricks"))
-        for p in deal.get("phases", [])
-        if isinstance(p, dict)
+    live = live.copy()  # the channel's game changes only once the action is stored
+    change = live.push(
+        LiveAction(
+            action.kind,
+            call=action.call,
+            alone=action.alone,
+            alone_defender=action.alone_defender,
+            card=action.card,
+            dealer=action.dealer,
+            up_card=action.up_card,
+            deal_number=action.deal_number,
+            player_cards=None if action.player_cards is None else tuple(tuple(h) for h in action.player_cards),
+        )
     )
+    timeline = live.timeline
+    return Loaded(source=source, document=live.to_egn(), timeline=timeline, problems=timeline.problems, live=live), change
 
 
-def _undo(deal: dict[str, Any]) -> None:
-    phases: list[dict[str, Any]] = deal.get("phases", [])
-    play = _phase(deal, "TRICK_PLAY")
-    if play is not None:
-        tricks = play.get("tricks", [])
-        if tricks:
-            tricks[-1].pop()
-            if not tricks[-1]:
-                tricks.pop()
-        if not tricks:
-            phases.remove(play)
-        return
-    bidding = _phase(deal, "EUCHRE_BIDDING")
-    if bidding is not None:
-        if "discard" in bidding:
-            del bidding["discard"]
-            return
-        calls = bidding.get("calls", [])
-        if calls:
-            calls.pop()
-            if not calls or all(c == "Pass" for c in calls):
-                bidding.pop("isAlone", None)
-                bidding.pop("aloneDefender", None)
-        if not calls:
-            phases.remove(bidding)
-        return
-
-
-def refuse_new_problems(old: Loaded | None, new: Loaded) -> None:
-    """Raise the first problem the action introduced (the engine's text and place).
-
-    Raises:
-        EgnError: typed as the engine typed the problem.
+def replay_log(game: Loaded | None, actions: Iterable[tuple[int, str]], *, source: str) -> tuple[Loaded | None, int | None, str | None]:
+    """``game`` (a stored snapshot) with the logged actions after it pushed on, in order, as
+    they were when accepted: the channel's game at its last action (a restart, a takeover).
+    Returns the game, the seq of the last action pushed (None: none) and, when an action
+    no longer replays (the engine refuses it now, or its JSON is not an action), why the
+    replay stopped there: what replayed is kept.
     """
-    fresh = new_problems(old, new)
-    if fresh:
-        raise fresh[0].error()
-
-
-def actions_of(doc: dict[str, Any], *, deals: int | None = None) -> list[dict[str, Any]]:
-    """The logger actions that write ``doc`` deal by deal (seq from 1; the first ``deals``
-    deals only, if given): the inverse of :func:`apply_action`, for benchmarks and tests."""
-    out: list[dict[str, Any]] = []
-    for deal in doc["deals"][:deals]:
-        init = deal["initialState"]
-        out.append({"kind": "new_deal", "dealer": init["dealer"], "upCard": init["upCard"], "playerCards": init.get("playerCards")})
-        for phase in deal["phases"]:
-            if phase["type"] == "EUCHRE_BIDDING":
-                calls = phase["calls"]
-                for i, call in enumerate(calls):
-                    a: dict[str, Any] = {"kind": "call", "call": call}
-                    if i == len(calls) - 1 and phase.get("isAlone") is not None:
-                        a["alone"] = phase["isAlone"]
-                    out.append(a)
-                if "discard" in phase:
-                    out.append({"kind": "discard", "card": phase["discard"]})
-            else:
-                for trick in phase["tricks"]:
-                    out.extend({"kind": "card", "card": c} for c in trick)
-    for i, a in enumerate(out, 1):
-        a["seq"] = i
-    return out
+    seq: int | None = None
+    for number, text in actions:
+        try:
+            action = ActionIn.model_validate_json(text)
+            game, _ = push_action(game, action, source=game.source if game is not None else source)
+        except (EgnError, BadRequest, ValidationError) as exc:
+            return game, seq, f"{source}: logged action {number} does not replay, the game stops before it ({type(exc).__name__}: {str(exc)[:300]})"
+        seq = number
+    return game, seq, None

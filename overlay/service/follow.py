@@ -64,6 +64,7 @@ class Following(Ingest):
         try:
             self.put_game(data, source=path.name, strict=False)
             self.follow_error = None
+            self.feed_log.took(self.hub.clock(), via="file")
         except (EgnError, OverlayError) as exc:
             # a half-written file: keep the last good state until it parses
             self.follow_error = str(exc)

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import asyncio
 import logging
 import time
 from pathlib import Path
@@ -56,10 +57,12 @@ class Hub:
             self.waiting.pop(next(iter(self.waiting)))
 
     def restore(self) -> None:
-        """Rebuild every stored channel (games are re-replayed leniently: nothing is dropped)."""
+        """Rebuild every stored channel (games are re-replayed leniently: nothing is dropped):
+        its last snapshot, with the actions logged after it pushed on."""
         for rec in self.store.channels():
             game = None
             error = rec.fault
+            seq = rec.game.seq if rec.game else 0
             if rec.fault is not None:
                 log.error("%s (the channel starts empty; the other channels start)", rec.fault)
             if rec.game is not None:
@@ -67,6 +70,12 @@ class Hub:
                     game = feed.load_bytes(rec.game.data, source=rec.game.source, strict=False)
                 except (EgnError, BadRequest, TooLarge) as exc:
                     error = str(exc)
+                else:
+                    game, last, why = feed.replay_log(game, rec.actions, source=f"{self.store.path}: channel {rec.id!r}")
+                    seq = last if last is not None else seq
+                    if why is not None:
+                        error = why
+                        log.error("%s", why)
             try:
                 playhead = Playhead.from_json(rec.playhead) if rec.playhead else None
             except (KeyError, TypeError, ValueError) as exc:
@@ -78,7 +87,7 @@ class Hub:
                 rec.id,
                 rec.settings,
                 game=game,
-                seq=rec.game.seq if rec.game else 0,
+                seq=seq,
                 playhead=playhead,
                 follow=rec.follow,
                 load_error=error,
@@ -109,12 +118,19 @@ class Hub:
             ch.start()
 
     async def stop(self) -> None:
-        """Save where every playhead is (a restart resumes there) and close the channels."""
+        """Save where every playhead is (a restart resumes there, all in one transaction)
+        and close the channels, all at once: each channel's goodbye to a page that does not
+        read waits up to a second, and one after another that was a second per such page."""
         self.started = False
         now = self.clock()
-        for ch in list(self.channels.values()):
-            try:
-                ch.save_playhead(now)
-            except StoreFailed as exc:  # a full disk must not stop the shutdown
-                log.error("channel %s: playhead not saved: %s", ch.id, exc)
-            await ch.close(reason="server shutting down")
+        channels = list(self.channels.values())
+        try:
+            with self.store.transaction():
+                for ch in channels:
+                    ch.save_playhead(now)
+        except StoreFailed as exc:  # a full disk must not stop the shutdown
+            log.error("playheads not saved: %s", exc)
+        results = await asyncio.gather(*(ch.close(reason="server shutting down") for ch in channels), return_exceptions=True)
+        for ch, result in zip(channels, results):
+            if isinstance(result, Exception):
+                log.error("channel %s: not closed cleanly: %r", ch.id, result)

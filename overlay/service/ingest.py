@@ -16,10 +16,13 @@ import copy
 import json
 import time
 
+from engine.live import Change
+
 from . import feed
 from .core import ChannelCore
 from .errors import Conflict, SequenceGap
 from .protocol import ActionIn, FeedAck
+from .director import StepTimes
 from .outputs import durations_of, marks_of
 
 __all__ = ["Ingest"]
@@ -29,46 +32,48 @@ class Ingest(ChannelCore):
     """Whole games (PUT, upload, file) and logger actions of a channel."""
 
     def _commit(
-        self, loaded: feed.Loaded, *, seq: int, reset: bool = False, action: tuple[int, str] | None = None
+        self,
+        loaded: feed.Loaded,
+        *,
+        seq: int,
+        reset: bool = False,
+        action: tuple[int, str] | None = None,
+        change: Change | None = None,
     ) -> FeedAck:
-        """Store, then show ``loaded`` (with ``action``: the logged ``(seq, json)``).
+        """Store, then show ``loaded`` (with ``action``: the logged ``(seq, json)``, and
+        ``change``: what the engine's push changed, so nothing is compared again).
 
         Raises:
             StoreFailed, StoreFull: the database refused; the channel is unchanged.
         """
         now = self.hub.clock()
         # leading steps with equal states keep their scenes; ``first``: the first step changed
-        shared, first = (0, None) if reset else feed.compare(self.game, loaded)
+        if reset:
+            shared, first = 0, None
+        elif change is not None:
+            shared, first = change.shared, change.first
+        else:
+            shared, first = feed.compare(self.game, loaded)
         old_steps = self.steps
         correction = first is not None and first < old_steps
         revision = self.revision + 1
-        if reset or first is None:
-            durations = durations_of(loaded.steps, self.render.timing)
-        else:
-            # steps before the first change are the same steps: keep their durations
-            keep = list(self.director.durations[:first])
-            durations = keep + durations_of(loaded.steps[first:], self.render.timing)
         director = copy.deepcopy(self.director)  # memory changes only once the store has it
         # an alternative line on air holds the live play: the game takes the action, the
         # picture stays on the line until ``mainline`` (overlay.service.branching); a new game ends it
         held = self.on_air is not None and not reset
         if reset:
-            director.reset(now, durations, version=revision, marks=marks_of(loaded.steps))
+            director.reset(now, durations_of(loaded.steps, self.render.timing), version=revision, marks=marks_of(loaded.steps))
         elif not held:
-            changed = first if first is not None else len(durations)
-            # the marks before the first change stand, as the durations do (a feed's games
-            # grow long: reading every step's kind per action cost 2 % of the CPU)
-            marks = sorted(m for m in self.director.times.marks if m < changed)
-            marks += [changed + i for i in marks_of(loaded.steps[changed:])]
-            director.timeline_changed(now, durations, first_changed=changed, version=revision, marks=marks)
+            director.timeline_changed(now, self._times(loaded, first, revision), first_changed=first if first is not None else len(loaded.steps))
         with self.record.transaction():
-            self.record.save_game(loaded.data, source=loaded.source, seq=seq)
+            if action is None:
+                self.record.save_game(loaded.data, source=loaded.source, seq=seq)
+            else:
+                self.record.save_action(*action, game=lambda: loaded.data, source=loaded.source)
             self.record.save_playhead(self.main_playhead(director, now).to_json() if held else director.playhead(now).to_json())
             if reset:
                 self.record.clear_actions()
-            if action is not None:
-                self.record.log_action(*action)
-        warnings = feed.new_warnings(self.game, loaded)
+        warnings = [str(p) for p in change.warnings] if change is not None else feed.new_warnings(self.game, loaded)
         before = self.versions.get(self.revision)
         if not reset and self.on_air is None and self.game is not None and before is not None and before.steps is self.game.steps:
             # the steps the action left alone keep their scenes (overlay.service.outputs.SceneCache)
@@ -87,6 +92,20 @@ class Ingest(ChannelCore):
         return FeedAck(
             seq=None, changed=True, correction=correction, steps=self.steps, expected=self.seq + 1, warnings=warnings
         )
+
+    def _times(self, loaded: feed.Loaded, first: int | None, revision: int) -> StepTimes:
+        """The step times of ``loaded`` under ``revision``: the steps before ``first`` (the
+        first that changed) are the same steps and keep their durations and marks, so only
+        the steps from ``first`` on are read (a live action: one or two).  The marks are the
+        deal-scored banners catch-up never cuts over."""
+        times = self.director.times
+        steps = loaded.steps
+        if first is None:
+            first = len(steps)
+        if len(times.durations) != len(self.game_steps) or first > len(times.durations):
+            first = 0  # the Director's times are not this game's (cannot be: read them all)
+        tail = steps[first:]
+        return times.amended(first, durations_of(tail, self.render.timing), version=revision, marks=marks_of(tail))
 
     def _unchanged(self, seq: int | None = None, *, duplicate: bool = False) -> FeedAck:
         return FeedAck(seq=seq, duplicate=duplicate, changed=False, steps=self.steps, expected=self.seq + 1)
@@ -144,10 +163,8 @@ class Ingest(ChannelCore):
                 f"channel {self.id!r}: action {action.seq} skips ahead; expected {expected}", expected=expected
             )
         source = self.game.source if self.game else f"{self.id}.egn"
-        document = feed.apply_action(self.game, action, source=source)
-        loaded = feed.load_bytes(feed.document_bytes(document), source=source, strict=True, previous=self.game)
-        feed.refuse_new_problems(self.game, loaded)
+        loaded, change = feed.push_action(self.game, action, source=source)
         replayed = time.time() * 1000
-        ack = self._commit(loaded, seq=action.seq, action=(action.seq, content))
+        ack = self._commit(loaded, seq=action.seq, action=(action.seq, content), change=change)
         self.feed_trace = {"received": received, "replayed": replayed, "committed": time.time() * 1000}
         return ack.model_copy(update={"seq": action.seq})

@@ -8,9 +8,10 @@ from aiohttp import web
 
 from .hub import Hub
 from .config import ServerSettings
+from .guard import Guard
 from .store import Store
 
-__all__ = ["SETTINGS", "STORE", "HUB", "TOKEN", "TOKEN_CREATED", "SOCKETS"]
+__all__ = ["SETTINGS", "STORE", "HUB", "TOKEN", "TOKEN_CREATED", "SOCKETS", "GUARD"]
 
 SETTINGS = web.AppKey("settings", ServerSettings)
 STORE = web.AppKey("store", Store)
@@ -21,3 +22,5 @@ TOKEN = web.AppKey("token", str)
 TOKEN_CREATED = web.AppKey("token_created", str)
 #: every open WebSocket, closed with GOING_AWAY on shutdown
 SOCKETS: web.AppKey[weakref.WeakSet[web.WebSocketResponse]] = web.AppKey("sockets")
+#: the connection rules of ``serve``'s site (time limits, caps; :mod:`overlay.service.guard`)
+GUARD = web.AppKey("guard", Guard)

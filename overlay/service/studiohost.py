@@ -6,11 +6,13 @@ from __future__ import annotations
 
 import hmac
 import secrets
+import time
 from pathlib import Path
 from typing import Any
 
 from aiohttp import web
 
+from studio.games import Held
 from studio.host import TRANSPORT_OPS, Handler
 
 from .branching import line_list
@@ -26,10 +28,11 @@ __all__ = ["StudioBridge"]
 class StudioBridge:
     """What the studio may do: read schemas, run transport, switch views, take, keep control keys."""
 
-    def __init__(self, hub: Hub, *, uploads: Path, guard: Any) -> None:
+    def __init__(self, hub: Hub, *, uploads: Path, guard: Any, allow_dirs: tuple[Path, ...] = ()) -> None:
         self.hub = hub
         self._uploads = uploads
         self._guard = guard
+        self._allow_dirs = allow_dirs
 
     @property
     def uploads(self) -> Path:
@@ -132,8 +135,37 @@ class StudioBridge:
         return hmac.compare_digest(stored.encode(), given.encode())
 
 
-def mount_studio(app: web.Application, hub: Hub, data_dir: Path, guard: Any) -> None:
+    # -- games in, every table at a glance
+
+    def game_held(self, channel: str) -> Held | None:
+        g = self.hub.get(channel).game
+        return None if g is None else Held(document=g.document, match=g.match, source=g.source)
+
+    def load_game(self, channel: str, data: bytes, *, source: str) -> dict[str, Any]:
+        return dump(self.hub.get(channel).load_game(data, source=source))
+
+    def put_game(self, channel: str, data: bytes, *, source: str) -> dict[str, Any]:
+        return dump(self.hub.get(channel).put_game(data, source=source, strict=False))
+
+    def game_problems(self, channel: str) -> list[dict[str, Any]]:
+        g = self.hub.get(channel).game
+        return [] if g is None else [p.to_json() for p in g.problems]
+
+    def allowed_dirs(self) -> list[str]:
+        return [str(d) for d in self._allow_dirs]
+
+    def waiting_pages(self) -> list[dict[str, Any]]:
+        now = time.time()
+        out = []
+        for w in self.hub.waiting.values():
+            seen = w.get("lastSeen")
+            age = round(max(0.0, now - seen), 1) if isinstance(seen, float) else None
+            out.append({"channel": w.get("channel"), "requests": w.get("requests"), "error": w.get("error"), "age": age})
+        return out
+
+
+def mount_studio(app: web.Application, hub: Hub, data_dir: Path, guard: Any, *, allow_dirs: tuple[Path, ...] = ()) -> None:
     """Mount the studio on ``app`` (the one place the overlay does so)."""
     from studio.app import mount
 
-    mount(app, StudioBridge(hub, uploads=Path(data_dir) / "uploads", guard=guard))
+    mount(app, StudioBridge(hub, uploads=Path(data_dir) / "uploads", guard=guard, allow_dirs=allow_dirs))

@@ -27,6 +27,7 @@
  *   player.renderAt(t, layerT);               // of its own (the analysis layer): at layerT,
  *   player.layerIsStill(layerT);              // or at t - start when layerT is left out;
  *   player.setLayer(null);                    // setScene keeps it, setLayer(null) drops it
+ *   player.setOnAir({scene, layer, layerStart}); // both at once (renderer/onair.py's OnAir)
  *
  * The module also exports the table's functions: install(table), loadTable(source), table(),
  * handled(), and the pure ones the tests compare with Python: sample, plan, ease.
@@ -48,6 +49,11 @@
 
 /** @import { Anim, Colour, DrawOpName, EasingName, Fit, FontKey, ImageId, MoveOpName, Op, OpName, OpTable, Ops, Paint, PaintArray, PaintName, Paints, Scene, SpriteId, Track } from "./scene.js" */
 
+/**
+ * What is on air over one step (renderer/onair.py's OnAir.to_json): the step's scene and its
+ * analysis layer, whose clock starts at scene time layerStart.
+ * @typedef {{ scene: Scene, layer?: Scene | null, layerStart?: number }} OnAirJson
+ */
 /**
  * A 2D affine matrix [a, b, c, d, e, f], as DOMMatrix and setTransform have it.
  * @typedef {[a: number, b: number, c: number, d: number, e: number, f: number]} Matrix
@@ -672,7 +678,7 @@ export class EuchrePlayer {
     // for scripts Barlow lacks ("cjk") is large: it loads only when a scene uses it; every
     // other font loads at once.
     const table = loadTable(opts.ops || opts.opsUrl).then(() => {
-      if (this.scene) this.renderAt(this.lastT); // a frame asked for before the table came
+      if (this.scene) this.renderAt(this.lastT, this.lastLayerT); // a frame asked for before the table came
     });
     /** @type {Promise<unknown>[]} */
     const loads = [table];
@@ -747,7 +753,8 @@ export class EuchrePlayer {
     this.sceneReady = Promise.all([this.ready].concat(keys.map((k) => this._load(k)), imgs.map((id) => this._loadImage(id))));
     if (fresh.length || imgs.length) {
       const shown = this.scene;
-      this.sceneReady.then(() => { if (this.scene === shown) this.renderAt(this.lastT); });
+      // the last frame again, the layer at its own time (not restarted: its fades would vanish)
+      this.sceneReady.then(() => { if (this.scene === shown) this.renderAt(this.lastT, this.lastLayerT); });
     }
   }
 
@@ -768,10 +775,28 @@ export class EuchrePlayer {
     if (!l) return;
     for (const track of l.tracks || []) this.layerStill = Math.max(this.layerStill, track[track.length - 1][0]);
     const keys = (l.fonts || []).filter((k) => this.urls[k]);
-    if (keys.some((k) => !this.faces[k])) {
+    // its images too (the scene's are loading already): the same parts on air as skia draws
+    const wanted = new Set(l.images || []);
+    for (const op of l.ops) if (op[0] === "im") wanted.add(op[1]);
+    const imgs = Array.from(wanted).filter((id) => !this.images.has(id));
+    if (keys.some((k) => !this.faces[k]) || imgs.length) {
       const shown = this.layer;
-      Promise.all(keys.map((k) => this._load(k))).then(() => { if (this.layer === shown) this.renderAt(this.lastT, this.lastLayerT); });
+      const loaded = Promise.all(/** @type {Promise<unknown>[]} */ (keys.map((k) => this._load(k))).concat(imgs.map((id) => this._loadImage(id))));
+      this.sceneReady = Promise.all([this.sceneReady, loaded]);
+      loaded.then(() => { if (this.layer === shown) this.renderAt(this.lastT, this.lastLayerT); });
     }
+  }
+
+  /** Show what is on air over a step (renderer/onair.py's OnAir.to_json: its scene, and its
+   * analysis layer from scene time layerStart on), as the page gets them in two messages;
+   * a bare scene is a scene without a layer.  sceneReady then covers both.
+   * @param {OnAirJson | Scene | string} onAir @param {number} [sceneStartTime] */
+  setOnAir(onAir, sceneStartTime) {
+    /** @type {OnAirJson | Scene} */
+    const d = typeof onAir === "string" ? JSON.parse(onAir) : onAir;
+    if (!("scene" in d)) { this.setScene(d, sceneStartTime); this.setLayer(null); return; }
+    this.setScene(d.scene, sceneStartTime);
+    this.setLayer(d.layer || null, d.layerStart || 0);
   }
 
   /** True once the layer (if any) has stopped moving at its time layerT.

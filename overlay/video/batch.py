@@ -83,7 +83,7 @@ class GameSpec:
     name: str
     data: bytes
     schedule: Schedule
-    view: Any
+    view: Any  # renderer.onair.Views
     theme: Any
     timing: Any
     match: Any
@@ -208,7 +208,7 @@ def game_spec(game: GameInput, job: Job, *, codec: str, background: str | None) 
         codec=codec,
         background=background,
         suffix=game.output.suffix,
-        images=_named_images(job.uploads, (job.view, job.theme, job.match)),
+        images=_named_images(job.uploads, (*job.view.all(), job.theme, job.match)),
         analysis=job.analysis,
     )
 

@@ -22,7 +22,7 @@ if TYPE_CHECKING:
 
     from ..service.protocol import OutputName
 
-__all__ = ["Job", "JobOptions", "load_job", "frame_source", "parse_deals", "parse_size", "load_view"]
+__all__ = ["Job", "JobOptions", "load_job", "frame_source", "output_views", "parse_deals", "parse_size", "load_view"]
 
 
 @dataclass(frozen=True)
@@ -42,7 +42,7 @@ class JobOptions:
     sync: str | None = None
     #: folder of the studio's uploads; None: the default data folder's, when it exists
     uploads: Path | None = None
-    #: "full", "public" or None (no analysis drawn)
+    #: "full", "public", "none", or None: as ``channel_settings`` say (off without them)
     analysis: str | None = None
 
     @classmethod
@@ -60,7 +60,7 @@ class Job:
     source: str
     steps: Sequence[Any]
     title: str | None
-    view: Any
+    view: Any  # renderer.onair.Views: the output's view, and the view switches' from their step
     theme: Any
     timing: Any
     size: tuple[int, int]
@@ -73,12 +73,16 @@ class Job:
     rules: Any = None  # engine.ruleset.Ruleset of the game (for --analysis)
     analysis: str | None = None  # "full", "public" or None (no analysis drawn)
 
-    def frames(self) -> Any:
-        """A :class:`renderer.frames.FrameSource` over this job."""
+    def images(self) -> Callable[[Sequence[str]], dict[str, bytes]] | None:
+        """Reads the uploaded images the scenes name (``None``: no uploads folder)."""
         from studio.uploads import read_images
 
         folder = self.uploads
-        images = None if folder is None else (lambda ids: read_images(folder, ids))
+        return None if folder is None else (lambda ids: read_images(folder, ids))
+
+    def frames(self) -> Any:
+        """A :class:`renderer.frames.FrameSource` over this job."""
+        images = self.images()
         return frame_source(
             self.steps,
             self.schedule,
@@ -140,6 +144,7 @@ def load_job(
     """
     from engine.load import load_game
     from renderer.frames import Schedule
+    from renderer.onair import Views
     from renderer.theme import Theme
     from renderer.timing import Timing
 
@@ -154,12 +159,15 @@ def load_job(
     steps = game.timeline.steps
     if not steps:
         raise OSError(f"{source}: the game has no steps")
-    view = theme = timing = match = None
+    theme = timing = match = None
+    views = Views()
+    settings = None
     if options.channel_settings:
-        rs = RenderSettings(ChannelSettings.model_validate(json.loads(Path(options.channel_settings).read_text(encoding="utf-8"))))
-        view, theme, timing, match = rs.view(options.output_name), rs.theme, rs.timing, rs.match
+        settings = ChannelSettings.model_validate(json.loads(Path(options.channel_settings).read_text(encoding="utf-8")))
+        rs = RenderSettings(settings)
+        views, theme, timing, match = output_views(rs, options.output_name), rs.theme, rs.timing, rs.match
     if options.view:
-        view = load_view(options.view)
+        views = Views(load_view(options.view))
     theme = _model(options.theme, Theme) or theme
     timing = _model(options.timing, Timing) or timing or Timing()
     durations = durations_of(steps, timing)
@@ -174,7 +182,7 @@ def load_job(
     if size is None:
         from renderer.view import default_view
 
-        v = view or default_view()
+        v = views.base or default_view()
         size = (v.width, v.height)
     try:
         rate = fps or parse_fps(options.fps)
@@ -185,7 +193,7 @@ def load_job(
         source=source,
         steps=steps,
         title=game.timeline.title,
-        view=view,
+        view=views,
         theme=theme,
         timing=timing,
         size=size,
@@ -196,13 +204,29 @@ def load_job(
         uploads=_uploads(options),
         timeline=game.timeline,
         rules=game.document.metadata.ruleset,
-        analysis=_analysis_mode(options),
+        analysis=_analysis_mode(options, settings),
     )
 
 
-def _analysis_mode(options: JobOptions) -> str | None:
-    """``--analysis``: full or public; the clean output's view is always public."""
+def output_views(rs: Any, output: OutputName) -> Any:
+    """The :class:`renderer.onair.Views` of ``output``: its view, and from each view switch's
+    step the view :meth:`overlay.service.outputs.RenderSettings.view` puts on air there (what
+    the channel's page shows at that step)."""
+    from renderer.onair import Views
+
+    steps = sorted({sw.step for sw in rs.settings.view_switches})
+    return Views(rs.view(output), tuple((s, rs.view(output, s)) for s in steps))
+
+
+def _analysis_mode(options: JobOptions, settings: Any) -> str | None:
+    """``--analysis``: full or public (``none``: off); without it, what the channel's settings
+    give the output (:func:`overlay.service.analysis.policy`'s rule: on for program and
+    preview, the clean output's policy for clean).  The clean output's view is always public."""
     mode = options.analysis
+    if mode is None and settings is not None and settings.analysis.enabled:
+        mode = "full" if options.output_name != "clean" or settings.analysis.clean == "public" else None
+    if mode == "none":
+        return None
     if mode is not None and options.output_name == "clean":
         return "public"
     return mode

@@ -22,9 +22,9 @@ import numpy as np
 import numpy.typing as npt
 import skia  # type: ignore[import-not-found]
 
-from renderer.raster import parse_colour, to_rgba
+from renderer.raster import parse_colour, read_straight
 
-__all__ = ["Codec", "CODECS", "VideoWriter", "parse_fps"]
+__all__ = ["Codec", "CODECS", "Pixels", "VideoWriter", "parse_fps"]
 
 RGBA = npt.NDArray[np.uint8]
 
@@ -40,11 +40,22 @@ class Codec:
     alpha: bool
     options: Mapping[str, str] = field(default_factory=dict)
     decoder: str | None = None  # the decoder that keeps alpha, when ffmpeg's default drops it
+    #: how a repeated picture (a held frame) is written without encoding it again:
+    #: "same" (every frame coded on its own: the last packet again), "delta" (a frame coded
+    #: against the previous one: an unchanged frame codes to the same small packet every
+    #: time), or None (rate control and references: encode it)
+    repeat: str | None = None
+
+    @property
+    def layout(self) -> str:
+        """The pixel layout frames reach the encoder in: its own ``argb`` (qtrle) needs no
+        conversion; every other format takes straight ``rgba``."""
+        return "argb" if self.pix_fmt == "argb" else "rgba"
 
 
 #: every format ``render`` writes; qtrle first (the default: lossless alpha, ~4 ms/frame)
 CODECS: dict[str, Codec] = {
-    "qtrle": Codec("qtrle", "qtrle", "argb", ".mov", True),
+    "qtrle": Codec("qtrle", "qtrle", "argb", ".mov", True, repeat="delta"),
     # realtime deadline: good quality at crf 24 and 10-20x faster than the default "good"
     "vp9": Codec(
         "vp9",
@@ -55,7 +66,7 @@ CODECS: dict[str, Codec] = {
         {"deadline": "realtime", "cpu-used": "8", "row-mt": "1", "crf": "24", "b": "0"},
         decoder="libvpx-vp9",  # ffmpeg's native vp9 decoder drops the alpha plane
     ),
-    "prores": Codec("prores", "prores_ks", "yuva444p10le", ".mov", True, {"profile": "4444", "vendor": "apl0"}),
+    "prores": Codec("prores", "prores_ks", "yuva444p10le", ".mov", True, {"profile": "4444", "vendor": "apl0"}, repeat="same"),
     "png": Codec("png", "", "rgba", "", True),
     "h264": Codec("h264", "libx264", "yuv420p", ".mp4", False, {"preset": "veryfast", "crf": "18"}),
 }
@@ -79,6 +90,41 @@ def parse_fps(text: str | float) -> Fraction:
         raise ValueError(f"frame rate {text!r}: out of range (0, 240]")
     return fps
 
+
+
+# --------------------------------------------------------------------------- pixels
+
+
+class Pixels:
+    """Premultiplied skia frames -> the straight-alpha pixels an encoder of ``codec`` takes:
+    over ``background`` when there is one (a codec without alpha gets black), in the
+    codec's :attr:`Codec.layout`.  The writer and the drawing processes of a parallel render
+    (:mod:`overlay.video.parallel`) convert with the same one."""
+
+    def __init__(self, codec: Codec, size: tuple[int, int], background: str | None) -> None:
+        self.codec = codec
+        w, h = size
+        bg = background if background is not None else (None if codec.alpha else "#000000")
+        self.background = parse_colour(bg) if bg else None
+        self._surface = skia.Surface.MakeRaster(skia.ImageInfo.MakeN32Premul(w, h)) if self.background is not None else None
+        self.blank: RGBA = np.zeros((h, w, 4), np.uint8)
+        if self.background is not None:
+            r, g, b, a = _rgba_of(self.background)
+            self.blank[...] = (a, r, g, b) if codec.layout == "argb" else (r, g, b, a)
+
+    def __call__(self, image: skia.Image | None, out: RGBA | None = None) -> RGBA:
+        """The pixels of ``image`` (``None``: an empty frame), into ``out`` when given."""
+        if image is None:
+            if out is None:
+                return self.blank
+            out[...] = self.blank
+            return out
+        if self._surface is not None:
+            canvas = self._surface.getCanvas()
+            canvas.clear(self.background)
+            canvas.drawImage(image, 0, 0)
+            image = self._surface.makeImageSnapshot()
+        return read_straight(image, out, argb=self.codec.layout == "argb")
 
 
 # --------------------------------------------------------------------------- writer
@@ -112,6 +158,8 @@ class VideoWriter:
         self.size = size
         self.frames = 0
         self._encoded = 0  # frames the encoder thread took (the truth after an interruption)
+        #: held frames written as a copy of a packet, not encoded again (Codec.repeat)
+        self.copied = 0
         self.closed = False
         self._last_image: Any = _NOTHING
         self._last_name = ""
@@ -122,12 +170,8 @@ class VideoWriter:
         if self.codec.encoder in ("libx264", "libvpx-vp9") or self.codec.pix_fmt.startswith("yuv"):
             if w % 2 or h % 2:
                 raise ValueError(f"{self.codec.name} needs an even width and height, got {w}x{h}")
-        bg = background if background is not None else (None if self.codec.alpha else "#000000")
-        self._bg = parse_colour(bg) if bg else None
-        self._bg_surface = skia.Surface.MakeRaster(skia.ImageInfo.MakeN32Premul(w, h)) if self._bg is not None else None
-        self._blank: RGBA = np.zeros((h, w, 4), np.uint8)
-        if self._bg is not None:
-            self._blank[...] = _rgba_of(self._bg)
+        self.pixels = Pixels(self.codec, size, background)
+        self._bg = self.pixels.background
         if not self.codec.encoder:
             self.path.mkdir(parents=True, exist_ok=True)
             self._container: Any = None
@@ -145,17 +189,6 @@ class VideoWriter:
         self._thread = threading.Thread(target=self._work, name="video-writer", daemon=True)
         self._thread.start()
 
-    def rgba(self, image: skia.Image | None) -> RGBA:
-        """The straight-alpha RGBA the encoder gets for ``image`` (background applied)."""
-        if image is None:
-            return self._blank
-        if self._bg_surface is not None:
-            canvas = self._bg_surface.getCanvas()
-            canvas.clear(self._bg)
-            canvas.drawImage(image, 0, 0)
-            image = self._bg_surface.makeImageSnapshot()
-        return to_rgba(image)
-
     def over_background(self, rgba: RGBA) -> RGBA:
         """A straight-alpha frame (e.g. a page screenshot) over the background, if any."""
         if self._bg is None:
@@ -168,32 +201,55 @@ class VideoWriter:
         return out
 
     def write(self, image: skia.Image | None) -> None:
-        """Append ``image``; the same image again (a held step) reuses the converted frame."""
+        """Append ``image``; the same image again (a held step) is written as a repeat."""
         if self.frames and image is self._last_image:
-            self._put(None)
+            self.repeat()
             return
-        self.write_rgba(self.rgba(image))
+        self.write_pixels(self.pixels(image))
         self._last_image = image
 
     def write_rgba(self, rgba: RGBA) -> None:
         """Append a straight-alpha RGBA frame (the array must not change afterwards)."""
-        self._last_image = _NOTHING
-        self._put(rgba)
+        self.write_pixels(rgba, "rgba")
 
-    def _put(self, rgba: RGBA | None) -> None:
-        """Queue frame number ``self.frames`` (``None``: the previous picture again)."""
+    def write_pixels(self, pixels: RGBA, layout: str | None = None) -> None:
+        """Append a straight-alpha frame in ``layout`` (default the codec's own,
+        :meth:`pixels`); the array must not change afterwards."""
+        self._last_image = _NOTHING
+        self._put(pixels, layout or self.codec.layout)
+
+    def write_frame(self, frame: Any) -> None:
+        """Append an ``av.VideoFrame`` holding straight-alpha pixels in the codec's layout (a
+        parallel render makes it straight from a worker's shared memory: one copy less)."""
+        self._last_image = _NOTHING
+        if self._container is None:
+            self._put(frame.to_ndarray(), self.codec.layout)
+        else:
+            self._put(frame, self.codec.layout)
+
+    def repeat(self) -> None:
+        """Append the previous picture again (a held frame): never converted again, and for a
+        codec with a :attr:`Codec.repeat` rule never encoded again either."""
+        if not self.frames:
+            raise ValueError("no frame to repeat yet")
+        self._put(None, "")
+
+    def _put(self, pixels: Any, layout: str) -> None:
+        """Queue frame number ``self.frames``: pixels (an array, or an ``av.VideoFrame``) in ``layout``, or ``None``: the previous picture again."""
         if self._container is None:
             name = f"frame_{self.frames:06d}.png"
-            if rgba is None:
+            if pixels is None:
                 os.link(self.path / self._last_name, self.path / name)
             else:
                 from PIL import Image
 
-                Image.fromarray(rgba, "RGBA").save(self.path / name, compress_level=1)
+                if layout == "argb":
+                    pixels = np.roll(pixels, -1, axis=2)
+                Image.fromarray(pixels, "RGBA").save(self.path / name, compress_level=1)
                 self._last_name = name
         else:
             self._check()
-            self._queue.put((rgba, self.frames))
+            self._queue.put((pixels, layout, self.frames))
         self.frames += 1
 
     def _work(self) -> None:
@@ -202,17 +258,43 @@ class VideoWriter:
         import av
 
         last: Any = None
+        rule = self.codec.repeat
+        #: (pts, bytes, keyframe) of the newest packet, and the packet an unchanged frame codes to
+        newest: tuple[int, bytes, bool] | None = None
+        unchanged: bytes | None = None
+        last_pts = -1  # the frame of the picture ``last`` holds, as last given to the encoder
         try:
             while True:
                 item = self._queue.get()
                 if item is _NOTHING:
                     return
-                rgba, pts = item
-                if rgba is not None:
-                    last = av.VideoFrame.from_ndarray(rgba, format="rgba").reformat(format=self.codec.pix_fmt)
-                last.pts = pts  # in 1/fps units: the encoder's time base
-                for packet in self._stream.encode(last):
+                pixels, layout, pts = item
+                copy: tuple[bytes, bool] | None = None
+                if pixels is not None:
+                    last = pixels if isinstance(pixels, av.VideoFrame) else av.VideoFrame.from_ndarray(pixels, format=layout)
+                    if layout != self.codec.pix_fmt:
+                        last = last.reformat(format=self.codec.pix_fmt)
+                    unchanged = None
+                elif rule == "same" and newest is not None and newest[0] == last_pts:
+                    copy = (newest[1], newest[2])  # coded on its own: the same packet again
+                elif rule == "delta" and unchanged is not None:
+                    copy = (unchanged, False)
+                if copy is not None:
+                    packet = av.Packet(copy[0])
+                    packet.pts = packet.dts = pts
+                    packet.time_base = Fraction(1) / self.fps
+                    packet.is_keyframe = copy[1]
+                    packet.stream = self._stream
                     self._container.mux(packet)
+                    self.copied += 1
+                else:
+                    last.pts = pts  # in 1/fps units: the encoder's time base
+                    for packet in self._stream.encode(last):
+                        newest = (int(packet.pts), bytes(packet), bool(packet.is_keyframe))
+                        if pixels is None and rule == "delta" and packet.pts == pts and not packet.is_keyframe:
+                            unchanged = newest[1]
+                        self._container.mux(packet)
+                    last_pts = pts
                 self._encoded += 1
         except BaseException as exc:  # noqa: BLE001 - handed to the writing thread
             self._error = exc

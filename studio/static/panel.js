@@ -5,12 +5,14 @@
 import { h, clear, $, clone } from "./dom.js";
 import { renderForm } from "./form.js";
 import { S, OUTPUTS, enc, edit, ensureView, previewView, notice, ask } from "./session.js";
+import { renderGame, renderLogger } from "./tables.js";
 
 /** @import { TeamData } from "./settings.js" */
 
 const TABS = [
   ["element", "Element"], ["view", "View"], ["theme", "Theme"], ["timing", "Timing"],
   ["match", "Match"], ["outputs", "Outputs"], ["look", "Look"], ["links", "Links"],
+  ["game", "Game"], ["logger", "Logger"],
 ];
 
 function setIn(obj, path, v) {
@@ -104,6 +106,10 @@ export function renderPanel() {
     renderLook(p);
   } else if (S.tab === "links") {
     renderLinks(p);
+  } else if (S.tab === "game") {
+    renderGame(p);
+  } else if (S.tab === "logger") {
+    renderLogger(p);
   }
 }
 
@@ -113,10 +119,13 @@ function renderOutputs(p) {
   for (const o of OUTPUTS) {
     const out = S.shown.outputs[o];
     const url = `${location.origin}/overlay/${enc(S.ch)}?output=${o}`;
+    // preview shows live hole cards: its page needs the token, read from the URL's fragment
+    // (never sent to a server); the copy carries it, the text on screen hides it
+    const copied = o === "preview" ? `${url}#token=${encodeURIComponent(S.api.token)}` : url;
     const f = h("div");
     p.append(h("fieldset", {}, h("legend", {}, o),
-      h("div", { class: "urls row" }, h("code", {}, url),
-        h("button", { onclick: () => copy(url) }, "Copy")),
+      h("div", { class: "urls row" }, h("code", { dataset: { output: o } }, o === "preview" ? `${url}#token=•••` : url),
+        h("button", { dataset: { copy: o }, onclick: () => copy(copied) }, "Copy")),
       h("div", { class: "help" }, `OBS Browser Source: width ${out.width}, height ${out.height}.`),
       h("div", { class: "row" }, "view ",
         h("select", { onchange: (e) => { const i = Number(e.target.value); if (i >= 0) edit(`view on ${o}`, (c) => { c.outputs[o].view = clone(c.views[i]); }); } },

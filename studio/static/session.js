@@ -232,7 +232,8 @@ export function hide(sel) { const el = $(sel); el.hidden = true; clear(el); }
 export function notice(text, button) {
   const n = clear($("#notice"));
   n.hidden = false;
-  n.append(h("span", {}, text), " ", button || null);
+  n.append(h("span", {}, text));
+  if (button) n.append(" ", button); // (append(null) would write "null")
 }
 
 export async function ask(text, value = "", { input = true } = {}) {

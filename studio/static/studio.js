@@ -9,11 +9,12 @@ import { Editor, placed } from "./editor.js";
 import { S, enc, settingsUrl, content, previewView, ensureView, edit, undo, redo, take, adopt, notice, hide, ask } from "./session.js";
 import { renderTabs, renderPanel, dropDeadSwitches, keyUrl } from "./panel.js";
 import { control, poll, loadTimeline, airLine, renderTransport } from "./transport.js";
+import { setupTables } from "./tables.js";
 
 const HOTKEYS = [
   ["Space", "play / pause"], ["→", "next"], ["←", "back"], ["L", "go live"], ["1–9", "switch the preview to view 1–9"],
   ["Ctrl+Z", "undo"], ["Ctrl+Shift+Z", "redo"], ["arrows", "nudge the selection 1 px (Shift: 10 px) while the editor has focus"],
-  ["Esc", "clear the selection"], ["?", "this list"],
+  ["Esc", "clear the selection"], ["O", "every table at a glance (the overview)"], ["?", "this list"],
 ];
 const TOKEN_KEY = "euchre-overlay.token";
 // ------------------------------------------------------------------ sign-in
@@ -68,7 +69,8 @@ async function openChannel(id) {
   S.lines = [];
   const tl = await loadTimeline();
   if (tl.settingsProblem) notice(`The stored settings were refused and this channel runs on defaults until you save: ${tl.settingsProblem}`);
-  const q = (o) => `/overlay/${enc(id)}?output=${o}`;
+  // monitor=1: the studio's own frames are not counted as OBS pages
+  const q = (o) => `/overlay/${enc(id)}?output=${o}&monitor=1`;
   // preview shows live hole cards: the page sends the token it finds in the fragment
   $("#preview").src = `${q("preview")}#token=${encodeURIComponent(S.api.token)}`;
   $("#program").src = q("program");
@@ -260,7 +262,7 @@ async function saveView() {
 async function importLegacy(file) {
   try {
     const r = await S.api.req("POST", "/studio/api/legacy", await file.arrayBuffer(), { raw: true, type: "application/json" });
-    if (!r.views.length) { notice(`${file.name}: no views in this file`); return; }
+    if (!r.views.length) { notice(`${file.name}: no views in this file (Import EGN reads a file's layouts; to load its game, use the Game tab or drop the file on the studio)`); return; }
     await edit("import views", (c) => {
       c.views = c.views || [];
       const ids = [];
@@ -364,6 +366,7 @@ function setup() {
   $("#line-pick").addEventListener("change", renderTransport);
   document.addEventListener("keydown", onKey);
   setInterval(poll, 1000);
+  setupTables(); // games in, logger setup, the overview and the notices
 }
 
 start();

@@ -5,7 +5,8 @@ Read-only (no token): ``GET /`` (the channel list only with the token), ``GET
 images by content id), ``WS /ws/overlay/{channel}``, ``GET
 /api/channels/{id}/state`` and its socket for the ``clean`` and ``program`` outputs (the
 live ``preview`` state needs the token).  Sockets check ``Origin``.  Everything else under
-``/api`` is marked :func:`overlay.service.auth.protected`.
+``/api`` is marked :func:`overlay.service.auth.protected` (the feed routes also take the
+channel's feed key: :func:`overlay.service.feedkeys.feed_route`).
 
 What a route means for ``serve --redis`` hangs on the route itself, never on a second list
 of URL patterns: a route whose path names ``{channel}`` belongs to that channel (its owner
@@ -18,7 +19,7 @@ from __future__ import annotations
 
 from aiohttp import web
 
-from . import channels, control, feed, media, pages, settings, state
+from . import channels, control, feed, logger, loggers, media, pages, settings, state
 
 __all__ = ["TABLES"]
 
@@ -28,6 +29,8 @@ TABLES: tuple[web.RouteTableDef, ...] = (
     media.routes,
     channels.routes,
     feed.routes,
+    loggers.routes,
+    logger.routes,
     control.routes,
     settings.routes,
     state.routes,

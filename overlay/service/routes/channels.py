@@ -5,6 +5,7 @@ from __future__ import annotations
 from aiohttp import web
 
 from ..auth import protected
+from ..keys import GUARD
 from ..limits import parse
 from ..protocol import OUTPUTS, ChannelCreate, ChannelSettings
 from .common import channel_of, clock_of, hub_of, read_json
@@ -19,7 +20,13 @@ routes = web.RouteTableDef()
 async def status(request: web.Request) -> web.Response:
     now = clock_of(request)
     hub = hub_of(request)
-    return web.json_response({"channels": [ch.status(now) for ch in hub.channels.values()], "waitingPages": list(hub.waiting.values())})
+    return web.json_response(
+        {
+            "channels": [ch.status(now) for ch in hub.channels.values()],
+            "waitingPages": list(hub.waiting.values()),
+            "connections": request.app[GUARD].status(),
+        }
+    )
 
 
 @routes.get("/api/channels", name="channels")

@@ -7,20 +7,21 @@ import json
 import logging
 from pathlib import Path
 
-from aiohttp import WSMessage, WSMsgType, web
+from aiohttp import WSCloseCode, WSMessage, WSMsgType, web
 
 from engine.load import MAX_INPUT
 
 from ..auth import protected
 from ..limits import parse
 from ..channel import Channel
-from ..errors import BadRequest, NotFound, StoreFailed
+from ..errors import BadRequest, Forbidden, NotFound, StoreFailed
 from ..feed import feed_game_bytes
+from ..feedkeys import FEED_KEY, feed_route, still_valid
 from ..files import check_allowed, kind_of, read_game_file_async
 from ..keys import SETTINGS, SOCKETS, STORE
 from ..protocol import ActionIn, FeedGame, FeedRefused, FollowRequest, LoadPath, dump, parse_feed_message
 from ..refusals import REFUSED, error_body
-from .common import ack_response, channel_of, read_json
+from .common import ack_response, channel_of, clock_of, read_json
 
 __all__ = ["routes"]
 
@@ -34,6 +35,17 @@ def _source(request: web.Request, fallback: str) -> str:
     return name[:200]
 
 
+def _via(request: web.Request) -> str:
+    """Who sent a feed message: a feed key's id, or ``"token"``."""
+    return request.get(FEED_KEY) or "token"
+
+
+def _note_refused(request: web.Request, ch: Channel, exc: BaseException, seq: int | None) -> None:
+    """Keep a refused feed message's text on the channel (the studio shows it)."""
+    status, body = error_body(exc)
+    ch.feed_log.refuse(clock_of(request), seq=seq, status=status, kind=str(body.get("kind", "error")), error=str(body.get("error", "")), via=_via(request))
+
+
 def _client_path(request: web.Request, raw: str) -> Path:
     """A path from a request, inside the allowed folders when the server has any.
 
@@ -44,7 +56,7 @@ def _client_path(request: web.Request, raw: str) -> Path:
 
 
 @routes.put("/api/channels/{channel}/game")
-@protected
+@feed_route
 async def put_game(request: web.Request) -> web.Response:
     """The logger's whole game (idempotent); strict: schema problems are refused."""
     ch = channel_of(request)
@@ -52,7 +64,12 @@ async def put_game(request: web.Request) -> web.Response:
     strict = request.query.get("strict", "1") not in ("0", "false", "no")
     # a body has no file name: errors name the channel ("channel t1: line 1, ..."), not a
     # made-up file ("t1.egn" read as if the channel were the file); ?source= names it
-    ack = ch.put_game(data, source=_source(request, f"channel {ch.id}"), strict=strict)
+    try:
+        ack = ch.put_game(data, source=_source(request, f"channel {ch.id}"), strict=strict)
+    except REFUSED as exc:
+        _note_refused(request, ch, exc, None)
+        raise
+    ch.feed_log.took(clock_of(request), via=_via(request))
     return ack_response(ack)
 
 
@@ -91,11 +108,18 @@ async def load_path(request: web.Request) -> web.Response:
 
 
 @routes.post("/api/channels/{channel}/actions")
-@protected
+@feed_route
 async def post_action(request: web.Request) -> web.Response:
     ch = channel_of(request)
-    action = parse(ActionIn, await read_json(request))
-    return ack_response(ch.apply_action(action))
+    action: ActionIn | None = None
+    try:
+        action = parse(ActionIn, await read_json(request))
+        ack = ch.apply_action(action)
+    except REFUSED as exc:
+        _note_refused(request, ch, exc, None if action is None else action.seq)
+        raise
+    ch.feed_log.took(clock_of(request), via=_via(request))
+    return ack_response(ack)
 
 
 @routes.post("/api/channels/{channel}/follow")
@@ -127,8 +151,9 @@ def _refused(exc: BaseException, seq: int | None) -> str:
     return json.dumps(dump(msg))
 
 
-def _feed_frame(ch: Channel, msg: WSMessage) -> str | None:
-    """The answer to one feed frame: an ack or a typed refusal (None: not a data frame)."""
+def _feed_frame(request: web.Request, ch: Channel, msg: WSMessage) -> str | None:
+    """The answer to one feed frame: an ack or a typed refusal (None: not a data frame);
+    both are noted in the channel's feed log."""
     seq: int | None = None
     try:
         if msg.type == WSMsgType.BINARY:
@@ -142,8 +167,10 @@ def _feed_frame(ch: Channel, msg: WSMessage) -> str | None:
                 ack = ch.apply_action(m.action)
         else:
             return None
+        ch.feed_log.took(clock_of(request), via=_via(request))
         return json.dumps(dump(ack))
     except REFUSED as exc:
+        _note_refused(request, ch, exc, seq)
         return _refused(exc, seq)
     except Exception:  # a bug must not cost the logger its socket
         log.exception("channel %s: feed frame failed", ch.id)
@@ -152,7 +179,7 @@ def _feed_frame(ch: Channel, msg: WSMessage) -> str | None:
 
 
 @routes.get("/api/channels/{channel}/feed", name="feed_socket")
-@protected
+@feed_route
 async def feed_socket(request: web.Request) -> web.WebSocketResponse:
     """The logger's socket.  Every frame gets an ack or a typed refusal; no frame can close
     the socket or touch the channel's last good state (a frame over the cap closes it with
@@ -166,7 +193,11 @@ async def feed_socket(request: web.Request) -> web.WebSocketResponse:
     store = request.app[STORE]
     try:
         async for msg in ws:
-            text = _feed_frame(ch, msg)
+            if not still_valid(request):  # a key revoked while its socket is open ends it
+                await ws.send_str(_refused(Forbidden("this socket's feed key was revoked"), None))
+                await ws.close(code=WSCloseCode.POLICY_VIOLATION, message=b"feed key revoked")
+                break
+            text = _feed_frame(request, ch, msg)
             if text is None:
                 continue
             try:

@@ -34,7 +34,7 @@ routes = web.RouteTableDef()
 routes.static("/static", STATIC)
 
 
-def _page_html(channel: str, output: OutputName, width: int, height: int, *, trace: bool = False, problem: str | None = None) -> str:
+def _page_html(channel: str, output: OutputName, width: int, height: int, *, trace: bool = False, problem: str | None = None, monitor: bool = False) -> str:
     from renderer.fonts import font_files
 
     config = {
@@ -43,7 +43,7 @@ def _page_html(channel: str, output: OutputName, width: int, height: int, *, tra
         "width": width,
         "height": height,
         "problem": problem,
-        "socket": f"/ws/overlay/{channel}?output={output}&width={width}&height={height}" + ("&trace=1" if trace else ""),
+        "socket": f"/ws/overlay/{channel}?output={output}&width={width}&height={height}" + ("&trace=1" if trace else "") + ("&monitor=1" if monitor else ""),
         "fonts": {key: f"/fonts/{key}.ttf" for key in font_files()},
     }
     # JSON inside <script>: escape "<" so no text can close the element
@@ -83,7 +83,42 @@ def _lenient_query(request: web.Request) -> tuple[OutputName, int, int, str | No
 
 @routes.get("/overlay/{channel}")
 async def overlay_page(request: web.Request) -> web.Response:
-    channel = request.match_info["channel"]
+    return _page(request, request.match_info["channel"])
+
+
+#: the first path segment of a page URL as people type it: any case, "overlay" or "overlays"
+_OVERLAY = "{prefix:[Oo][Vv][Ee][Rr][Ll][Aa][Yy][Ss]?}"
+
+
+@routes.get(f"/{_OVERLAY}/{{channel}}/{{rest:.*}}")
+@routes.get(f"/{_OVERLAY}/{{channel}}")
+async def typed_page(request: web.Request) -> web.Response:
+    """A page URL as a person types it (``/overlay/live1/``, ``/Overlay/live1``,
+    ``/overlays/live1``, ``/overlay/live1/program``): the same transparent player as
+    ``/overlay/{channel}``, never a text 404 on air; what was off goes to the page's console."""
+    rest = request.match_info.get("rest", "")
+    typed = f"/{request.match_info['prefix']}/"
+    notes = [f"{typed} is read as /overlay/"] if typed != "/overlay/" else []
+    if rest:
+        notes.append(f"the path after the channel ({rest[:60]!r}) is ignored")
+    return _page(request, request.match_info["channel"], note="; ".join(notes) or None)
+
+
+@routes.get(f"/{_OVERLAY}")
+@routes.get(f"/{_OVERLAY}/")
+async def page_without_channel(request: web.Request) -> web.Response:
+    """``/overlay`` without a channel: the empty transparent player, saying what is missing."""
+    output, width, height, _ = _lenient_query(request)
+    problem = "no channel in the URL: open /overlay/CHANNEL (the page stays empty)"
+    return _html_response(_page_html("", output, width, height, problem=problem))
+
+
+def _html_response(html: str) -> web.Response:
+    return web.Response(text=html, content_type="text/html", headers={"Cache-Control": "no-store", "X-Content-Type-Options": "nosniff"})
+
+
+def _page(request: web.Request, channel: str, *, note: str | None = None) -> web.Response:
+    """The player page of ``channel`` (which may not exist yet); ``note``: how the URL was read."""
     problem: str | None = None
     try:
         ch = channel_of(request)
@@ -95,12 +130,11 @@ async def overlay_page(request: web.Request) -> web.Response:
     except BadRequest as exc:
         output, width, height, _ = _lenient_query(request)
         problem = str(exc)
-    html = _page_html(channel, output, width, height, trace=request.query.get("bench") == "1", problem=problem)
-    return web.Response(
-        text=html,
-        content_type="text/html",
-        headers={"Cache-Control": "no-store", "X-Content-Type-Options": "nosniff"},
-    )
+    if note:
+        problem = f"{note}; {problem}" if problem else note
+    monitor = request.query.get("monitor") == "1"
+    html = _page_html(channel, output, width, height, trace=request.query.get("bench") == "1", problem=problem, monitor=monitor)
+    return _html_response(html)
 
 
 @routes.get("/fonts/{key}.ttf")
@@ -130,7 +164,7 @@ async def page_socket(request: web.Request) -> web.WebSocketResponse:
     # such a page's size is settled when the token admits it
     locked = output == "preview" and not trusted
     size = asked if locked else ch.page_size(asked, trusted=trusted)
-    page = await open_page(request, output, *size, trace=request.query.get("trace") == "1")
+    page = await open_page(request, output, *size, trace=request.query.get("trace") == "1", monitor=request.query.get("monitor") == "1")
     page.trusted = trusted
 
     async def admit() -> None:

@@ -33,7 +33,7 @@ PREVIEW_LOCKED = (
 )
 
 
-async def open_page(request: web.Request, output: OutputName, width: int, height: int, *, trace: bool = False) -> Page:
+async def open_page(request: web.Request, output: OutputName, width: int, height: int, *, trace: bool = False, monitor: bool = False) -> Page:
     """Accept a page's socket (no compression: it cost 3 ms a message) and register it for
     the shutdown's GOING_AWAY; the :class:`Page` holds the socket and its outbox."""
     ws = web.WebSocketResponse(compress=False, heartbeat=15.0, max_msg_size=64 * 1024)
@@ -47,6 +47,7 @@ async def open_page(request: web.Request, output: OutputName, width: int, height
         width=width,
         height=height,
         trace=trace,
+        monitor=monitor,
         transport=request.transport,
     )
 

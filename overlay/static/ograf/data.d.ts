@@ -12,7 +12,7 @@ export interface GraphicData {
   /** API token — Optional: lets play/next/stop step the channel (POST /api/channels/{id}/control). */
   token?: string;
   /**
-   * Timeline (non-real time) — Scenes to draw at goToTime: step start times in seconds and a URL template for each step's scene ({step} replaced).
+   * Timeline (non-real time) — What to draw at goToTime: step start times in seconds and a URL template for each step's on-air JSON ({step} replaced): its scene and analysis layer (renderer/onair.py), or a bare scene.
    */
   timeline?: {
     starts: number[];

@@ -11,10 +11,14 @@
  * requestAnimationFrame until the scene is still.  The first playAction shows it; given the
  * API token, a later one steps the channel (NEXT x delta) and one with goto seeks to that
  * step; stopAction hides it.
+ * Both draw what is on air (renderer/onair.py): in real time the scene messages and the
+ * analysis messages' layers (over their own step's scene, on their own clock, as the OBS
+ * page draws them), and the uploaded images from the server's /media/.
  * Non-real time: data.timeline gives step start times and a URL template of each step's
- * scene; goToTime(ms) applies the scheduled actions up to that time, loads the step's scene
- * once and draws it with player.renderAt(t): the picture depends on the time only, which is
- * what the deterministic capture (overlay/capture.py) relies on.
+ * on-air JSON (scene and analysis layer; a bare scene too); goToTime(ms) applies the
+ * scheduled actions up to that time, loads the step's once and draws it with
+ * player.renderAt(t): the picture depends on the time only, which is what the
+ * deterministic capture (overlay/browser/capture.py) relies on.
  * It imports the player (../player.js) as an ES module.  Plain ES2020 (OBS's Chrome 127,
  * CasparCG's and SPX's Chromium), type-checked by tsc (// @ts-check).
  */
@@ -22,6 +26,10 @@
 import { EuchrePlayer } from "../player.js";
 
 /** @import { Scene } from "../scene.js" */
+/**
+ * The analysis message of one step (overlay/service/analysis.py): its layer is a scene.
+ * @typedef {{ type: "analysis", step: number | null, layer?: Scene | null }} AnalysisMessage
+ */
 /** @import { PageDrawn, PageHello, SceneMessage } from "../protocol.js" */
 /** @import { ControlActionPayload, GraphicData } from "./data.js" */
 
@@ -72,8 +80,12 @@ export default class EuchreOverlayGraphic extends HTMLElement {
     this.shownStep = null;
     /** @type {WebSocket | null} */
     this.ws = null;
-    /** @type {{ age: number, rate: number, t0: number, has: boolean } | null} real time: the step shown */
+    /** @type {{ age: number, rate: number, t0: number, has: boolean, step: number | null } | null} real time: the step shown */
     this.current = null;
+    /** @type {AnalysisMessage | null} real time: an analysis whose step's scene has not come yet */
+    this.waiting = null;
+    /** @type {number | null} real time: when the analysis layer was shown (seconds, performance.now) */
+    this.layerAt = null;
     this.raf = 0;
     this.currentStep = 0;
     /** @type {HTMLCanvasElement | null} */
@@ -101,7 +113,8 @@ export default class EuchreOverlayGraphic extends HTMLElement {
     this.canvas = canvas;
     canvas.width = res.width || this.data.width || 1920;
     canvas.height = res.height || this.data.height || 1080;
-    this.player = new EuchrePlayer(canvas, { fontUrls: fontUrls(this.serverBase, this.data.fontUrls) });
+    // uploaded images from the server the graphic follows (the page's /media/ route)
+    this.player = new EuchrePlayer(canvas, { fontUrls: fontUrls(this.serverBase, this.data.fontUrls), imageBase: new URL("media/", this.serverBase).href });
     await this.player.ready;
     this.initialData = this.data;
     if (this.renderType === "realtime" && this.data.channel) this._connect(this.data.channel);
@@ -194,7 +207,8 @@ export default class EuchreOverlayGraphic extends HTMLElement {
     let step = first;
     while (step < last && starts[step + 1] <= t + 1e-9) step += 1;
     if (step !== this.shownStep) {
-      player.setScene(await this._scene(tl, step), 0);
+      // what is on air over the step: its scene and its analysis layer (renderer/onair.py)
+      player.setOnAir(await this._scene(tl, step), 0);
       this.shownStep = step;
     }
     await player.sceneReady;
@@ -245,10 +259,16 @@ export default class EuchreOverlayGraphic extends HTMLElement {
       /** @type {SceneMessage | { type: "analysis" | "error" | "bye" } | null} */
       let msg;
       try { msg = JSON.parse(ev.data); } catch (e) { return; }
+      if (msg && msg.type === "analysis") { this._onAnalysis(/** @type {AnalysisMessage} */ (msg)); return; }
       if (!msg || msg.type !== "scene") return;
+      // a layer belongs to its step's scene (as on the OBS page): another step, or a jump, drops it
+      if (!this.current || this.current.step !== msg.step || msg.step == null || msg.jump) this._dropLayer();
       this.currentStep = msg.step == null ? 0 : msg.step;
-      this.current = { age: msg.age || 0, rate: msg.rate || 0, t0: performance.now() / 1000, has: !!msg.scene };
+      this.current = { age: msg.age || 0, rate: msg.rate || 0, t0: performance.now() / 1000, has: !!msg.scene, step: msg.step };
       if (msg.scene) this._player().setScene(/** @type {Scene} */ (msg.scene), 0);
+      const waiting = this.waiting;
+      this.waiting = null;
+      if (waiting && waiting.step === msg.step) this._showLayer(waiting);
       /** @type {PageDrawn} */
       const drawn = { type: "drawn", seq: msg.seq, step: msg.step };
       ws.send(JSON.stringify(drawn));
@@ -257,6 +277,29 @@ export default class EuchreOverlayGraphic extends HTMLElement {
     ws.onclose = () => {
       if (this.ws === ws) { this.ws = null; setTimeout(() => { if (!this.ws && this.data.channel && this.shadowRoot && this.shadowRoot.firstChild) this._connect(this.data.channel); }, 500); }
     };
+  }
+
+  /* The analysis layer of a step (overlay/service/analysis.py), drawn as the OBS page draws it:
+   * over its own step's scene only, on its own clock from when it is shown. */
+  /** @param {AnalysisMessage} msg */
+  _onAnalysis(msg) {
+    if (!msg.layer) return;
+    if (!this.current || this.current.step !== msg.step) { this.waiting = msg; return; }
+    this._showLayer(msg);
+  }
+
+  /** @param {AnalysisMessage} msg */
+  _showLayer(msg) {
+    const c = this.current;
+    if (!c || !msg.layer) return;
+    this.layerAt = performance.now() / 1000;
+    this._player().setLayer(msg.layer, c.age + (this.layerAt - c.t0) * c.rate);
+    this._kick();
+  }
+
+  _dropLayer() {
+    if (this.player) this.player.setLayer(null);
+    this.layerAt = null;
   }
 
   _disconnect() {
@@ -275,9 +318,11 @@ export default class EuchreOverlayGraphic extends HTMLElement {
     if (!this.visible || !c || !c.has) { this._clear(); return; }
     this._show();
     const player = this._player();
-    const t = c.age + (performance.now() / 1000 - c.t0) * c.rate;
-    player.renderAt(t);
-    if (c.rate > 0 && !player.isStill(t)) this._kick();
+    const now = performance.now() / 1000;
+    const t = c.age + (now - c.t0) * c.rate;
+    const lt = this.layerAt === null ? undefined : now - this.layerAt;
+    player.renderAt(t, lt);
+    if ((c.rate > 0 && !player.isStill(t)) || (lt !== undefined && !player.layerIsStill(lt))) this._kick();
   }
 
   /* Shown between play and stop: hidden by CSS, since the player may redraw by itself when

@@ -1,0 +1,368 @@
+"""The logger at the table: its page, the engine's legal choices, actions under one holder,
+edits of the deal, and who holds the channel's logger.
+
+``GET /logger/{channel}`` is a touch page (``overlay/static/logger/``) that signs in with the
+channel's feed key or the API token and records a live game by tapping only what the engine
+offers (:func:`engine.choices.choices_of`).  Its requests carry ``X-Logger`` (the page's id)
+and ``X-Logger-Name`` (what others see): one logger holds a channel at a time, the first to
+ask or the one that takes over explicitly; a holder that has not been heard from for
+:data:`LEASE` seconds lets the next one in.  The hold is the channel owner's memory (a
+restart, or a channel moving to another process under ``serve --redis``, frees it: the next
+page to ask holds it).  Other senders (the feed socket, ``POST …/actions``, a followed file)
+are not held off: the hold keeps two logger pages from writing one game, nothing more.
+
+The page's actions go through ``POST …/logger/actions``: the hold is checked, then the
+action is taken exactly as ``POST …/actions`` takes it (same ``seq`` rules: a resend is a
+duplicate, a different action under an accepted ``seq`` a 409), and the answer carries the
+new view, so a tap costs one request.  No rule lives here: the choices, the deal's actions
+and the edits are the engine's (:mod:`engine.choices`).
+"""
+
+from __future__ import annotations
+
+import weakref
+from urllib.parse import unquote
+from dataclasses import dataclass
+from importlib.resources import files
+from pathlib import Path
+from typing import Any
+
+from aiohttp import web
+from pydantic import BaseModel, ConfigDict, Field
+
+from engine.choices import choices_at, choices_of, deal_actions, edited, pad_of
+from engine.live import LiveGame
+from engine.validate import validate_document
+
+from ..channel import Channel
+from ..errors import BadRequest, Conflict, Unprocessable
+from ..feedkeys import FEED_KEY, feed_route
+from ..limits import parse
+from ..protocol import ActionIn, dump
+from ..refusals import REFUSED, error_body
+from .common import channel_of, clock_of, read_json
+
+__all__ = ["routes", "LEASE", "Holder", "holder_of"]
+
+routes = web.RouteTableDef()
+
+#: the logger page's files
+PAGE = Path(str(files("overlay") / "static" / "logger" / "index.html"))
+#: seconds a holder keeps the channel without being heard from (the page asks every few seconds)
+LEASE = 30.0
+#: the page's headers: its own scripts only, frames (the program thumbnail) from this server
+HEADERS = {
+    "Content-Security-Policy": (
+        "default-src 'self'; script-src 'self'; style-src 'self'; img-src 'self' data:; font-src 'self'; "
+        "connect-src 'self'; frame-src 'self'; object-src 'none'; base-uri 'none'; form-action 'self'; frame-ancestors 'none'"
+    ),
+    "X-Content-Type-Options": "nosniff",
+    "Cache-Control": "no-store",
+    "Referrer-Policy": "no-referrer",
+}
+
+
+@dataclass
+class Holder:
+    """Who holds a channel's logger: the page's id and name, how it signed in (a feed key's
+    id or ``"token"``), since when and when it was last heard from (hub clock)."""
+
+    id: str
+    name: str
+    via: str
+    since: float
+    seen: float
+
+    def to_json(self, now: float) -> dict[str, Any]:
+        return {"name": self.name, "via": self.via, "since": round(now - self.since, 1), "lastSeen": round(now - self.seen, 1)}
+
+
+#: each channel's holder; the channel's object is the key, so a deleted channel takes it along
+_HOLDERS: weakref.WeakKeyDictionary[Channel, Holder] = weakref.WeakKeyDictionary()
+#: each channel's live game as the engine holds it, by the channel's revision (read only)
+_GAMES: weakref.WeakKeyDictionary[Channel, tuple[int, LiveGame]] = weakref.WeakKeyDictionary()
+
+
+def holder_of(ch: Channel, now: float) -> Holder | None:
+    """The channel's holder, unless it has not been heard from for :data:`LEASE` seconds."""
+    h = _HOLDERS.get(ch)
+    return h if h is not None and now - h.seen < LEASE else None
+
+
+def _who(request: web.Request) -> tuple[str, str]:
+    """The page's id and name (``X-Logger``, ``X-Logger-Name``).
+
+    Raises:
+        BadRequest: no ``X-Logger`` id, or one over 64 characters.
+    """
+    lid = request.headers.get("X-Logger", "").strip()
+    if not lid or len(lid) > 64:
+        raise BadRequest("a logger request names its page: X-Logger: <id> (1 to 64 characters)")
+    # the page sends its name percent-encoded (a header is Latin-1 only)
+    name = unquote(request.headers.get("X-Logger-Name", "")).strip()[:60] or f"logger {lid[:6]}"
+    return lid, name
+
+
+def _hold(request: web.Request, ch: Channel, *, take: bool = False, force: bool = False) -> tuple[Holder | None, bool]:
+    """The channel's holder after this request, and whether it is the page that asks.
+
+    A page that holds it is seen again; with ``take`` (every write), a page takes a channel
+    nobody holds, or (with ``force``) one that someone else holds.
+    """
+    lid, name = _who(request)
+    now = clock_of(request)
+    h = holder_of(ch, now)
+    if h is not None and h.id == lid:
+        h.seen, h.name = now, name
+        return h, True
+    if take and (h is None or force):
+        h = _HOLDERS[ch] = Holder(lid, name, request.get(FEED_KEY) or "token", now, now)
+        return h, True
+    return h, False
+
+
+def _held(request: web.Request, ch: Channel) -> None:
+    """Raises:
+    Conflict: another page holds the channel's logger (``holder`` says who)."""
+    h, mine = _hold(request, ch, take=True)
+    if not mine and h is not None:
+        now = clock_of(request)
+        raise Conflict(
+            f"channel {ch.id!r}: the logger is held by {h.name!r} (last heard {h.to_json(now)['lastSeen']} s ago); take over to log here",
+            kind="logger_held",
+            holder=h.to_json(now),
+        )
+
+
+def _live(ch: Channel) -> LiveGame:
+    """The channel's game as the engine's live game (kept per revision; never changed here).
+
+    Raises:
+        Unprocessable: no game yet, or a match (a logger records one game).
+    """
+    g = ch.game
+    if g is None:
+        raise Unprocessable(f"channel {ch.id!r} has no game: PUT a game with its players first (the studio's Games tab, or PUT …/game)")
+    if g.match:
+        raise Unprocessable(f"channel {ch.id!r} plays a match: a logger records one game at a time")
+    kept = _GAMES.get(ch)
+    if kept is not None and kept[0] == ch.revision:
+        return kept[1]
+    if g.live is not None:
+        live = g.live
+    elif g.engine is not None:
+        live = LiveGame.from_loaded(g.engine)
+    else:
+        live = LiveGame(validate_document(g.document, source=g.source, reference=False), source=g.source, problems=g.problems, timeline=g.timeline)
+    _GAMES[ch] = (ch.revision, live)
+    return live
+
+
+def _hands(raw: str | None) -> list[list[str]] | None:
+    """``?hands=`` as the page writes it: seats split by ``|``, cards by ``,``."""
+    if not raw:
+        return None
+    if len(raw) > 400:
+        raise BadRequest("hands: at most 400 characters")
+    return [[c for c in seat.split(",") if c] for seat in raw.split("|")]
+
+
+def _int(request: web.Request, name: str) -> int | None:
+    raw = request.query.get(name)
+    if raw is None or raw == "":
+        return None
+    try:
+        return int(raw)
+    except ValueError:
+        raise BadRequest(f"{name} {raw[:20]!r} is not a whole number") from None
+
+
+def _view(request: web.Request, ch: Channel, *, at: int | None = None, full: bool = True) -> dict[str, Any]:
+    """What the page shows: the table as the engine sees it, the choices, the server's
+    ``seq``, who holds the logger, where the program output is, the next dealers; ``full``
+    adds the deal's actions (the edit list) and the unchecked pad the page offers while
+    offline (the same for a whole game but the dealer, which the next dealers give): an
+    action's answer leaves them out, to answer a tap sooner."""
+    now = clock_of(request)
+    h, mine = _hold(request, ch)
+    base: dict[str, Any] = {
+        "channel": ch.id,
+        "title": ch.settings.title,
+        "seq": ch.seq,
+        "expected": ch.seq + 1,
+        "revision": ch.revision,
+        "holder": None if h is None else h.to_json(now),
+        "you": mine,
+        "programAt": ch.program_at(now),
+    }
+    live = _live(ch)
+    last = live.last
+    if at is not None:
+        choices = choices_at(live, at)
+    else:
+        choices = choices_of(live, dealer=_int(request, "dealer"), hands=_hands(request.query.get("hands")))
+    tl = live.timeline
+    every, dealers = pad_of(live)
+    return {
+        **base,
+        "players": list(tl.players),
+        "ruleset": live.metadata.rules.model_dump(mode="json"),
+        "deals": len(live),
+        "state": None if last is None else last.to_json(),
+        "choices": choices.to_json(),
+        **({"dealActions": [a.to_json() for a in deal_actions(live)], "pad": [c.to_json() for c in every]} if full else {}),
+        "nextDealers": list(dealers),
+        "at": at,
+    }
+
+
+# ------------------------------------------------------------------ the page
+
+
+@routes.get("/logger/{channel}")
+async def logger_page(request: web.Request) -> web.Response:
+    """The logger page (it signs in itself; the channel comes from its URL)."""
+    return web.Response(text=PAGE.read_text(encoding="utf-8"), content_type="text/html", headers=HEADERS)
+
+
+# ------------------------------------------------------------------ the API
+
+
+@routes.get("/api/channels/{channel}/choices")
+@feed_route
+async def get_choices(request: web.Request) -> web.Response:
+    """The table and the legal choices at the game's end (``?dealer=`` for a deal that starts
+    now, ``?hands=`` the hands entered for it), or in place of the last deal's action
+    ``?at=`` (an edit).  Names the holder; a page that holds the logger is seen again."""
+    ch = channel_of(request)
+    return web.json_response(_view(request, ch, at=_int(request, "at")))
+
+
+@routes.post("/api/channels/{channel}/logger/actions")
+@feed_route
+async def post_logger_action(request: web.Request) -> web.Response:
+    """One action from the page that holds the logger, taken as ``POST …/actions`` takes
+    it; the answer is ``{"ack": …, "view": …}``.
+
+    Raises:
+        Conflict: another page holds the logger (``logger_held``), or the ``seq`` rules.
+    """
+    ch = channel_of(request)
+    action: ActionIn | None = None
+    try:
+        _held(request, ch)
+        action = parse(ActionIn, await read_json(request))
+        ack = ch.apply_action(action)
+    except REFUSED as exc:
+        _note(request, ch, exc, None if action is None else action.seq)
+        raise
+    ch.feed_log.took(clock_of(request), via=request.get(FEED_KEY) or "token")
+    return web.json_response({"ack": dump(ack), "view": _view(request, ch, full=False)})
+
+
+class EditIn(BaseModel):
+    """An edit of the last deal: the action at ``at`` (0: the ``new_deal``) becomes
+    ``action``; ``seq`` is the server's ``seq`` the page saw (a game changed since is a 409)."""
+
+    model_config = ConfigDict(extra="forbid", strict=True)
+
+    seq: int = Field(ge=0)
+    at: int = Field(ge=0)
+    action: dict[str, Any]
+
+
+@routes.post("/api/channels/{channel}/logger/edit")
+@feed_route
+async def post_edit(request: web.Request) -> web.Response:
+    """Replace one action of the last deal; the engine pushes every action after it again
+    and refuses the edit, naming the first one that no longer fits.  The channel takes the
+    new game as a whole (a correction: outputs jump, no animation); ``seq`` does not move.
+
+    Raises:
+        Conflict: another page holds the logger, or the game changed since ``seq``.
+        EgnError: the engine refused the edit (its place and text).
+    """
+    ch = channel_of(request)
+    try:
+        _held(request, ch)
+        body = parse(EditIn, await read_json(request))
+        if body.seq != ch.seq:
+            raise Conflict(f"channel {ch.id!r}: the game has moved on (seq {ch.seq}, the edit was made at {body.seq}): look again", kind="stale_edit", expected=ch.seq + 1)
+        live, _ = edited(_live(ch), body.at, body.action)
+        g = ch.game
+        assert g is not None  # _live refused a channel without one
+        ack = ch.put_game(live.to_egn_bytes(), source=g.source, strict=True)
+    except REFUSED as exc:
+        _note(request, ch, exc, None)
+        raise
+    ch.feed_log.took(clock_of(request), via=request.get(FEED_KEY) or "token")
+    return web.json_response({"ack": dump(ack), "view": _view(request, ch, full=False)})
+
+
+def _note(request: web.Request, ch: Channel, exc: BaseException, seq: int | None) -> None:
+    """Keep a refusal on the channel's feed log (the studio shows it)."""
+    status, body = error_body(exc)
+    ch.feed_log.refuse(clock_of(request), seq=seq, status=status, kind=str(body.get("kind", "error")), error=str(body.get("error", "")), via=request.get(FEED_KEY) or "token")
+
+
+@routes.get("/api/channels/{channel}/logger/game")
+@feed_route
+async def get_game(request: web.Request) -> web.Response:
+    """The game the logger has written, as stored (EGN JSON, or the bytes last PUT): what
+    the page's menu downloads.
+
+    Raises:
+        Unprocessable: no game yet.
+    """
+    ch = channel_of(request)
+    g = ch.game
+    if g is None:
+        raise Unprocessable(f"channel {ch.id!r} has no game yet")
+    kind = "application/json" if g.data.lstrip()[:1] in (b"{", b"[") else "application/octet-stream"
+    name = f"{ch.id}.egn" if kind == "application/json" else f"{ch.id}.egnb"
+    return web.Response(body=g.data, content_type=kind, headers={"Content-Disposition": f'attachment; filename="{name}"', "Cache-Control": "no-store"})
+
+
+@routes.get("/api/channels/{channel}/logger")
+@feed_route
+async def get_holder(request: web.Request) -> web.Response:
+    """Who holds the channel's logger (``holder``: null when nobody), and whether it is the
+    page that asks (``you``)."""
+    ch = channel_of(request)
+    now = clock_of(request)
+    h, mine = _hold(request, ch)
+    return web.json_response({"holder": None if h is None else h.to_json(now), "you": mine})
+
+
+class ClaimIn(BaseModel):
+    model_config = ConfigDict(extra="forbid", strict=True)
+
+    force: bool = False
+
+
+@routes.post("/api/channels/{channel}/logger")
+@feed_route
+async def claim(request: web.Request) -> web.Response:
+    """Hold the channel's logger: ``{"force": true}`` takes it over from another page.
+
+    Raises:
+        Conflict: another page holds it and ``force`` is not set (``holder`` says who).
+    """
+    ch = channel_of(request)
+    body = parse(ClaimIn, await read_json(request))
+    now = clock_of(request)
+    h, mine = _hold(request, ch, take=True, force=body.force)
+    if not mine and h is not None:
+        raise Conflict(f"channel {ch.id!r}: the logger is held by {h.name!r}", kind="logger_held", holder=h.to_json(now))
+    return web.json_response({"holder": None if h is None else h.to_json(now), "you": True})
+
+
+@routes.delete("/api/channels/{channel}/logger")
+@feed_route
+async def release(request: web.Request) -> web.Response:
+    """Let go of the channel's logger (only the page that holds it can)."""
+    ch = channel_of(request)
+    h, mine = _hold(request, ch)
+    if mine:
+        _HOLDERS.pop(ch, None)
+    return web.json_response({"released": mine})

@@ -1,0 +1,79 @@
+"""The studio's routes for games in and the tables at a glance (behind the token).
+
+- ``GET /studio/api/channels/{channel}/game``: the engine's problems with the channel's game,
+  each with its place, and the folders the server may read (the Game tab);
+- ``POST /studio/api/channels/{channel}/game?mode=replace|append&name=FILE`` (the file as the
+  body): replace the channel's game (from its first step), or append the file's game(s) to it
+  as the next game(s) of a match (the channel plays on where it was) (:mod:`studio.games`);
+- ``GET /studio/api/waiting``: pages open on a channel that does not exist, with their age
+  (the notices).
+
+Every channel's game, logger and pages come from the service's own ``GET /api/channels``
+(one answer for the overview, the same under ``serve --redis``); following a file, loading one
+the server reads, feed keys and playback are the service's routes as well.
+"""
+
+from __future__ import annotations
+
+from aiohttp import web
+
+from .games import append_games
+from .host import StudioHost
+
+__all__ = ["mount_tables", "MAX_PROBLEMS", "MODES"]
+
+#: problems listed per game (a damaged file can have hundreds; the first ones say what is wrong)
+MAX_PROBLEMS = 100
+#: what a file given to the studio does to the channel's game
+MODES = ("replace", "append")
+
+
+class Tables:
+    """Handlers over one host."""
+
+    def __init__(self, host: StudioHost) -> None:
+        self.host = host
+
+    async def game(self, request: web.Request) -> web.Response:
+        channel = request.match_info["channel"]
+        problems = self.host.game_problems(channel)
+        return web.json_response(
+            {"problems": problems[:MAX_PROBLEMS], "problemCount": len(problems), "allowDirs": self.host.allowed_dirs()}
+        )
+
+    async def load(self, request: web.Request) -> web.Response:
+        """Replace or append; the answer is the feed's ack and the game's problems.  The
+        engine's refusal (a 400 naming file, deal, phase and index) comes from the host's
+        error middleware."""
+        channel = request.match_info["channel"]
+        mode = request.query.get("mode", "replace")
+        if mode not in MODES:
+            return web.json_response({"error": f"mode {mode[:20]!r} is not one of {', '.join(MODES)}", "kind": "bad_request"}, status=400)
+        name = (request.query.get("name") or "upload")[:120]
+        data = await request.read()
+        if not data:
+            return web.json_response({"error": f"{name}: the file is empty", "kind": "bad_request"}, status=400)
+        if mode == "append":
+            held = self.host.game_held(channel)
+            if held is None:
+                ack = self.host.load_game(channel, data, source=name)
+            else:
+                joined = f"{held.source} + {name}"
+                ack = self.host.put_game(channel, append_games(held, data, source=name), source=joined[-200:])
+        else:
+            ack = self.host.load_game(channel, data, source=name)
+        problems = self.host.game_problems(channel)
+        return web.json_response({"mode": mode, "ack": ack, "problems": problems[:MAX_PROBLEMS], "problemCount": len(problems)})
+
+    async def waiting(self, request: web.Request) -> web.Response:
+        return web.json_response({"waiting": self.host.waiting_pages()})
+
+
+def mount_tables(app: web.Application, host: StudioHost) -> None:
+    """Add these routes to ``app`` behind the host's token check."""
+    t = Tables(host)
+    g = host.guard
+    r = app.router
+    r.add_get("/studio/api/channels/{channel}/game", g(t.game))
+    r.add_post("/studio/api/channels/{channel}/game", g(t.load))
+    r.add_get("/studio/api/waiting", g(t.waiting))

@@ -1,0 +1,360 @@
+"""The studio as a producer runs a tournament with it, in the system Chromium (playwright),
+against the real service (issue 23 items 1, 2, 3, 9): make a channel, load a game by the file
+input and by dropping files, connect a logger with a feed key (its curl, sent here with
+aiohttp), see every table in the overview and the notices; the Outputs tab's preview URL
+carries its token; the properties panel fits 1366 and 1600 px windows."""
+
+from __future__ import annotations
+
+import asyncio
+import base64
+import copy
+import json
+import sqlite3
+import time
+from collections.abc import AsyncIterator
+from pathlib import Path
+from typing import Any
+
+import aiohttp
+import pytest
+
+from engine.codec import encode_condensed
+from overlay.service.feed import actions_of
+from tests.support import AUTH, TOKEN, Server, empty_game, game, match_doc
+
+pytestmark = pytest.mark.browser
+
+
+@pytest.fixture
+async def server(tmp_path: Path) -> AsyncIterator[Server]:
+    srv = Server(tmp_path)
+    await srv.start()
+    yield srv
+    await srv.stop()
+
+
+async def studio(browser: Any, srv: Server, *, width: int = 1500, height: int = 900) -> Any:
+    page = await browser.new_page(viewport={"width": width, "height": height})
+    errors: list[str] = []
+    page.on("pageerror", lambda e: errors.append(str(e)))
+    page.errors = errors
+    await page.goto(srv.base + "/studio")
+    await page.fill("#token", TOKEN)
+    await page.click("#signin button")
+    await page.wait_for_selector("#app:not([hidden])")
+    return page
+
+
+async def tab(page: Any, name: str) -> None:
+    await page.click(f"#tabs button:text-is('{name}')")
+
+
+async def drop(page: Any, target: str, *files: tuple[str, bytes]) -> None:
+    """Drag files over the studio and drop them on ``target`` (real DragEvents with Files)."""
+    await page.evaluate(
+        """async ([target, files]) => {
+            const dt = new DataTransfer();
+            for (const [name, b64] of files) dt.items.add(new File([Uint8Array.from(atob(b64), (c) => c.charCodeAt(0))], name));
+            const ev = (type, el) => el.dispatchEvent(new DragEvent(type, { dataTransfer: dt, bubbles: true, cancelable: true }));
+            ev("dragenter", document.body);
+            const el = document.querySelector(target);
+            if (!el || el.closest("[hidden]")) throw new Error(`drop target ${target} not shown`);
+            ev("dragover", el);
+            ev("drop", el);
+        }""",
+        [target, [[name, base64.b64encode(data).decode()] for name, data in files]],
+    )
+
+
+def egn_bytes(seed: int) -> bytes:
+    return json.dumps(game(seed, deals=1)).encode()
+
+
+async def info(srv: Server, channel: str) -> dict[str, Any]:
+    body: dict[str, Any] = await srv.api("GET", f"/api/channels/{channel}")
+    return body
+
+
+async def wait_js(page: Any, js: str, timeout: float = 5.0) -> None:
+    """Until ``js`` (an expression) is true on ``page`` (the studio's CSP forbids eval, which
+    playwright's wait_for_function uses)."""
+
+    async def check() -> bool:
+        return bool(await page.evaluate(js))
+
+    await until(check, timeout)
+
+
+async def until(check: Any, timeout: float = 5.0) -> None:
+    t0 = time.monotonic()
+    while not await check():
+        if time.monotonic() - t0 > timeout:
+            raise AssertionError(f"not within {timeout} s")
+        await asyncio.sleep(0.05)
+
+
+# --------------------------------------------------------------------------- games in
+
+
+async def test_a_producer_makes_a_channel_and_loads_games_by_picker_and_by_drop(browser: Any, server: Server, tmp_path: Path) -> None:
+    page = await studio(browser, server)
+    await page.click("#ch-new")
+    await page.fill("#ask-input", "table1")
+    await page.click("#ask-ok")
+    await wait_js(page, "document.querySelector('#channel').value === 'table1'")
+    await tab(page, "Game")
+    await page.wait_for_selector("#panel :text('No game yet.')")
+    # the file input
+    first = tmp_path / "finals.egn"
+    first.write_text(json.dumps(game(3, deals=2)))
+    await page.set_input_files("#game-file", str(first))
+    await page.wait_for_selector("#panel .done:has-text('finals.egn: loaded')")
+    assert (await info(server, "table1"))["game"]["source"] == "finals.egn"
+    await page.wait_for_selector("#panel .game-sum:has-text('finals.egn')")
+    # Import EGN… (a file's layouts) on a real game points to the Game tab, without "null"
+    await page.set_input_files("#legacy-file", str(first))
+    said = await (await page.wait_for_selector("#notice:not([hidden])")).inner_text()
+    assert said.startswith("finals.egn: no views in this file") and "Game tab" in said and "null" not in said
+    # dropped: a binary game appended as the next game, then a match appended to it
+    await server.api("POST", "/api/channels/table1/control/pause")
+    await server.api("POST", "/api/channels/table1/control/seek", json={"step": 6})
+    await tab(page, "Theme")  # a drop from any tab: the result shows in the Game tab
+    await drop(page, "#drop-append", ("semi.egnb", encode_condensed(game(4, deals=1))))
+    await page.wait_for_selector("#panel .done:has-text('semi.egnb: appended as the next game')")
+    assert await page.get_attribute("#tabs button:text-is('Game')", "aria-selected") == "true"
+    now = await info(server, "table1")
+    assert now["game"]["match"] and len(now["game"]["games"]) == 2 and now["playhead"]["step"] == 6
+    # two files at once: appended in order
+    await drop(page, "#drop-append", ("night.emn", json.dumps(match_doc((5, 6), deals=1)).encode()), ("late.egn", egn_bytes(7)))
+    await wait_js(page, "document.querySelectorAll('#panel .games li').length === 5")
+    assert (await info(server, "table1"))["game"]["games"][4]["title"] == "Generated game 7"
+    # the match lists its games; the one on air is marked (program shows game 1)
+    on_air = await page.eval_on_selector_all("#panel .games li.on-air", "els => els.map(e => e.dataset.game)")
+    assert on_air == ["0"]
+    await page.click("#panel .games li[data-game='2'] button:text-is('Cue')")
+    await until(lambda: _step_is(server, "table1", now["game"]["steps"] + 0, at_least=True))
+    await page.wait_for_selector("#panel .games li[data-game='2'].on-air", timeout=5000)
+    # dropped to replace: a file the engine cannot read, then one it reads with problems
+    await drop(page, ".drop-target[data-mode='replace']", ("broken.egn", b'{"fileType": 3'))
+    err = page.locator("#panel .game-error")
+    await err.wait_for()
+    assert "broken.egn: line 1, column 15" in await err.inner_text()
+    assert "broken.egn" in await err.locator("table.place td").first.inner_text()
+    assert (await info(server, "table1"))["game"]["match"], "the channel kept its match"
+    bad = game(5, deals=2)
+    tricks = bad["deals"][1]["phases"][-1]["tricks"]
+    tricks[2][1] = tricks[0][0]
+    await drop(page, ".drop-target[data-mode='replace']", ("bad.egn", json.dumps(bad).encode()))
+    await page.wait_for_selector("#panel h2:has-text('Problems the engine found')")
+    place = await page.locator("#panel .problems li").first.locator("table.place").inner_text()
+    for cell in ("deal\t1", "phase\t1 (TRICK_PLAY)", "trick\t2", "card\t1"):
+        assert cell in place, place
+    assert (await info(server, "table1"))["game"]["source"] == "bad.egn"
+    assert not page.errors
+
+
+async def _step_is(srv: Server, channel: str, step: int, *, at_least: bool = False) -> bool:
+    ph = (await info(srv, channel))["playhead"]["step"]
+    return bool(ph >= step) if at_least else bool(ph == step)
+
+
+async def test_following_a_file_on_the_server_from_the_studio(browser: Any, server: Server, tmp_path: Path) -> None:
+    await server.api("POST", "/api/channels", json={"id": "t1"})
+    saved = tmp_path / "live.egn"
+    saved.write_text(json.dumps(game(3, deals=1)))
+    page = await studio(browser, server)
+    await tab(page, "Game")
+    await page.fill("#server-path", str(saved))
+    await page.click("#panel button:text-is('Follow')")
+    await page.wait_for_selector("#panel .done:has-text('Following')")
+    assert (await info(server, "t1"))["follow"] == str(saved)
+    await page.wait_for_selector("#panel p:has-text('Following')")
+    await page.fill("#server-path", str(tmp_path / "nowhere" / "x.egn"))
+    await page.click("#panel button:text-is('Load once')")
+    await page.wait_for_selector("#panel .game-error")
+
+
+# --------------------------------------------------------------------------- the logger
+
+
+async def test_a_logger_connects_with_its_feed_key_and_the_studio_sees_it(browser: Any, server: Server) -> None:
+    doc = game(5, deals=1)
+    await server.api("POST", "/api/channels", json={"id": "t1", "title": "Table 1"})
+    await server.api("PUT", "/api/channels/t1/game", data=json.dumps(empty_game(doc)))
+    page = await studio(browser, server)
+    await tab(page, "Logger")
+    assert await page.inner_text("#feed-actions") == f"{server.base}/api/channels/t1/actions"
+    assert await page.inner_text("#feed-socket") == f"ws://127.0.0.1:{server.settings.port}/api/channels/t1/feed"
+    await page.fill("#feed-key-label", "north tablet")
+    await page.click("#feed-key-make")
+    key = await (await page.wait_for_selector("#feed-key-value")).inner_text()
+    assert key.startswith("efk_")
+    curl = await page.inner_text("#feed-curl")
+    assert f"Bearer {key}" in curl and '"seq":1' in curl
+    # the curl, sent as a logger would (the URL and the header from the studio's text)
+    url = curl.split()[3]
+    acts = actions_of(doc)
+    async with aiohttp.ClientSession() as s:
+        for a in acts[:3]:
+            async with s.post(url, json=a, headers={"Authorization": f"Bearer {key}"}) as r:
+                assert r.status == 200, await r.text()
+        async with s.get(f"{server.base}/api/channels/t1/settings", headers={"Authorization": f"Bearer {key}"}) as r:
+            assert r.status == 403
+    # the set-up's PUT and the three actions
+    await page.wait_for_selector("#panel .activity :text('4 taken')", timeout=5000)
+    # shown once: leaving the tab forgets the key, the list keeps its label only
+    await tab(page, "Game")
+    await tab(page, "Logger")
+    await page.wait_for_selector("#panel .keys li:has-text('north tablet')")
+    assert await page.locator("#feed-key-value").count() == 0
+    assert key not in await page.inner_text("#panel")
+    # revoked from the studio: the logger is refused
+    await page.click("#panel .keys li:has-text('north tablet') button:text-is('Revoke')")
+    await page.click("#ask-ok")
+    await page.wait_for_selector("#panel .keys li:has-text('No feed key yet.')")
+    async with aiohttp.ClientSession() as s:
+        async with s.post(url, json=acts[3], headers={"Authorization": f"Bearer {key}"}) as r:
+            assert r.status == 403
+    assert not page.errors
+
+
+# --------------------------------------------------------------------------- the overview and notices
+
+
+async def test_every_table_at_a_glance_and_the_notices(browser: Any, server: Server) -> None:
+    doc = game(5, deals=2)
+    await server.api("POST", "/api/channels", json={"id": "table1", "title": "Table 1"})
+    await server.api("PUT", "/api/channels/table1/game", data=json.dumps(doc))
+    await server.api("POST", "/api/channels/table1/control/pause")
+    await server.api("POST", "/api/channels", json={"id": "table2", "title": "Table 2"})
+    await server.api("PUT", "/api/channels/table2/game", data=json.dumps(empty_game(doc)))
+    await server.api("POST", "/api/channels", json={"id": "table3", "title": "Table 3"})
+    await server.api("PUT", "/api/channels/table3/game", data=json.dumps(game(6, deals=1)))
+    # table3's stored settings are refused at the next start (an easing that no longer exists)
+    await server.stop()
+    db = sqlite3.connect(server.settings.db_path)
+    raw = json.loads(db.execute("SELECT settings FROM channels WHERE id = 'table3'").fetchone()[0])
+    raw["timing"] = {"card": {"ease": "bounce"}}
+    db.execute("UPDATE channels SET settings = ? WHERE id = 'table3'", (json.dumps(raw),))
+    db.commit()
+    db.close()
+    await server.start()
+    key = (await server.api("POST", "/api/channels/table2/feed-keys", json={"label": "t2"}))["key"]
+    acts = actions_of(doc)
+    async with aiohttp.ClientSession() as s:
+        for a in acts[:2]:  # a deal started ...
+            async with s.post(f"{server.base}/api/channels/table2/actions", json=a, headers={"Authorization": f"Bearer {key}"}) as r:
+                assert r.status == 200
+        # ... and one action refused
+        async with s.post(f"{server.base}/api/channels/table2/actions", json={"seq": 3, "kind": "card", "card": "Zz"}, headers={"Authorization": f"Bearer {key}"}) as r:
+            assert r.status == 400
+    # OBS: one page on table1's program, one on a misspelt channel
+    obs = await browser.new_page(viewport={"width": 1280, "height": 720})
+    await obs.goto(f"{server.base}/overlay/table1")
+    typo = await browser.new_page(viewport={"width": 1280, "height": 720})
+    await typo.goto(f"{server.base}/overlay/tabel1")
+    page = await studio(browser, server)
+    await page.evaluate("localStorage.setItem('euchre-overlay.stallAfter', '1')")
+    await page.reload()  # signed in again from the tab's session storage
+    await page.wait_for_selector("#app:not([hidden])")
+    await page.keyboard.press("o")
+    await page.wait_for_selector("#overview:not([hidden]) .ov-card[data-channel='table3']")
+    assert await page.input_value("#ov-stall") == "1"
+    # a live thumbnail per channel: the page player drawing the program output
+    await wait_js(
+        page,
+        "[...document.querySelectorAll('.ov-thumb iframe')].every(f => f.contentWindow.euchreOverlay && f.contentWindow.euchreOverlay.state.drawnStep !== null)",
+        timeout=10,
+    )
+    card1 = page.locator(".ov-card[data-channel='table1']")
+    card2 = page.locator(".ov-card[data-channel='table2']")
+    card3 = page.locator(".ov-card[data-channel='table3']")
+    await wait_js(page, "document.querySelector(\".ov-card[data-channel='table2'] .ov-logger\").textContent.includes('quiet')", timeout=8)
+    assert "deal 1" in await card1.locator(".ov-game").inner_text()
+    # OBS pages per output, the studio's own frames (the thumbnails, preview, program) not counted
+    assert await card1.locator(".ov-pages").inner_text() == "program 1 · preview 0 · clean 0"
+    assert "during deal 1" in await card2.locator(".ov-logger").inner_text()
+    assert "refused action 3 (400" in await card2.locator(".ov-fault").first.inner_text()
+    assert "'Zz'" in await card2.locator(".ov-fault").first.inner_text()
+    assert "settings refused, on defaults" in await card3.locator(".ov-fault").first.inner_text()
+    assert "did you mean table1" in await page.inner_text("#ov-waiting")
+    # the notices strip: the misspelt page, the quiet logger, the refusal, the refused settings
+    strip = await page.inner_text("#notices")
+    for needle in ('"tabel1", which does not exist', 'did you mean "table1"', "Table 2 (table2): no logger message", "action 3 was refused", "Table 3 (table3) runs on default settings"):
+        assert needle in strip, (needle, strip)
+    assert int(await page.inner_text("#notice-count")) >= 4
+    # a click on a card opens that channel
+    await card2.click()
+    await wait_js(page, "document.querySelector('#channel').value === 'table2'")
+    assert await page.locator("#overview").is_hidden()
+    # a notice can be dismissed
+    n = page.locator("#notices .note:has-text('Table 3')")
+    await n.locator("button[aria-label='dismiss']").click()
+    assert await page.locator("#notices .note:has-text('Table 3')").count() == 0
+    assert not page.errors
+
+
+async def test_a_deal_without_analysis_says_why(browser: Any, server: Server, live_analysis: None) -> None:
+    doc = game(5, deals=1)
+    for deal in doc["deals"]:
+        deal["initialState"].pop("playerCards", None)
+    live = copy.deepcopy(doc)
+    play = live["deals"][0]["phases"][-1]
+    play["tricks"] = play["tricks"][:2]  # the deal is being played: no hands rebuilt yet
+    await server.api("POST", "/api/channels", json={"id": "t1"})
+    await server.api("PUT", "/api/channels/t1/game", data=json.dumps(live))
+    doc_settings = await server.api("GET", "/api/channels/t1/settings")
+    await server.api("PATCH", "/api/channels/t1/settings", json={"revision": doc_settings["revision"], "analysis": {"enabled": True}})
+    await server.api("POST", "/api/channels/t1/control/pause")
+    await server.api("POST", "/api/channels/t1/control/seek", json={"step": 6})
+    page = await studio(browser, server)
+    note = page.locator("#notices .note:has-text('has no analysis from the hands')")
+    await note.wait_for(timeout=20_000)
+    text = await note.inner_text()
+    assert "deal 1" in text and "t1" in text
+
+
+# --------------------------------------------------------------------------- item 9
+
+
+async def test_the_copied_preview_url_carries_its_token(browser: Any, server: Server) -> None:
+    await server.api("POST", "/api/channels", json={"id": "t1"})
+    page = await studio(browser, server)
+    await page.context.grant_permissions(["clipboard-read", "clipboard-write"])
+    await tab(page, "Outputs")
+    await page.click("#panel button[data-copy='preview']")
+    copied = await page.evaluate("navigator.clipboard.readText()")
+    assert copied == f"{server.base}/overlay/t1?output=preview#token={TOKEN}"
+    assert TOKEN not in await page.inner_text("#panel"), "the token is not shown on screen"
+    await page.click("#panel button[data-copy='program']")
+    assert await page.evaluate("navigator.clipboard.readText()") == f"{server.base}/overlay/t1?output=program"
+    # pasted into OBS (here: a page), the preview draws
+    obs = await browser.new_page(viewport={"width": 1280, "height": 720})
+    await server.api("PUT", "/api/channels/t1/game", data=json.dumps(game(3)))
+    await obs.goto(copied)
+    await obs.wait_for_function("window.euchreOverlay && window.euchreOverlay.state.drawnStep !== null", timeout=10_000)
+
+
+@pytest.mark.parametrize("width", [1366, 1600])
+async def test_the_properties_panel_fits_without_sideways_scrolling(browser: Any, server: Server, width: int) -> None:
+    await server.api("POST", "/api/channels", json={"id": "t1", "title": "Table 1"})
+    await server.api("PUT", "/api/channels/t1/game", data=json.dumps(game(3)))
+    await server.api("POST", "/api/channels/t1/feed-keys", json={"label": "a logger with a long label " * 2})
+    page = await studio(browser, server, width=width, height=768)
+    await page.wait_for_selector("#overlay .box[data-id]")
+    await page.click("#elements li[data-id] .name")
+    names = await page.eval_on_selector_all("#tabs button", "bs => bs.map(b => b.textContent)")
+    wide = {}
+    for name in names:
+        await tab(page, name)
+        if name == "Links" and await page.locator("#panel button:text-is('Make a control key')").count():
+            await page.click("#panel button:text-is('Make a control key')")
+        if name == "Logger":
+            await page.click("#feed-key-make")
+            await page.wait_for_selector("#feed-key-value")
+        await page.wait_for_timeout(300)
+        sizes = await page.evaluate("(() => { const r = document.querySelector('#right'); return [r.scrollWidth, r.clientWidth]; })()")
+        if sizes[0] > sizes[1]:
+            wide[name] = sizes
+    assert not wide, f"tabs wider than the panel at {width} px: {wide}"

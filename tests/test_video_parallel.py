@@ -1,0 +1,131 @@
+"""``render`` on every core (issue 24 item 6): worker processes draw, this process encodes.
+
+The file is the one a single process writes, byte for byte, for every codec; held frames are
+neither drawn again nor (qtrle, ProRes) encoded again, and decode to the same pictures; a
+worker that fails is reported with the frame it was drawing.  Real PyAV codecs, real
+processes; speed is measured by ``euchre-overlay bench export``, not here.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+from fractions import Fraction
+from pathlib import Path
+
+import av
+import numpy as np
+import pytest
+
+from engine.generate import generate_game
+from overlay.video.batch import GameInput, game_spec
+from overlay.video.job import JobOptions, load_job
+from overlay.video.parallel import HELD, ParallelFrames, RenderWorkerError
+from overlay.video.writer import CODECS, VideoWriter
+from renderer.raster import to_rgba
+from tests.support import ROOT
+
+
+@pytest.fixture(scope="module")
+def game_file(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    path = tmp_path_factory.mktemp("par") / "g.egn"
+    path.write_text(json.dumps(generate_game(4, deals=1)), encoding="utf-8")
+    return path
+
+
+def _render(game: Path, out: Path, *args: str) -> None:
+    res = subprocess.run(
+        [sys.executable, "-m", "overlay.cli", "render", str(game), "-o", str(out), "--size", "320x180", "--fps", "8", *args],
+        capture_output=True,
+        text=True,
+        timeout=600,
+        env={**os.environ, "PYTHONPATH": str(ROOT)},
+    )
+    assert res.returncode == 0, res.stderr
+
+
+@pytest.mark.parametrize(
+    "codec, extra",
+    [("qtrle", ()), ("prores", ()), ("vp9", ()), ("h264", ("--background", "#204060")), ("png", ()), ("qtrle", ("--analysis",))],
+)
+def test_workers_write_the_file_one_process_writes(game_file: Path, tmp_path: Path, codec: str, extra: tuple[str, ...]) -> None:
+    suffix = CODECS[codec].suffix
+    one, two = tmp_path / f"one{suffix}", tmp_path / f"two{suffix}"
+    _render(game_file, one, "--codec", codec, "--workers", "0", *extra)
+    _render(game_file, two, "--codec", codec, "--workers", "2", *extra)
+    if codec == "png":
+        names = sorted(p.name for p in one.iterdir())
+        assert names == sorted(p.name for p in two.iterdir()) and len(names) > 50
+        assert all((one / n).read_bytes() == (two / n).read_bytes() for n in names)
+    else:
+        assert _packets(one) == _packets(two) and len(_packets(one)) > 50
+        if suffix == ".mov":  # (Matroska and MP4 files carry a random id or a date)
+            assert one.read_bytes() == two.read_bytes()
+
+
+def _packets(path: Path) -> list[tuple[int | None, bytes]]:
+    with av.open(str(path)) as c:
+        return [(p.pts, bytes(p)) for p in c.demux(video=0) if p.size]
+
+
+def test_held_frames_are_copied_not_encoded_and_decode_to_the_same_pictures(game_file: Path, tmp_path: Path) -> None:
+    job = load_job(JobOptions(game=str(game_file), size="320x180", fps="8"))
+    src = job.frames()
+    fps = job.fps
+    total = job.schedule.frames(fps)
+    for codec in ("qtrle", "prores"):
+        out = tmp_path / f"held.{codec}.mov"
+        writer = VideoWriter(out, codec, fps=fps, size=job.size)
+        want = []
+        for n in range(total):
+            img = src.image(job.schedule.time_of(n, fps))
+            writer.write(img)
+            want.append(to_rgba(img))
+        writer.close()
+        assert writer.copied > total // 4, (codec, writer.copied, total)  # held frames: packets copied
+        with av.open(str(out)) as c:
+            got = [(round((f.time or 0.0) * float(fps)), f.to_ndarray(format="rgba")) for f in c.decode(video=0)]
+        assert [p for p, _ in got] == list(range(total))
+        if codec == "qtrle":  # lossless: every picture exactly
+            assert all(np.array_equal(g, w) for (_, g), w in zip(got, want))
+        else:  # a copied frame decodes as the frame it copies
+            for n in range(1, total):
+                if src.key(job.schedule.time_of(n, fps)) == src.key(job.schedule.time_of(n - 1, fps)):
+                    assert np.array_equal(got[n][1], got[n - 1][1])
+
+
+def test_workers_skip_held_frames(game_file: Path, tmp_path: Path) -> None:
+    job = load_job(JobOptions(game=str(game_file), size="320x180", fps="8"))
+    spec = game_spec(GameInput("g.egn", game_file.read_bytes(), tmp_path / "x.mov"), job, codec="qtrle", background=None)
+    src = job.frames()
+    keys = [src.key(job.schedule.time_of(n, job.fps)) for n in range(spec.frames)]
+    with ParallelFrames(spec, workers=2) as frames:
+        items = list(frames)  # (only the markers are kept: pixel views are reused)
+        kinds = ["held" if i is HELD else "none" if i is None else "pixels" for i in items]
+    assert kinds == ["held" if n and keys[n] == keys[n - 1] else "none" if keys[n] is None else "pixels" for n in range(len(keys))]
+    assert 0 < kinds.count("held") < len(kinds)
+
+
+def test_a_failing_worker_names_the_frame(game_file: Path, tmp_path: Path) -> None:
+    job = load_job(JobOptions(game=str(game_file), size="320x180", fps="8"))
+    spec = game_spec(GameInput("g.egn", game_file.read_bytes(), tmp_path / "x.mov"), job, codec="qtrle", background=None)
+    broken = spec.__class__(**{**spec.__dict__, "data": b"{not a game"})
+    with pytest.raises(RenderWorkerError, match=r"render worker \d: frame -1: .*g\.egn"):
+        with ParallelFrames(broken, workers=2) as frames:
+            list(frames)
+
+
+def test_fps_of_a_fraction_survives_the_workers(game_file: Path, tmp_path: Path) -> None:
+    """NTSC 29.97: the workers' frame clock is the job's (exact fractions)."""
+    job = load_job(JobOptions(game=str(game_file), size="320x180", fps="29.97", deals="1"))
+    assert job.fps == Fraction(30000, 1001)
+    spec = game_spec(GameInput("g.egn", game_file.read_bytes(), tmp_path / "x.mov"), job, codec="qtrle", background=None)
+    src = job.frames()
+    with ParallelFrames(spec, workers=2, total=40) as frames:
+        for n, item in enumerate(frames):
+            if item is HELD or item is None:
+                continue
+            want = to_rgba(src.image(job.schedule.time_of(n, job.fps)))
+            assert np.array_equal(np.roll(item, -1, axis=2), want), n  # ARGB -> RGBA
