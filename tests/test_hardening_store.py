@@ -358,7 +358,7 @@ async def test_other_processes_opening_the_database_lose_no_acknowledged_write(t
     env = {**os.environ, "PYTHONPATH": str(ROOT)}
     proc, base = await start_server(str(tmp_path))
     try:
-        async with aiohttp.ClientSession(headers=BENCH_AUTH) as s:
+        async with aiohttp.ClientSession(headers=BENCH_AUTH, connector=aiohttp.TCPConnector(force_close=True)) as s:
             async with s.post(f"{base}/api/channels", json={"id": "before"}) as r:
                 assert r.status == 201, await r.text()
             rotate = subprocess.run(
@@ -382,7 +382,7 @@ async def test_other_processes_opening_the_database_lose_no_acknowledged_write(t
         await proc.wait()
     proc, base = await start_server(str(tmp_path))
     try:
-        async with aiohttp.ClientSession(headers=BENCH_AUTH) as s:
+        async with aiohttp.ClientSession(headers=BENCH_AUTH, connector=aiohttp.TCPConnector(force_close=True)) as s:
             async with s.get(f"{base}/api/channels") as r:
                 ids = {c["id"] for c in (await r.json())["channels"]}
             async with s.get(f"{base}/api/channels/before/settings") as r:
