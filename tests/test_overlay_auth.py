@@ -11,7 +11,6 @@ import pytest
 from aiohttp import web
 
 from overlay.service.analysis import LiveAnalysis
-from overlay.service.guard import Guard
 from overlay.service.app import create_app
 from overlay.service.config import ServerSettings
 from overlay.service import keys
@@ -114,7 +113,6 @@ def test_app_state_sits_under_the_typed_keys_only(settings: ServerSettings) -> N
         keys.STORE: Store,
         keys.HUB: Hub,
         keys.ANALYSIS: LiveAnalysis,
-        keys.GUARD: Guard,
         keys.TOKEN: str,
         keys.TOKEN_CREATED: str,
         keys.SOCKETS: weakref.WeakSet,
