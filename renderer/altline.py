@@ -8,7 +8,9 @@ the main line before the deviation stay plain).  Both are drawn with the ordinar
 the page and the skia executor draw them alike.
 
 Pure: the caller (the overlay, which knows which line it plays) passes an :class:`AltLine`;
-:mod:`renderer.linemarks` draws the banner and the marks.
+:mod:`renderer.linemarks` draws the banner and the marks.  :class:`LineInfo` describes a
+line for a picker (the studio's; the service lists a game's lines,
+:func:`overlay.service.branching.line_list`).
 """
 
 from __future__ import annotations
@@ -17,7 +19,7 @@ from dataclasses import dataclass
 
 from engine.state import GameState
 
-__all__ = ["AltLine", "alt_card"]
+__all__ = ["AltLine", "LineInfo", "alt_card"]
 
 
 @dataclass(frozen=True)
@@ -39,6 +41,48 @@ class AltLine:
     def label(self) -> str:
         where = f"GAME {self.game + 1} \u00b7 " if self.game is not None else ""
         return f"{where}DEAL {self.deal + 1} \u00b7 LINE {self.line + 1} \u00b7 NOT THE REAL PLAY"
+
+
+@dataclass(frozen=True)
+class LineInfo:
+    """One alternative line as the studio's picker lists it: how to name it in ``branch``
+    (``game``, ``deal``, ``line``, from 1 as people count) and what it changes: the action
+    where it leaves the main line (``at``: ``call``, ``discard`` or ``card``; the deal's
+    ``call`` number, or the ``trick`` and the ``card`` within it, from 1), who acts, what the
+    line plays there and what the main line played (``instead``: None where the main line has
+    no such action), its ``steps`` (0: the line cannot be played, see the game's problems) and
+    the deal's points at its end (None: the line stops before the deal is scored)."""
+
+    game: int | None
+    deal: int
+    line: int
+    at: str | None
+    call: int | None
+    trick: int | None
+    card: int | None
+    seat: int | None
+    player: str | None
+    play: str | None
+    instead: str | None
+    steps: int
+    points: tuple[int, ...] | None
+
+    def to_json(self) -> dict[str, object]:
+        return {
+            "game": self.game,
+            "deal": self.deal,
+            "line": self.line,
+            "at": self.at,
+            "call": self.call,
+            "trick": self.trick,
+            "card": self.card,
+            "seat": self.seat,
+            "player": self.player,
+            "play": self.play,
+            "instead": self.instead,
+            "steps": self.steps,
+            "points": None if self.points is None else list(self.points),
+        }
 
 
 def alt_card(line: AltLine | None, state: GameState, trick: int, index: int, per: int) -> bool:

@@ -2,16 +2,17 @@
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from typing import Annotated, Literal
 
 from pydantic import AfterValidator, BaseModel, ConfigDict, Field, WithJsonSchema
 
-from engine.state import StepKind
+from engine.state import GameState, StepKind, Timeline
 
 from .easing import EASINGS
 from .ops import IMAGE_ID
 
-__all__ = ["StepTiming", "Transition", "Timing", "DEFAULT_TIMING", "EaseName"]
+__all__ = ["StepTiming", "Transition", "Timing", "DEFAULT_TIMING", "EaseName", "durations_of"]
 
 
 def _ease_name(value: str) -> str:
@@ -97,3 +98,13 @@ class Timing(BaseModel):
 
 
 DEFAULT_TIMING = Timing()
+
+
+def durations_of(steps: Sequence[GameState] | Timeline | None, timing: Timing) -> list[float]:
+    """Seconds per step: ``timing``'s run time + hold for the step's kind (the Director's
+    step lengths, the same for a channel and for a render)."""
+    if steps is None:
+        return []
+    if isinstance(steps, Timeline):
+        steps = steps.steps
+    return [float(timing.of(s.kind).total) for s in steps]

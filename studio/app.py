@@ -22,6 +22,7 @@ from pydantic import ValidationError
 from renderer.easing import EASINGS, ease
 from renderer.legacy import views_from_legacy
 from renderer.matchdata import MatchData
+from renderer.settings import ChannelSettings, default_views
 from renderer.theme import Theme
 from renderer.timing import Timing
 from renderer.view import Element, ElementType, View
@@ -46,6 +47,11 @@ _LEGACY_CAP = 16 * 1024 * 1024
 
 #: the longest error text an answer carries (as the service's refusals)
 MAX_ERROR = 600
+
+
+def _settings_json(settings: ChannelSettings) -> dict[str, Any]:
+    """A settings document as the service's settings API answers it (camelCase keys)."""
+    return settings.model_dump(mode="json", by_alias=True)
 
 
 def _refuse(status: int, message: str, kind: str = "studio") -> web.Response:
@@ -93,13 +99,13 @@ class Studio:
         boxes in view pixels, and the easing curves."""
         host = self.host
         body = {
-            "settings": host.settings_schema(),
+            "settings": ChannelSettings.model_json_schema(by_alias=True),
             "view": View.model_json_schema(),
             "element": Element.model_json_schema(),
             "theme": Theme.model_json_schema(),
             "timing": Timing.model_json_schema(),
             "match": MatchData.model_json_schema(),
-            "defaults": {"views": host.default_views()},
+            "defaults": {"views": {o: v.model_dump(mode="json") for o, v in default_views().items()}},
             "sizes": _element_sizes(),
             "easings": _easing_curves(),
             "transportOps": list(TRANSPORT_OPS),
@@ -169,10 +175,12 @@ class Studio:
         picker's), and why stored settings were refused."""
         channel = request.match_info["channel"]
         host = self.host
-        return web.json_response({"steps": host.timeline(channel), "lines": host.lines(channel), "settingsProblem": host.settings_problem(channel)})
+        steps = [{"deal": s.deal, "dealNumber": s.deal_number, "kind": s.kind.value} for s in host.timeline(channel)]
+        lines = [line.to_json() for line in host.lines(channel)]
+        return web.json_response({"steps": steps, "lines": lines, "settingsProblem": host.settings_problem(channel)})
 
     async def take(self, request: web.Request) -> web.Response:
-        return web.json_response(self.host.take(request.match_info["channel"]))
+        return web.json_response(_settings_json(self.host.take(request.match_info["channel"])))
 
     @staticmethod
     def _index(raw: str) -> int | None:
@@ -187,7 +195,7 @@ class Studio:
         if n is None:
             return _refuse(400, f"view number {request.match_info['n']!r} is not 1..99")
         output = request.query.get("output", "preview")
-        return web.json_response(self.host.switch_view(request.match_info["channel"], n, output))
+        return web.json_response(_settings_json(self.host.switch_view(request.match_info["channel"], n, output)))
 
     async def control_key(self, request: web.Request) -> web.Response:
         host = self.host
@@ -226,7 +234,7 @@ class Studio:
             return web.json_response({"ok": True, "view": n + 1})
         if op not in TRANSPORT_OPS:
             return _refuse(403, f"a control key allows {', '.join(TRANSPORT_OPS)} and view only, not {op!r}", "forbidden")
-        params: dict[str, Any] = {k: v for k, v in request.query.items() if k in ("step", "deal", "game", "line", "speed", "value")}
+        params = {k: v for k, v in request.query.items() if k in ("step", "deal", "game", "line", "speed", "value")}
         return web.json_response(host.control(channel, op, params))
 
 

@@ -1,17 +1,26 @@
 """What the studio needs from the service that mounts it, as a :class:`typing.Protocol`.
 
-The studio sits beside ``overlay/`` (both import ``engine`` and ``renderer``), so it cannot
+The studio sits below ``overlay/`` (it imports ``engine`` and ``renderer``), so it cannot
 import the overlay's store, channels or auth without a cycle.  The overlay hands an object
-with these methods to :func:`studio.app.mount`; tests can hand their own.
+with these methods to :func:`studio.app.mount`; tests can hand their own.  What crosses is
+typed by the models both sides import: a channel's settings document
+(:class:`renderer.settings.ChannelSettings`), its game's steps
+(:class:`engine.state.GameState`) and alternative lines (:class:`renderer.altline.LineInfo`);
+the schema and the outputs' default views the studio reads from :mod:`renderer.settings`
+itself.
 """
 
 from __future__ import annotations
 
-from collections.abc import Awaitable, Callable
+from collections.abc import Awaitable, Callable, Mapping, Sequence
 from pathlib import Path
 from typing import Any, Protocol
 
 from aiohttp import web
+
+from engine.state import GameState
+from renderer.altline import LineInfo
+from renderer.settings import ChannelSettings
 
 from .games import Held
 
@@ -44,39 +53,30 @@ class StudioHost(Protocol):
         """Ids of the existing channels."""
         ...
 
-    def settings_schema(self) -> dict[str, Any]:
-        """JSON schema of a channel's settings document (the form fields come from it)."""
-        ...
-
-    def default_views(self) -> dict[str, Any]:
-        """Per output, the view (as JSON) the output shows while its settings name none."""
-        ...
-
     def settings_problem(self, channel: str) -> str | None:
         """Why the channel's stored settings were refused (it runs on defaults), or None."""
         ...
 
-    def timeline(self, channel: str) -> list[dict[str, Any]]:
-        """Per step of the channel's game: ``deal`` (index), ``dealNumber``, ``kind`` (for the scrubber)."""
+    def timeline(self, channel: str) -> Sequence[GameState]:
+        """The steps of the channel's game (the scrubber reads each one's deal and kind)."""
         ...
 
-    def lines(self, channel: str) -> list[dict[str, Any]]:
-        """The alternative lines of the channel's game (each game of a match), for the picker:
-        ``game`` (from 1; null for one game), ``deal`` and ``line`` (from 1, as ``branch``
-        names them), where the line leaves the main line (``at``: call/discard/card, with
-        ``call``, or ``trick`` and ``card``), ``seat``, ``player``, ``play`` and ``instead``
-        (the main line's action there), ``steps`` (0: not playable) and ``points`` at its end."""
+    def lines(self, channel: str) -> Sequence[LineInfo]:
+        """The alternative lines of the channel's game (each game of a match), for the picker,
+        in the order ``branch`` names them."""
         ...
 
-    def control(self, channel: str, op: str, params: dict[str, Any]) -> dict[str, Any]:
-        """Run a transport command (``op`` one of :data:`TRANSPORT_OPS`) and return the playhead."""
+    def control(self, channel: str, op: str, params: Mapping[str, str]) -> dict[str, Any]:
+        """Run a transport command (``op`` one of :data:`TRANSPORT_OPS`, ``params`` its
+        arguments as a query string gives them) and return the playhead as the service's
+        control API answers it (JSON)."""
         ...
 
-    def switch_view(self, channel: str, index: int, output: str) -> dict[str, Any]:
+    def switch_view(self, channel: str, index: int, output: str) -> ChannelSettings:
         """Put the channel's named view number ``index`` (0-based) on ``output``; returns the settings."""
         ...
 
-    def take(self, channel: str) -> dict[str, Any]:
+    def take(self, channel: str) -> ChannelSettings:
         """Put the preview output's view on program and clean; returns the settings."""
         ...
 

@@ -20,7 +20,7 @@ import asyncio
 import csv
 import json
 import socket
-from collections.abc import AsyncIterator, Iterator
+from collections.abc import AsyncIterator
 from pathlib import Path
 from typing import Any
 
@@ -187,11 +187,13 @@ def clock() -> FakeClock:
 @pytest.fixture
 def settings(request: pytest.FixtureRequest, tmp_path: Path) -> ServerSettings:
     """The service on a fresh data folder, token :data:`TOKEN`, no demo; on the real clock,
-    or on the ``clock`` fixture for tests marked ``fake_clock``."""
+    or on the ``clock`` fixture for tests marked ``fake_clock``; live analysis on for every
+    channel where the test asks for ``live_analysis``, else off (whatever the environment says)."""
+    analysis = "live_analysis" in request.fixturenames
     if request.node.get_closest_marker("fake_clock") is not None:
         fake: FakeClock = request.getfixturevalue("clock")
-        return ServerSettings(data_dir=tmp_path, token=TOKEN, demo=False, clock=fake)
-    return ServerSettings(data_dir=tmp_path, token=TOKEN, demo=False)
+        return ServerSettings(data_dir=tmp_path, token=TOKEN, demo=False, clock=fake, analysis=analysis)
+    return ServerSettings(data_dir=tmp_path, token=TOKEN, demo=False, analysis=analysis)
 
 
 @pytest.fixture
@@ -231,14 +233,9 @@ async def assert_no_analysis(ws: Any, *, quiet: float) -> None:
 
 
 @pytest.fixture
-def live_analysis() -> Iterator[None]:
-    """The service's live analysis switched on (a real process pool) for one test."""
-    from overlay.service import analysis
-
-    analysis.configure(on=True)
-    yield
-    analysis.configure(on=False)
-    analysis.shutdown()
+def live_analysis() -> None:
+    """The service's live analysis switched on for every channel (a real process pool, the
+    app's: it stops with the app): the ``settings`` fixture reads that a test asks for it."""
 
 
 def free_port() -> int:

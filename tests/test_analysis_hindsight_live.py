@@ -14,8 +14,8 @@ import pytest
 from engine.generate import generate_game
 from engine.hindsight import played_out
 from engine.state import GameState, StepKind
-from overlay.service import analysis
-from overlay.service.keys import HUB
+from overlay.service.analysis import WITHHELD
+from overlay.service.keys import ANALYSIS, HUB
 from renderer.view import Perspective, default_view
 from tests.support import AUTH, FakeClock
 from tests.test_analysis_hindsight import stripped
@@ -24,15 +24,16 @@ SIZE = (1280, 720)
 DELAY = 5.0
 
 
-async def _analysed(ch: Any, output: str, step: int) -> dict[str, Any]:
-    """The analysis message ``output`` of ``ch`` gets for ``step`` now (through the pool)."""
+async def _analysed(client: Any, ch: Any, output: str, step: int) -> dict[str, Any]:
+    """The analysis message ``output`` of ``ch`` gets for ``step`` now (through the app's pool)."""
+    live = client.server.app[ANALYSIS]
     key = (ch.id, f"{output}@{SIZE[0]}x{SIZE[1]}")
-    slot = analysis.pool().latest.get(key)
+    slot = live.pool.latest.get(key)
     if slot is not None:
         slot.sent = None
-    analysis.after_scene(ch, output, SIZE, step)
-    await asyncio.gather(*list(analysis._tasks))
-    slot = analysis.pool().latest[key]
+    live.after_scene(ch, output, SIZE, step, lambda text: None)
+    await asyncio.gather(*list(live.tasks))
+    slot = live.pool.latest[key]
     assert slot.sent is not None and slot.sent[1] == step
     msg: dict[str, Any] = json.loads(slot.sent[3])
     return msg
@@ -70,19 +71,19 @@ async def test_a_delayed_output_gets_hindsight_only_once_its_version_holds_the_p
     clock.t = start + 10.0
     step = _first_card_of_last_deal(ch.shown(ch.revision).steps)
     for output in ("preview", "program"):
-        a = (await _analysed(ch, output, step))["analysis"]
+        a = (await _analysed(client, ch, output, step))["analysis"]
         assert a["hands"] is None and a["ddTricks"] is None and "not played" in a["reason"], (output, a)
     await _put(client, full)  # the feed completes the deal
-    now = (await _analysed(ch, "preview", step))["analysis"]
+    now = (await _analysed(client, ch, "preview", step))["analysis"]
     assert now["hands"] == "reconstructed" and now["ddTricks"] is not None and now["reason"] is None
-    late = (await _analysed(ch, "program", step))["analysis"]
+    late = (await _analysed(client, ch, "program", step))["analysis"]
     assert late["hands"] is None and late["ddTricks"] is None, "the delayed output saw the play before its time"
-    clean = (await _analysed(ch, "clean", step))["analysis"]
+    clean = (await _analysed(client, ch, "clean", step))["analysis"]
     assert clean["estimate"] and clean["hands"] is None and clean["ddTricks"] is None and clean["best"] is None
     clock.t = start + 10.0 + DELAY + 0.5
-    later = (await _analysed(ch, "program", step))["analysis"]
+    later = (await _analysed(client, ch, "program", step))["analysis"]
     assert later["hands"] == "reconstructed" and later["ddTricks"] == now["ddTricks"]
-    clean = (await _analysed(ch, "clean", step))["analysis"]
+    clean = (await _analysed(client, ch, "clean", step))["analysis"]
     assert clean["estimate"] and clean["hands"] is None and clean["ddTricks"] is None
 
 
@@ -97,16 +98,16 @@ async def test_an_output_that_hides_hole_cards_gets_hindsight_from_the_last_card
     steps: list[GameState] = list(ch.shown(ch.revision).steps)
     mid = _first_card_of_last_deal(steps)
     last = next(i for i, s in enumerate(steps) if played_out(s))
-    hidden = (await _analysed(ch, "program", mid))["analysis"]
+    hidden = (await _analysed(client, ch, "program", mid))["analysis"]
     assert hidden["estimate"] and hidden["ddTricks"] is None and hidden["best"] is None and hidden["hands"] is None
-    assert hidden["reason"] == analysis.WITHHELD
-    shown = (await _analysed(ch, "preview", mid))["analysis"]
+    assert hidden["reason"] == WITHHELD
+    shown = (await _analysed(client, ch, "preview", mid))["analysis"]
     assert shown["hands"] == "reconstructed" and shown["ddTricks"] is not None
-    end = await _analysed(ch, "program", last)
+    end = await _analysed(client, ch, "program", last)
     assert end["analysis"]["hands"] == "reconstructed" and end["analysis"]["ddTricks"] is not None and not end["analysis"]["estimate"]
     assert "HINDSIGHT" in json.dumps(end["layer"])
     for step in (mid, last):
-        clean = (await _analysed(ch, "clean", step))["analysis"]
+        clean = (await _analysed(client, ch, "clean", step))["analysis"]
         assert clean["estimate"] and clean["hands"] is None and clean["ddTricks"] is None and clean["reason"] is None
 
 

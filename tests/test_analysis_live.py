@@ -6,14 +6,16 @@ from __future__ import annotations
 
 import asyncio
 import json
+from dataclasses import replace
 from typing import Any
 
 
 from engine.analysis import Analyst
 from engine.load import load_game
 from engine.ruleset import Ruleset
-from overlay.service import analysis
 from overlay.service.analysis import AnalysisPool
+from overlay.service.app import create_app
+from overlay.service.config import ServerSettings
 from tests.support import AUTH, assert_no_analysis, game, make_channel
 
 
@@ -74,16 +76,53 @@ async def test_pages_get_the_scene_first_then_the_analysis(client: Any, live_ana
     await clean.close()
 
 
-async def test_clean_output_can_get_no_analysis(client: Any, live_analysis: None) -> None:
-    analysis.configure(on=True, clean="none")
+async def test_clean_output_can_get_no_analysis(aiohttp_client: Any, settings: ServerSettings) -> None:
+    """The service's switch on for every channel, with nothing for the clean output."""
+    client = await aiohttp_client(create_app(replace(settings, analysis=True, analysis_clean="none")))
     doc = game(5, 1)
     await make_channel(client, doc=doc)
     clean = await client.ws_connect("/ws/overlay/t1?output=clean")
     preview = await client.ws_connect("/ws/overlay/t1?output=preview", headers=AUTH)
+    # the clean page is read all along (a page that stops reading answers no ping and is
+    # dropped on a loaded machine), and nothing it gets may be an analysis
+    kinds: list[str] = []
+
+    async def read_clean() -> None:
+        async for msg in clean:
+            kinds.append(json.loads(msg.data)["type"])
+
+    reader = asyncio.get_running_loop().create_task(read_clean())
     await client.post("/api/channels/t1/control/pause", headers=AUTH)
     await client.post("/api/channels/t1/control/seek?step=8", headers=AUTH)
     await _analysis_of(preview, 8)  # the preview's arrived: the clean one would have too
-    await asyncio.sleep(0.2)
-    await assert_no_analysis(clean, quiet=0.3)
+    await asyncio.sleep(0.5)
+    reader.cancel()
+    assert "scene" in kinds and "analysis" not in kinds, kinds
     await clean.close()
     await preview.close()
+
+
+async def test_each_service_keeps_its_own_analysis(aiohttp_client: Any, settings: ServerSettings, tmp_path: Any) -> None:
+    """Live analysis is the app's, not the process's: two services in one process, one with
+    analysis on for every channel and one with it off, each as its settings say; the pool's
+    workers stop with their app."""
+    from overlay.service.keys import ANALYSIS
+
+    on_app = create_app(replace(settings, analysis=True))
+    off_app = create_app(replace(settings, data_dir=tmp_path / "off", analysis=False))
+    assert on_app[ANALYSIS] is not off_app[ANALYSIS]
+    on, off = await aiohttp_client(on_app), await aiohttp_client(off_app)
+    pages = []
+    for client in (on, off):  # one after the other: a page is read while it waits
+        await make_channel(client, doc=game(5, 1))
+        pages.append(await client.ws_connect("/ws/overlay/t1?output=preview", headers=AUTH))
+        await client.post("/api/channels/t1/control/pause", headers=AUTH)
+        await client.post("/api/channels/t1/control/seek?step=8", headers=AUTH)
+        if client is on:
+            await _analysis_of(pages[0], 8)
+    await assert_no_analysis(pages[1], quiet=0.5)
+    assert on_app[ANALYSIS].pool._executor is not None and off_app[ANALYSIS].pool._executor is None
+    for page in pages:
+        await page.close()
+    await on.close()
+    assert on_app[ANALYSIS].pool._executor is None and not on_app[ANALYSIS].tasks

@@ -27,6 +27,10 @@ from renderer.timing import Timing
 from renderer.view import Extra, ExtraType, Perspective, View, default_view
 from tests.parity import assert_parity, figures, player_page, premul
 
+#: one worker runs this file under pytest-xdist (--dist loadgroup): its shared set-up is made once
+pytestmark = pytest.mark.xdist_group("onair_page")
+
+
 #: a generated game with a euchre (deal 2) and a loner (deal 3) among its four deals
 SEED, DEALS = 12, 4
 

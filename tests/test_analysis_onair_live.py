@@ -17,7 +17,6 @@ from engine.cards import card_name
 from engine.generate import generate_game
 from engine.load import load_game
 from engine.state import StepKind
-from overlay.service import analysis
 from overlay.service.feed import actions_of
 from tests.support import AUTH, TOKEN, Server, assert_no_analysis, make_channel
 
@@ -27,14 +26,13 @@ FIRST = 60_000
 
 @pytest.fixture
 async def server(tmp_path: Path) -> AsyncIterator[Server]:
-    """The real service; the analysis pool is this process's, shut down after the test."""
+    """The real service; the analysis pool is its app's, stopped with it."""
     srv = Server(tmp_path)
     await srv.start()
     try:
         yield srv
     finally:
         await srv.stop()
-        analysis.shutdown()
 
 
 async def analysis_on(srv: Server, cid: str = "t1", *, clean: str = "public") -> None:
@@ -169,7 +167,6 @@ async def test_analysis_is_off_by_default_and_the_clean_policy_none_sends_nothin
     finally:
         await program.close()
         await clean.close()
-        analysis.shutdown()
 
 
 async def test_the_studio_schema_carries_the_elements_and_the_switch(client: Any) -> None:

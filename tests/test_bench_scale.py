@@ -33,9 +33,10 @@ def test_one_and_two_processes_post_the_same_actions() -> None:
     for n in (1, 2):
         assert out[f"p{n}_actions"] == 4 * 25, out
         assert out[f"p{n}_errors"] == 0 and out[f"p{n}_actions_not_seen"] == 0, out
-        # the rate is the actions over the run's length (both as printed: seconds to 1 ms)
+        # the rate is the actions over the run's length (as printed: seconds to 1 ms, the rate
+        # to 0.1, which a slow run on a loaded machine shows: 12.9 for 100 / 7.763)
         seconds = out[f"p{n}_seconds"]
-        assert out[f"p{n}_actions_per_s"] == pytest.approx(100 / seconds, rel=0.0006 / seconds + 0.001)
+        assert out[f"p{n}_actions_per_s"] == pytest.approx(100 / seconds, rel=0.0006 / seconds + 0.001, abs=0.05)
     assert out["speedup_1_to_2"] == round(out["p2_actions_per_s"] / out["p1_actions_per_s"], 2)
     assert 0 < out["failover_s"] < 3.0
 

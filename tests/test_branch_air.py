@@ -14,7 +14,6 @@ from engine.analysis import Analyst
 from engine.load import load_game
 from engine.ruleset import Ruleset
 from engine.state import StepKind
-from overlay.service import analysis
 from overlay.service.feed import actions_of
 from overlay.service.keys import HUB
 from tests.lines import lined_game

@@ -25,12 +25,13 @@ from engine.load import load_game
 from engine.state import StepKind
 from overlay.browser.capture import ORIGIN, GraphicCapture, decode_png
 from overlay.service.director import StepTimes
-from overlay.service.outputs import durations_of
+from renderer.timing import durations_of
 from renderer.frames import FrameSource, Schedule
 from renderer.raster import Assets, raster, to_premul
 from renderer.timing import DEFAULT_TIMING
 
-pytestmark = pytest.mark.browser
+#: one worker runs this file under pytest-xdist (--dist loadgroup): its shared set-up is made once
+pytestmark = [pytest.mark.browser, pytest.mark.xdist_group("capture_page")]
 
 SIZE = (1280, 720)
 

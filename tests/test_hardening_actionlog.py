@@ -60,9 +60,9 @@ def test_a_restart_restores_the_exact_game_from_the_snapshot_and_the_log(tmp_pat
     db = tmp_path / "overlay.sqlite3"
     store, hub = _open(db)
     ch = hub.create("k")
-    ch.put_game(json.dumps(empty_game(doc)).encode(), source="k.egn")
+    ch.ingest.put_game(json.dumps(empty_game(doc)).encode(), source="k.egn")
     for a in acts[:count]:
-        ch.apply_action(ActionIn.model_validate(a))
+        ch.ingest.apply_action(ActionIn.model_validate(a))
     before = ch.game
     assert before is not None
     data, digest, document, steps = before.data, before.digest, before.document, list(before.steps)
@@ -81,7 +81,7 @@ def test_a_restart_restores_the_exact_game_from_the_snapshot_and_the_log(tmp_pat
         # and it is the game the engine makes of those actions from scratch
         assert after.game.data == _local(doc, count).data
         # the logger goes on where it left, and the log keeps growing on the restored game
-        after.apply_action(ActionIn.model_validate(acts[count]))
+        after.ingest.apply_action(ActionIn.model_validate(acts[count]))
         assert after.seq == count + 1 and after.game.data == _local(doc, count + 1).data
     finally:
         store.close()
@@ -97,9 +97,9 @@ def test_a_logged_action_that_no_longer_replays_keeps_what_did(tmp_path: Path) -
     store, hub = _open(db)
     for cid in ("a", "b"):
         ch = hub.create(cid)
-        ch.put_game(json.dumps(empty_game(doc)).encode(), source=f"{cid}.egn")
+        ch.ingest.put_game(json.dumps(empty_game(doc)).encode(), source=f"{cid}.egn")
         for a in acts[:10]:
-            ch.apply_action(ActionIn.model_validate(a))
+            ch.ingest.apply_action(ActionIn.model_validate(a))
     store.close()
     with contextlib.closing(sqlite3.connect(db)) as conn:
         conn.execute("""UPDATE actions SET data = '{"seq": 7, "kind": "card", "card": "Zz"}' WHERE channel = 'a' AND seq = 7""")

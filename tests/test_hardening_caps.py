@@ -15,7 +15,7 @@ from typing import Any
 import pytest
 from aiohttp import WSMsgType
 
-from overlay.service.protocol import ChannelSettings
+from renderer.settings import ChannelSettings
 from tests.support import AUTH, game, make_channel
 
 ROOT = Path(__file__).resolve().parents[1]

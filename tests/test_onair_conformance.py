@@ -45,7 +45,8 @@ from PIL import Image
 
 from engine.generate import generate_game
 from engine.state import StepKind
-from overlay.service.protocol import ChannelSettings, dump
+from overlay.service.protocol import dump
+from renderer.settings import ChannelSettings
 from renderer.onair import OnAir, draw
 from renderer.raster import to_premul
 from renderer.scene import Scene

@@ -10,6 +10,7 @@ from typing import Any
 import pytest
 from aiohttp import web
 
+from overlay.service.analysis import LiveAnalysis
 from overlay.service.app import create_app
 from overlay.service.config import ServerSettings
 from overlay.service import keys
@@ -111,6 +112,7 @@ def test_app_state_sits_under_the_typed_keys_only(settings: ServerSettings) -> N
         keys.SETTINGS: ServerSettings,
         keys.STORE: Store,
         keys.HUB: Hub,
+        keys.ANALYSIS: LiveAnalysis,
         keys.TOKEN: str,
         keys.TOKEN_CREATED: str,
         keys.SOCKETS: weakref.WeakSet,

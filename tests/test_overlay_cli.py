@@ -58,7 +58,8 @@ def test_bench_live_prints_one_json_object() -> None:
     chromium_or_skip()
     out = subprocess.run(
         [sys.executable, "-c", "import sys; from overlay.cli import main; sys.exit(main())", "bench", "live", "--json", "--samples", "4", "--cpu-channels", "1",
-         "--channels", "2", "--pages", "2", "--seconds", "1"],
+         "--channels", "2", "--pages", "2", "--seconds", "1",
+         "--fast-actions", "10", "--fast-interval", "0.1"],
         capture_output=True, text=True, timeout=300,
     )
     assert out.returncode == 0, out.stderr
@@ -66,3 +67,4 @@ def test_bench_live_prints_one_json_object() -> None:
     assert figures["latency_samples"] >= 3
     assert 0 < figures["latency_pixels_p50_ms"] < 1000
     assert figures["scale_pages"] == 4 and figures["scale_server_rss_mb"] > 10
+    assert figures["lag_actions"] == 10  # the catch-up run, short (90 actions at 0.3 s is the bench's own)

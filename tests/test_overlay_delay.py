@@ -61,9 +61,9 @@ async def test_delayed_output_replays_preview_across_corrections(client: Any, cl
                 r = await client.post("/api/channels/d/control", json={"op": "live"}, headers=AUTH)
                 assert r.status == 200
         state_now = await (await client.get("/api/channels/d/state?output=preview", headers=AUTH)).text()
-        preview[offset] = (_comparable(ch.scene_text("preview", SIZE, clock.t, snapshot=False)[0]), _comparable(state_now))
+        preview[offset] = (_comparable(ch.fanout.scene_text("preview", SIZE, clock.t, snapshot=False)[0]), _comparable(state_now))
         if offset >= DELAY:
-            program_scene = _comparable(ch.scene_text("program", SIZE, clock.t, snapshot=False)[0])
+            program_scene = _comparable(ch.fanout.scene_text("program", SIZE, clock.t, snapshot=False)[0])
             program_state = _comparable(await (await client.get("/api/channels/d/state?output=program")).text())
             then_scene, then_state = preview[offset - DELAY]
             assert program_state == then_state, f"program at +{offset}s differs from preview at +{offset - DELAY}s"

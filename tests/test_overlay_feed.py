@@ -300,7 +300,7 @@ async def test_a_new_revision_reuses_only_the_scenes_it_did_not_change(client: A
 
     def scene(step: int) -> str:
         part = ch.game.part_of(step)
-        return ch.cache.get(
+        return ch.fanout.cache.get(
             (ch.revision, ch.render.revision, "preview", size, step), ch.game.steps, ch.render, title=part.title
         )
 
@@ -312,14 +312,14 @@ async def test_a_new_revision_reuses_only_the_scenes_it_did_not_change(client: A
             scene(step)
         r = await client.post("/api/channels/kin/actions", json=a, headers=AUTH)
         assert r.status == 200, await r.text()
-        builds = ch.cache.builds
+        builds = ch.fanout.cache.builds
         for step in range(ch.steps):
             fresh = render(
                 ch.game.steps[step], view=ch.render.view("preview", step), theme=ch.render.theme,
                 timing=ch.render.timing, title=ch.game.part_of(step).title, size=size, match=ch.render.match,
             )
             assert scene(step) == fresh, (a, step)
-        reused += ch.steps - (ch.cache.builds - builds)
+        reused += ch.steps - (ch.fanout.cache.builds - builds)
     assert reused > 0 if hands else True
 
 

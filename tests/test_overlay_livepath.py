@@ -20,7 +20,8 @@ from overlay.service import feed
 from overlay.service.director import StepTimes
 from overlay.service.feed import actions_of
 from overlay.service.hub import Hub
-from overlay.service.outputs import durations_of, marks_of
+from overlay.service.outputs import marks_of
+from renderer.timing import durations_of
 from overlay.service.protocol import ActionIn
 from overlay.service.record import SNAPSHOT_EVERY
 from overlay.service.store import Store
@@ -60,9 +61,9 @@ def test_an_action_reads_only_what_it_changed(tmp_path: Path, monkeypatch: pytes
     store = Store(tmp_path / "overlay.sqlite3")
     try:
         ch = Hub(store).create("k")
-        ch.put_game(json.dumps(empty_game(doc)).encode(), source="k.egn")
+        ch.ingest.put_game(json.dumps(empty_game(doc)).encode(), source="k.egn")
         for a in acts[:3]:
-            ch.apply_action(ActionIn.model_validate(a))
+            ch.ingest.apply_action(ActionIn.model_validate(a))
         made: list[int] = []
         real_data = feed.Loaded.data.func  # type: ignore[attr-defined]
 
@@ -78,7 +79,7 @@ def test_an_action_reads_only_what_it_changed(tmp_path: Path, monkeypatch: pytes
         monkeypatch.setattr(feed, "digest", refused)
         monkeypatch.setattr(feed.Loaded, "data", property(counted))
         for a in acts[3 : SNAPSHOT_EVERY + 3]:
-            ch.apply_action(ActionIn.model_validate(a))
+            ch.ingest.apply_action(ActionIn.model_validate(a))
         assert len(made) == 1  # the snapshot at seq SNAPSHOT_EVERY
         monkeypatch.undo()
         game_ = ch.game

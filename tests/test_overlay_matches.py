@@ -64,7 +64,7 @@ async def test_match_plays_its_games_in_order(client: Any, clock: FakeClock) -> 
     assert r.status == 200, await r.text()
     ch = client.server.app[HUB].get("m")
     r = await client.post("/api/channels/m/control", json={"op": "seek", "game": 3, "step": 0}, headers=AUTH)
-    scene = json.loads(ch.scene_text("preview", SIZE, clock.t, snapshot=True)[0])
+    scene = json.loads(ch.fanout.scene_text("preview", SIZE, clock.t, snapshot=True)[0])
     assert (scene["game"], scene["games"], scene["gameTitle"]) == (2, 3, "Generated game 3 \u2014 Game 3 of 3")
     assert "GAME 3 OF 3" in json.dumps(scene["scene"], ensure_ascii=False)
 

@@ -104,9 +104,19 @@ async def test_bench_pages_get_the_server_stage_times(client: Any) -> None:
     assert t["received"] <= t["replayed"] <= t["committed"] <= t["woke"] <= t["built"]
 
 
+def test_clean_output_left_out_of_the_settings_still_hides_hole_cards() -> None:
+    """A settings document that names only some outputs: the clean output it leaves out
+    shows its own default (hands face down), not the program's (every hand face up)."""
+    from renderer.settings import ChannelSettings, OutputSettings, RenderSettings
+    from renderer.view import Perspective
+
+    rs = RenderSettings(ChannelSettings(outputs={"program": OutputSettings()}))
+    assert rs.view("clean").perspective is Perspective.PLAYED
+    assert rs.view("program").perspective is Perspective.ALL
+
+
 def test_clean_output_hides_hole_cards_and_commentary() -> None:
-    from overlay.service.protocol import ChannelSettings
-    from overlay.service.outputs import RenderSettings
+    from renderer.settings import ChannelSettings, RenderSettings
     from renderer.view import ElementType, Perspective
 
     rs = RenderSettings(ChannelSettings())

@@ -127,7 +127,7 @@ async def test_delete_closes_feeds_and_stops_the_watcher(client: Any, tmp_path: 
     feed = await client.ws_connect("/api/channels/c/feed", headers=AUTH)
     page = await client.ws_connect("/ws/overlay/c")
     ch = client.server.app[HUB].get("c")
-    watchers = [ch.follow_task, *ch.stopped_follows]
+    watchers = [ch.follow.task, *ch.follow.stopped]
     assert len(_channel_tasks("c")) >= 2
     r = await client.delete("/api/channels/c", headers=AUTH)
     assert r.status == 200
@@ -136,10 +136,10 @@ async def test_delete_closes_feeds_and_stops_the_watcher(client: Any, tmp_path: 
             assert json.loads(msg.data)["type"] in ("bye", "scene")
         assert msg.type == WSMsgType.CLOSE and msg.data == WSCloseCode.GOING_AWAY and msg.extra == "channel deleted"
     assert _channel_tasks("c") == [] and all(t is not None and t.done() for t in watchers)
-    assert not ch.feeds and not ch.pages
+    assert not ch.ingest.feeds and not ch.fanout.pages
     # a request that still holds the deleted channel cannot write to the store
     with pytest.raises(Exception) as exc:
-        ch.put_game(json.dumps(generate_game(6, deals=1)).encode(), source="late.egn")
+        ch.ingest.put_game(json.dumps(generate_game(6, deals=1)).encode(), source="late.egn")
     assert "deleted" in str(exc.value)
 
 

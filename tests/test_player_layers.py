@@ -21,7 +21,8 @@ from renderer.build import build_scene
 from renderer.fonts import font_files
 from tests.support import PLAYER_MODULE, PLAYER_ORIGIN, launch_options, serve_player_page
 
-pytestmark = pytest.mark.browser
+#: one worker runs this file under pytest-xdist (--dist loadgroup): its shared set-up is made once
+pytestmark = [pytest.mark.browser, pytest.mark.xdist_group("player_page")]
 
 ORIGIN = PLAYER_ORIGIN
 PAGE = """<html><body style='margin:0'><canvas id=a></canvas><canvas id=b></canvas></body></html>"""

@@ -48,7 +48,8 @@ from renderer.scene import Builder, Scene, sample
 from tests.parity import assert_parity, figures, player_page, premul
 from tests.support import PLAYER_ORIGIN
 
-pytestmark = pytest.mark.browser
+#: one worker runs this file under pytest-xdist (--dist loadgroup): its shared set-up is made once
+pytestmark = [pytest.mark.browser, pytest.mark.xdist_group("parity_page")]
 
 ORIGIN = PLAYER_ORIGIN
 

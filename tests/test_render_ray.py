@@ -34,6 +34,10 @@ from overlay.video.rayrender import BatchReport, print_report, render_batch, sta
 from overlay.video.writer import CODECS
 from tests.support import game, match_doc
 
+#: one worker runs this file under pytest-xdist (--dist loadgroup): its shared set-up is made once
+pytestmark = pytest.mark.xdist_group("ray")
+
+
 OPTS = ["--size", "320x180", "--fps", "2"]
 
 #: bytes per sample of each pixel format the codecs decode to (planar formats: per plane)

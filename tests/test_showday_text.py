@@ -45,6 +45,10 @@ from renderer.timing import DEFAULT_TIMING
 from renderer.view import ElementType, Extra, ExtraType, View, default_view
 from tests.lines import lined_game
 
+#: one worker runs this file under pytest-xdist (--dist loadgroup): its shared set-up is made once
+pytestmark = pytest.mark.xdist_group("showday_text")
+
+
 ROOT = Path(__file__).resolve().parents[1]
 SIZE = (1280, 720)
 MIN_PX = 13.0  # 20 px at 1080p

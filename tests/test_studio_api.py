@@ -98,7 +98,7 @@ PUT_CONTRACT = {"revision", "title", "outputs", "theme", "timing", "match", "vie
 def test_every_settings_field_is_required_by_put_or_listed_as_added_later() -> None:
     """A new settings field must be optional in a PUT (older clients do not send it): adding
     one without listing it in LATER_FIELDS fails here."""
-    from overlay.service.protocol import ChannelSettings
+    from renderer.settings import ChannelSettings
 
     names = {f.alias or n for n, f in ChannelSettings.model_fields.items()}
     assert names == PUT_CONTRACT | ChannelSettings.LATER_FIELDS

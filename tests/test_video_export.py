@@ -22,7 +22,7 @@ from engine.generate import generate_game
 from engine.load import load_game
 from engine.state import StepKind
 from overlay.service.director import StepTimes
-from overlay.service.outputs import durations_of
+from renderer.timing import durations_of
 from overlay.video.writer import CODECS, VideoWriter
 from renderer.frames import FrameSource, Schedule
 from overlay.video.sync import parse_sync, sync_starts
@@ -254,8 +254,7 @@ def test_ctrl_c_keeps_a_playable_file_or_removes_it(mode: str, game_file: Path, 
 def test_channel_settings_give_timing_and_view(game_file: Path, tmp_path: Path) -> None:
     """--channel-settings: the channel's timing spaces the steps, its output's view draws them."""
     from overlay.video.job import JobOptions, load_job
-    from overlay.service.protocol import ChannelSettings
-    from overlay.service.outputs import RenderSettings
+    from renderer.settings import ChannelSettings, RenderSettings
 
     doc = ChannelSettings(title="t", timing={"card": {"run_time": 0.2, "hold": 0.1, "ease": "out"}})
     path = tmp_path / "settings.json"

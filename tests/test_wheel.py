@@ -33,7 +33,8 @@ import pytest
 
 from tests.support import ROOT, free_port
 
-pytestmark = pytest.mark.slow
+#: one worker builds the wheel for every test here (under pytest-xdist's --dist loadgroup)
+pytestmark = [pytest.mark.slow, pytest.mark.xdist_group("wheel")]
 
 #: what goes into the wheel: the five top-level folders and the build's own files
 SOURCES = ("engine", "renderer", "overlay", "studio", "assets", "pyproject.toml", "README.md")

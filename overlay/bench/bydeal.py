@@ -94,10 +94,10 @@ def _service_round(doc: dict[str, Any], number: int, folder: Path, wall: list[fl
     store = Store(folder / f"deal{number}.sqlite3")
     try:
         channel = Hub(store).create("bench")
-        channel.load_game(_compact(base), source=SOURCE)
+        channel.ingest.load_game(_compact(base), source=SOURCE)
         actions = [ActionIn.model_validate(a) for a in acts]
         gc.collect()
-        return statistics.median(_timed(channel.apply_action, actions, wall, cpu))
+        return statistics.median(_timed(channel.ingest.apply_action, actions, wall, cpu))
     finally:
         store.close()
         for f in folder.glob(f"deal{number}.sqlite3*"):

@@ -58,7 +58,7 @@ def _job(size: tuple[int, int]) -> tuple[Any, Any, Any]:
     from renderer.timing import DEFAULT_TIMING
 
     from ..service.director import StepTimes
-    from ..service.outputs import durations_of
+    from renderer.timing import durations_of
 
     tl = load_game(json.dumps(generate_game(7)), source="bench").timeline
     durations = durations_of(tl.steps, DEFAULT_TIMING)

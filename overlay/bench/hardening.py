@@ -283,7 +283,7 @@ def _mask_cost() -> dict[str, Any]:
     from engine.generate import generate_game
     from engine.load import load_game
     from overlay.service.masking import mask_of
-    from overlay.service.outputs import clean_view
+    from renderer.settings import clean_view
     from renderer.view import default_view
 
     steps = load_game(json.dumps(generate_game(61, deals=2)), source="g").timeline.steps

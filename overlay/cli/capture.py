@@ -56,7 +56,7 @@ def run_capture(args: argparse.Namespace) -> int:
         args.game = args.source
         job = load_job(JobOptions.of(args))
         sched = job.schedule
-        total = sched.frames(job.fps)
+        total: int | None = sched.frames(job.fps)
         frames = job.frames()
         cap: Any = GraphicCapture(
             job.size,

@@ -29,17 +29,21 @@ import time
 import uuid
 from collections import deque
 from collections.abc import Callable, Coroutine
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from aiohttp import web
+
+from renderer.settings import OUTPUTS, OutputName
+
+if TYPE_CHECKING:
+    from redis.asyncio import Redis
 
 from ..service.channel import Channel
 from ..service.clients import Outbox, Page, StateSub
 from ..service.hub import Hub
-from ..service.protocol import OUTPUTS, OutputName
 from ..service.store import CONTROL_KEY, FEED_KEYS, Store
 from . import takeover
-from .redisstore import Keys, RedisStore
+from .redisstore import Keys, RedisStore, text_of
 
 __all__ = ["Cluster", "RemotePage", "RemoteSub", "LEASE_TTL", "TICK", "group_name", "parse_group"]
 
@@ -137,7 +141,7 @@ class RemoteSub(StateSub):
 class Cluster:
     """This process's part in a set of processes sharing channels through Redis."""
 
-    def __init__(self, url: str, hub: Hub, store: RedisStore, client: Any) -> None:
+    def __init__(self, url: str, hub: Hub, store: RedisStore, client: Redis) -> None:
         self.url = url
         self.hub = hub
         self.store = store
@@ -210,8 +214,9 @@ class Cluster:
         takeovers it made, and the persistence Redis runs with."""
         persistence: dict[str, Any] = {}
         try:
-            persistence = {**await self.client.config_get("appendonly"), **await self.client.config_get("appendfsync")}
-            persistence = {k.decode() if isinstance(k, bytes) else k: v.decode() if isinstance(v, bytes) else v for k, v in persistence.items()}
+            for name in ("appendonly", "appendfsync"):
+                reply = await self.client.config_get(name)
+                persistence.update({text_of(k): None if v is None else text_of(v) for k, v in reply.items() if k is not None})
         except Exception as exc:  # CONFIG may be renamed or refused on a managed Redis
             persistence = {"unknown": str(exc)[:200]}
         return {
@@ -265,8 +270,8 @@ class Cluster:
         holder = await self.client.get(Keys(cid).lease)
         if holder is None:
             return None
-        url = await self.client.get(f"eo:proc:{holder.decode()}")
-        return None if url is None else str(url.decode())
+        url = await self.client.get(f"eo:proc:{text_of(holder)}")
+        return None if url is None else text_of(url)
 
     async def _leases(self) -> None:
         ttl = int(LEASE_TTL * 1000)
@@ -361,8 +366,8 @@ class Cluster:
                     async with asyncio.timeout(2.0):
                         while any(op.channel == cid for op in self.store.queue) or self.store.pending:
                             await asyncio.sleep(0.01)
-            ch.pages = {p for p in ch.pages if not isinstance(p, RemotePage)}
-            ch.subs = {s for s in ch.subs if not isinstance(s, RemoteSub)}
+            ch.fanout.pages = {p for p in ch.fanout.pages if not isinstance(p, RemotePage)}
+            ch.fanout.subs = {s for s in ch.fanout.subs if not isinstance(s, RemoteSub)}
             await ch.close(reason="channel moved to another process")
         self.store.forget(cid)
         if cid in self.store.lost:
@@ -403,7 +408,7 @@ class Cluster:
         if unreadable:
             # not followed here (the channel keeps its game from Redis); the path stays, so a
             # process that can read it follows it again when it takes the channel over
-            ch.follow_path, ch.follow_error = path, unreadable
+            ch.follow.path, ch.follow.error = path, unreadable
             log.error("%s", unreadable)
         took = time.monotonic() - began
         self.takeovers.append({"channel": cid, "entries": len(saved.entries), "seconds": round(took, 4), "at": time.time()})
@@ -425,9 +430,9 @@ class Cluster:
             client = have.pop(name)
             if ch is not None:
                 if isinstance(client, RemotePage):
-                    ch.pages.discard(client)
+                    ch.fanout.pages.discard(client)
                 else:
-                    ch.subs.discard(client)
+                    ch.fanout.subs.discard(client)
 
     async def _forget_groups(self, cid: str, names: list[bytes]) -> None:
         with contextlib.suppress(Exception):
@@ -452,7 +457,7 @@ class Cluster:
                 out: OutputName = output
                 sub = RemoteSub(ws=web.WebSocketResponse(), output=out).attach(self, cid)
                 groups[name] = sub
-                ch.subs.add(sub)
+                ch.fanout.subs.add(sub)
             else:
                 g = parse_group(name)
                 if g is None:
@@ -461,22 +466,22 @@ class Cluster:
                     ws=web.WebSocketResponse(), output=g[0], remote="redis", connected_at=now, width=g[1], height=g[2]  # type: ignore[arg-type]
                 ).attach(self, cid)
                 groups[name] = page
-                ch.pages.add(page)
+                ch.fanout.pages.add(page)
             snapshot = True
         elif snapshot and reply is not None:
             client = groups[name]
             if isinstance(client, RemotePage):
-                text = ch.scene_text(client.output, client.size, now, snapshot=True)[0]
+                text = ch.fanout.scene_text(client.output, client.size, now, snapshot=True)[0]
             else:
-                text = ch.state_text(client.output, now)
+                text = ch.fanout.state_text(client.output, now)
             self.publish(reply, json.dumps({"channel": cid, "group": name, "text": text}))
             return
         if snapshot:
             client = groups[name]
             if isinstance(client, RemotePage):
-                ch.send_snapshot(client)
+                ch.fanout.send_snapshot(client)
             else:
-                ch.send_state(client)
+                ch.fanout.send_state(client)
             ch.poke()
 
     def on_control(self, data: bytes) -> None:

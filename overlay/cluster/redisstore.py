@@ -37,10 +37,15 @@ import json
 import logging
 from collections.abc import Iterator
 from dataclasses import dataclass, field
-from typing import Any
+from typing import TYPE_CHECKING, Any
+
+from renderer.settings import ChannelSettings
+
+if TYPE_CHECKING:
+    from redis.asyncio import Redis
 
 from ..service.errors import StoreFailed
-from ..service.protocol import ChannelSettings, dump
+from ..service.protocol import dump
 from ..service.record import SNAPSHOT_EVERY
 from ..service.store import CONTROL_KEY, FEED_KEYS, Store
 
@@ -181,7 +186,7 @@ class RedisStore(Store):
     gone or the log disagrees (another process owns the channel) calls ``on_lost``.
     """
 
-    def __init__(self, client: Any, me: str) -> None:
+    def __init__(self, client: Redis, me: str) -> None:
         super().__init__(":memory:", synchronous="NORMAL")
         self.client = client
         self.me = me
@@ -488,6 +493,12 @@ def _stop_if_cancelled(task: asyncio.Task[Any] | None) -> None:
     """
     if task is not None and task.cancelling():
         raise asyncio.CancelledError
+
+
+def text_of(value: bytes | str) -> str:
+    """A reply as text: the client is made without ``decode_responses`` (replies are bytes;
+    its types allow text too)."""
+    return value.decode() if isinstance(value, bytes) else value
 
 
 def _text(value: Any) -> str:

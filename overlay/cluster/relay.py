@@ -30,17 +30,19 @@ import aiohttp
 from aiohttp import WSMsgType, web
 from pydantic import ValidationError
 
+from renderer.settings import OUTPUTS, ChannelSettings
+
 from ..service.auth import check_origin, has_token
 from ..service.clients import Page, StateSub
 from ..service.config import ServerSettings
 from ..service.errors import BadRequest, NotFound, StoreFailed
 from ..service.fanout import draw_size
 from ..service.keys import SETTINGS, SOCKETS
-from ..service.protocol import OUTPUTS, ChannelSettings, FeedRefused, dump
+from ..service.protocol import FeedRefused, dump
 from ..service.routes.pagesocket import open_page, open_state, read_page
 from ..service.store import settings_from_text
 from .leases import LEASE_TTL, TICK, Cluster, group_name
-from .redisstore import Keys
+from .redisstore import Keys, text_of
 
 __all__ = ["Relay", "FORWARD_WAIT", "FORWARDED"]
 
@@ -257,7 +259,7 @@ class Relay:
         exists, raw = await asyncio.gather(self.client.hexists("eo:channels", cid), self.client.get(Keys(cid).settings))
         if not exists:
             raise NotFound(f"no channel {cid!r}", channel=cid)
-        return settings_from_text(raw.decode())[0] if raw else ChannelSettings()
+        return settings_from_text(text_of(raw))[0] if raw else ChannelSettings()
 
     async def page_socket(self, request: web.Request) -> web.WebSocketResponse:
         """``/ws/overlay/{channel}`` as on one box, fed from Redis."""

@@ -35,7 +35,7 @@ from ..service.hub import Hub
 from ..service.keys import HUB, SETTINGS
 from ..service.store import Store
 from .leases import LEASE_TTL, Cluster
-from .redisstore import Keys, RedisStore
+from .redisstore import Keys, RedisStore, text_of
 from .relay import FORWARDED, Relay
 
 __all__ = ["Router", "CLUSTER", "RedisScaleOut", "ROUTE_NAMES", "open_store", "install", "install_demo_once"]
@@ -130,7 +130,7 @@ class Router:
     async def ids(self) -> list[str]:
         """Every channel id in Redis, in the order the channels were created."""
         held = await self.relay.client.hgetall("eo:channels")
-        return [c.decode() for c, _ in sorted(held.items(), key=lambda kv: (float(kv[1]), kv[0]))]
+        return [text_of(c) for c, _ in sorted(held.items(), key=lambda kv: (float(kv[1]), kv[0]))]
 
     async def list_channels(self, request: web.Request) -> web.Response:
         """Every channel of every process (each owner answers for its own)."""

@@ -16,13 +16,18 @@ import logging
 import os
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
+
+from renderer.settings import ChannelSettings
+
+if TYPE_CHECKING:
+    from redis.asyncio import Redis
 
 from ..service import feed
 from ..service.director import Playhead
-from ..service.protocol import ActionIn, ChannelSettings
+from ..service.protocol import ActionIn
 from ..service.store import settings_from_text
-from .redisstore import Keys
+from .redisstore import Keys, text_of
 
 __all__ = ["Saved", "read", "rebuild", "unreadable"]
 
@@ -46,7 +51,7 @@ class Saved:
     feedkeys: str = ""  # the channel's feed keys, hashed, as overlay.service.feedkeys stores them ("" when none)
 
 
-async def read(client: Any, cid: str) -> Saved:
+async def read(client: Redis, cid: str) -> Saved:
     """Everything channel ``cid``'s next owner needs, read from Redis.
 
     Raises:
@@ -76,7 +81,7 @@ async def read(client: Any, cid: str) -> Saved:
         settings=settings,
         problem=problem,
         snap=snap,
-        entries=list(entries),
+        entries=list(entries or ()),
         actions={int(s): d.decode() for s, d in actions.items()},
         playhead=playhead,
         playhead_error=playhead_error,

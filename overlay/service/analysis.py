@@ -36,39 +36,49 @@ keeps a layer only for the step it shows and drops it when it leaves that step; 
 reconnects gets the last layer of its step after the snapshot.
 
 Where: per channel (``ChannelSettings.analysis``: on/off and the clean output's policy), or
-for every channel of the process (``EUCHRE_OVERLAY_ANALYSIS=1`` in the service's environment,
-or :func:`configure`).  Off by default.  Workers keep one :class:`engine.analysis.Analyst`
-per ruleset, so stepping through a deal reuses the solver's tables.
+for every channel of a service (``ServerSettings.analysis``, from ``EUCHRE_OVERLAY_ANALYSIS=1``
+in the service's environment).  Off by default.  Each service (each aiohttp application) has
+one :class:`LiveAnalysis`, kept on the app and its hub: its switch, its pool and the deliveries
+in flight, closed with the app; nothing here is process-wide but the workers' own analysts.
+Workers keep one :class:`engine.analysis.Analyst` per ruleset, so stepping through a deal
+reuses the solver's tables.
 """
 
 from __future__ import annotations
 
 import asyncio
 import concurrent.futures
+import contextlib
 import json
 import logging
 import multiprocessing
-import os
 import time
-from collections.abc import Iterable
+from collections.abc import Callable
 from dataclasses import dataclass, field
-from typing import Any, Literal
+from typing import TYPE_CHECKING, Any, Literal, Protocol
 
 from engine.analysis import Analyst, DealEnd, deal_ends
 from engine.ruleset import Ruleset
 from engine.state import GameState
+from renderer.settings import ChannelSettings, OutputName, RenderSettings
 
+from .clients import Page
+from .director import Director
+from .feed import Loaded
 from .masking import mask_of
 
-__all__ = ["CLEAN", "AnalysisPool", "configure", "enabled", "policy", "pool", "after_scene", "after_snapshot", "rules_of", "shutdown"]
+if TYPE_CHECKING:
+    from renderer.analysis import AnalysisFrame
+
+__all__ = ["AnalysisPool", "AnalysedChannel", "CleanPolicy", "LiveAnalysis", "Send", "WITHHELD", "message", "rules_of"]
 
 log = logging.getLogger("overlay.service.analysis")
 
 #: what the clean output gets: analysis from public information only, or none
-CLEAN: dict[str, Literal["public", "none"]] = {"policy": "public"}
+CleanPolicy = Literal["public", "none"]
 
-_enabled: bool | None = None
-_pool: AnalysisPool | None = None
+#: offers a message to the pages of one group (an output at one size) as they are when it is ready
+Send = Callable[[str], None]
 
 # -- the worker side (runs in the pool's processes) --------------------------------------------
 
@@ -143,7 +153,7 @@ class AnalysisPool:
         state, ``ends``: the game's scored deals so far), or ``None`` as :meth:`analyse`."""
         return await self._run(key, _work_frame, rules, state, public, first, ends)
 
-    async def _run(self, key: tuple[str, str], fn: Any, *args: Any) -> dict[str, Any] | None:
+    async def _run(self, key: tuple[str, str], fn: Callable[..., dict[str, Any]], *args: Any) -> dict[str, Any] | None:
         slot = self.latest.setdefault(key, _Latest())
         if slot.future is not None and slot.future.cancel():
             self.dropped += 1
@@ -169,39 +179,6 @@ class AnalysisPool:
             self._executor = None
 
 
-def configure(*, on: bool, clean: Literal["public", "none"] = "public", workers: int = 1) -> None:
-    """Turn live analysis on or off for this process (the service reads it per scene)."""
-    global _enabled, _pool
-    _enabled = on
-    CLEAN["policy"] = clean
-    if _pool is not None and _pool.workers != workers:
-        _pool.shutdown()
-        _pool = None
-    if on and _pool is None:
-        _pool = AnalysisPool(workers=workers)
-
-
-def enabled() -> bool:
-    global _enabled
-    if _enabled is None:
-        _enabled = os.environ.get("EUCHRE_OVERLAY_ANALYSIS", "") not in ("", "0", "off")
-    return _enabled
-
-
-def pool() -> AnalysisPool:
-    global _pool
-    if _pool is None:
-        _pool = AnalysisPool()
-    return _pool
-
-
-def shutdown() -> None:
-    global _pool
-    if _pool is not None:
-        _pool.shutdown()
-        _pool = None
-
-
 def rules_of(document: dict[str, Any], game_index: int = 0) -> Ruleset:
     """The ruleset of a channel's game (EGN JSON, or the ``game_index``-th game of an EMN
     match); the defaults when the file has none or an unreadable one."""
@@ -212,24 +189,7 @@ def rules_of(document: dict[str, Any], game_index: int = 0) -> Ruleset:
         return Ruleset()
 
 
-def policy(channel: Any, output: str) -> Literal["full", "public", "none"]:
-    """What ``output`` of ``channel`` gets: analysis from all four hands, from public
-    information only (the clean output's "public"), or none (analysis off, or the clean
-    output's "none").  The channel's settings decide where they turn analysis on; else the
-    process-wide switch (:func:`enabled`, :data:`CLEAN`)."""
-    own = getattr(getattr(channel, "settings", None), "analysis", None)
-    if own is not None and own.enabled:
-        clean: str = own.clean
-    elif enabled():
-        clean = CLEAN["policy"]
-    else:
-        return "none"
-    if output != "clean":
-        return "full"
-    return "public" if clean == "public" else "none"
-
-
-def message(channel: str, output: str, step: int, analysis: dict[str, Any], *, took_ms: float, graph: list[dict[str, Any]] | None = None, layer: str | None = None) -> str:
+def message(channel: str, output: OutputName, step: int, analysis: dict[str, Any], *, took_ms: float, graph: list[dict[str, Any]] | None = None, layer: str | None = None) -> str:
     """The analysis message (``layer``: the layer scene's JSON text, spliced in as it is)."""
     head: dict[str, Any] = {"type": "analysis", "channel": channel, "output": output, "step": step, "tookMs": round(took_ms, 2), "analysis": analysis}
     if graph is not None:
@@ -238,46 +198,55 @@ def message(channel: str, output: str, step: int, analysis: dict[str, Any], *, t
     return text if layer is None else text[:-1] + ',"layer":' + layer + "}"
 
 
-def _key(channel: Any, output: str, size: tuple[int, int]) -> tuple[str, str]:
-    return (channel.id, f"{output}@{size[0]}x{size[1]}")
 
-
-def after_scene(channel: Any, output: str, size: tuple[int, int], step: int | None, pages: Iterable[Any] = ()) -> None:
-    """The pump's hook: the scene of ``step`` was just sent to the pages of one group (an
-    output at one size); start its analysis and send it, with its layer, to the group's pages
-    when ready (never awaited by the pump).  ``pages`` is not read: the pages of the group
-    when the result is ready get it."""
-    if step is None:
-        return
-    how = policy(channel, output)
-    if how == "none":
-        return
-    public = how == "public"
-    game = _shown_game(channel, output)
-    if game is None or step >= len(game.steps):
-        return
-    state = game.steps[step]
-    withheld = not public and hides_hindsight(channel, output, state)
-    public = public or withheld
-    part = game.part_of(step) if getattr(game, "parts", ()) else None
-    rules = rules_of(game.document, part.index if part is not None else 0)
-    begin = part.first_step if part is not None else 0
-    first = game.steps[begin]
-    ends = deal_ends(game.steps[begin : step + 1])
-    key = _key(channel, output, size)
-    pool().latest.setdefault(key, _Latest()).pending = step
-    task = asyncio.get_running_loop().create_task(
-        _deliver(channel, key, output, size, step, game, rules, public, first, ends, withheld), name=f"analysis:{key}"
-    )
-    _tasks.add(task)
-    task.add_done_callback(_tasks.discard)
-
-
-#: ``analysis.reason`` where :func:`hides_hindsight` kept rebuilt hands from an output
+#: ``analysis.reason`` where :meth:`LiveAnalysis.hides_hindsight` kept rebuilt hands from an output
 WITHHELD = "this output hides hole cards: hands rebuilt from the play are used once the deal's last card is played"
 
 
-def hides_hindsight(channel: Any, output: str, state: GameState) -> bool:
+class Clocked(Protocol):
+    """The channel's host, as analysis reads it: its clock."""
+
+    @property
+    def clock(self) -> Callable[[], float]: ...
+
+
+class AnalysedChannel(Protocol):
+    """What live analysis reads of a channel (:class:`overlay.service.core.ChannelCore`):
+    its id, settings, renderer models, playhead and game versions."""
+
+    @property
+    def id(self) -> str: ...
+
+    @property
+    def hub(self) -> Clocked: ...
+
+    @property
+    def settings(self) -> ChannelSettings: ...
+
+    @property
+    def render(self) -> RenderSettings: ...
+
+    @property
+    def director(self) -> Director: ...
+
+    @property
+    def closed(self) -> bool: ...
+
+    def shown(self, version: int) -> Loaded | None: ...
+
+
+def _key(channel: AnalysedChannel, output: OutputName, size: tuple[int, int]) -> tuple[str, str]:
+    return (channel.id, f"{output}@{size[0]}x{size[1]}")
+
+
+def _shown_game(channel: AnalysedChannel, output: OutputName) -> Loaded | None:
+    """The game ``output`` shows now (its delay applied): while an alternative line is on air
+    there, the line game, whose states are the line's (overlay.service.branching)."""
+    pos = channel.director.position(channel.hub.clock() - channel.settings.output(output).delay)
+    return channel.shown(pos.version)
+
+
+def hides_hindsight(channel: AnalysedChannel, output: OutputName, state: GameState) -> bool:
     """``state``'s analysis would read hands rebuilt from the play that ``output`` does not
     show yet: its view draws some hand face down and the deal is not played out there."""
     from engine.hindsight import RECONSTRUCTED, hands_for, played_out
@@ -288,33 +257,7 @@ def hides_hindsight(channel: Any, output: str, state: GameState) -> bool:
     return bool(channel.render.view(output, state.step).perspective is not Perspective.ALL)
 
 
-def _shown_game(channel: Any, output: str) -> Any:
-    """The game ``output`` shows now (its delay applied): while an alternative line is on air
-    there, the line game, whose states are the line's (overlay.service.branching)."""
-    pos = channel.director.position(channel.hub.clock() - channel.settings.output(output).delay)
-    return channel.shown(pos.version)
-
-
-def after_snapshot(channel: Any, page: Any, step: int | None) -> None:
-    """A page just got a snapshot of ``step``: send it the last analysis of that step, when
-    there is one (a page that reconnects or is shown again by OBS gets it back at once)."""
-    if step is None or policy(channel, page.output) == "none":
-        return
-    slot = pool().latest.get(_key(channel, page.output, page.size))
-    if slot is not None and slot.sent is not None:
-        game, at, revision, text = slot.sent
-        if at == step and game == id(_shown_game(channel, page.output)) and revision == channel.render.revision:
-            page.outbox.offer_aside(text)
-            return
-    if slot is not None and slot.pending == step and slot.future is not None and not slot.future.done():
-        return  # on its way: it goes to every page of the group
-    after_scene(channel, page.output, page.size, step, [page])
-
-
-_tasks: set[asyncio.Task[Any]] = set()
-
-
-def layer_text(channel: Any, output: str, size: tuple[int, int], state: GameState, frame: Any, *, public: bool) -> str:
+def layer_text(channel: AnalysedChannel, output: OutputName, size: tuple[int, int], state: GameState, frame: AnalysisFrame, *, public: bool) -> str:
     """The analysis layer scene of ``output`` at ``size`` for ``state`` (compact JSON)."""
     from renderer.onair import analysis_layer
 
@@ -325,55 +268,138 @@ def layer_text(channel: Any, output: str, size: tuple[int, int], state: GameStat
     return scene.dumps()
 
 
-async def _deliver(
-    channel: Any,
-    key: tuple[str, str],
-    output: str,
-    size: tuple[int, int],
-    step: int,
-    game: Any,
-    rules: Ruleset,
-    public: bool,
-    first: GameState,
-    ends: tuple[DealEnd, ...],
-    withheld: bool = False,
-) -> None:
-    from renderer.analysis import AnalysisFrame
+@dataclass(frozen=True)
+class _Job:
+    """One analysis to run and deliver: a step of the game an output shows."""
 
-    began = time.perf_counter()
-    state: GameState = game.steps[step]
-    work = pool()
-    try:
-        result = await work.analyse_frame(key, state, rules, public=public, first=first, ends=ends)
-    except Exception:  # a failed analysis must not touch the channel
-        log.exception("channel %s: analysis of step %s failed", channel.id, step)
-        return
-    if channel.closed:
-        work.latest.pop(key, None)  # a deleted channel's keys go with it
-        return
-    if result is None:
-        return
-    slot = work.latest.setdefault(key, _Latest())
-    analysis, graph = result["analysis"], result["graph"]
-    if withheld:
-        analysis["reason"] = WITHHELD
-    # what the output may show (overlay.service.masking): no card it hides in the numbers,
-    # and an output that hides a hand draws no mark on its cards (only the bar and graph)
-    mask = mask_of(channel.render.view(output, state.step), state)
-    if mask is not None:
-        analysis = mask.json(analysis)
-        state = mask.state(state)
-    try:
-        frame = AnalysisFrame.from_json(analysis, slot.shown, graph)
-        layer = layer_text(channel, output, size, state, frame, public=public or mask is not None)
-    except Exception:  # a layer that cannot be drawn: the numbers still go out
-        log.exception("channel %s: analysis layer of step %s failed", channel.id, step)
-        layer = None
-    slot.shown = analysis
-    text = message(channel.id, output, step, analysis, took_ms=(time.perf_counter() - began) * 1000, graph=graph, layer=layer)
-    slot.sent = (id(game), step, channel.render.revision, text)
-    # every page of the group now (one that joined while the worker ran included)
-    # through each page's outbox: after its scene, never replacing it (a remote group of
-    # ``serve --redis`` publishes it to the processes that have the pages)
-    for page in [p for p in channel.pages if p.output == output and p.size == size]:
-        page.outbox.offer_aside(text)
+    key: tuple[str, str]
+    output: OutputName
+    size: tuple[int, int]
+    step: int
+    game: Loaded
+    rules: Ruleset
+    public: bool
+    first: GameState
+    ends: tuple[DealEnd, ...]
+    withheld: bool
+
+
+class LiveAnalysis:
+    """Live analysis of one service: the switch for every channel (``on``, ``clean``), the
+    process pool, and the deliveries in flight; made by ``create_app``, kept on the app and
+    its hub, closed with it (:meth:`close`)."""
+
+    def __init__(self, *, on: bool = False, clean: CleanPolicy = "public", workers: int = 1) -> None:
+        self.on = on
+        self.clean: CleanPolicy = clean
+        self.pool = AnalysisPool(workers=workers)
+        self.tasks: set[asyncio.Task[None]] = set()
+
+    def policy(self, channel: AnalysedChannel, output: OutputName) -> Literal["full", "public", "none"]:
+        """What ``output`` of ``channel`` gets: analysis from all four hands, from public
+        information only (the clean output's "public"), or none (analysis off, or the clean
+        output's "none").  The channel's settings decide where they turn analysis on; else
+        the service's switch (``on``, ``clean``)."""
+        own = channel.settings.analysis
+        if own.enabled:
+            clean: CleanPolicy = own.clean
+        elif self.on:
+            clean = self.clean
+        else:
+            return "none"
+        if output != "clean":
+            return "full"
+        return "public" if clean == "public" else "none"
+
+    def after_scene(self, channel: AnalysedChannel, output: OutputName, size: tuple[int, int], step: int | None, send: Send) -> None:
+        """The pump's hook: the scene of ``step`` was just sent to the pages of one group (an
+        output at one size); start its analysis and ``send`` it, with its layer, to the
+        group's pages when ready (never awaited by the pump)."""
+        if step is None:
+            return
+        how = self.policy(channel, output)
+        if how == "none":
+            return
+        public = how == "public"
+        game = _shown_game(channel, output)
+        if game is None or step >= len(game.steps):
+            return
+        state = game.steps[step]
+        withheld = not public and hides_hindsight(channel, output, state)
+        public = public or withheld
+        part = game.part_of(step) if game.parts else None
+        rules = rules_of(game.document, part.index if part is not None else 0)
+        begin = part.first_step if part is not None else 0
+        ends = deal_ends(game.steps[begin : step + 1])
+        key = _key(channel, output, size)
+        self.pool.latest.setdefault(key, _Latest()).pending = step
+        job = _Job(key, output, size, step, game, rules, public, game.steps[begin], ends, withheld)
+        task = asyncio.get_running_loop().create_task(self._deliver(channel, job, send), name=f"analysis:{key}")
+        self.tasks.add(task)
+        task.add_done_callback(self.tasks.discard)
+
+    def after_snapshot(self, channel: AnalysedChannel, page: Page, step: int | None, send: Send) -> None:
+        """A page just got a snapshot of ``step``: send it the last analysis of that step, when
+        there is one (a page that reconnects or is shown again by OBS gets it back at once);
+        else start it (``send`` reaches the page's group)."""
+        if step is None or self.policy(channel, page.output) == "none":
+            return
+        slot = self.pool.latest.get(_key(channel, page.output, page.size))
+        if slot is not None and slot.sent is not None:
+            game, at, revision, text = slot.sent
+            if at == step and game == id(_shown_game(channel, page.output)) and revision == channel.render.revision:
+                page.outbox.offer_aside(text)
+                return
+        if slot is not None and slot.pending == step and slot.future is not None and not slot.future.done():
+            return  # on its way: it goes to every page of the group
+        self.after_scene(channel, page.output, page.size, step, send)
+
+    async def _deliver(self, channel: AnalysedChannel, job: _Job, send: Send) -> None:
+        from renderer.analysis import AnalysisFrame
+
+        began = time.perf_counter()
+        state: GameState = job.game.steps[job.step]
+        work = self.pool
+        try:
+            result = await work.analyse_frame(job.key, state, job.rules, public=job.public, first=job.first, ends=job.ends)
+        except Exception:  # a failed analysis must not touch the channel
+            log.exception("channel %s: analysis of step %s failed", channel.id, job.step)
+            return
+        if channel.closed:
+            work.latest.pop(job.key, None)  # a deleted channel's keys go with it
+            return
+        if result is None:
+            return
+        slot = work.latest.setdefault(job.key, _Latest())
+        analysis, graph = result["analysis"], result["graph"]
+        if job.withheld:
+            analysis["reason"] = WITHHELD
+        # what the output may show (overlay.service.masking): no card it hides in the numbers,
+        # and an output that hides a hand draws no mark on its cards (only the bar and graph)
+        mask = mask_of(channel.render.view(job.output, state.step), state)
+        if mask is not None:
+            analysis = mask.json(analysis)
+            state = mask.state(state)
+        try:
+            frame = AnalysisFrame.from_json(analysis, slot.shown, graph)
+            layer: str | None = layer_text(channel, job.output, job.size, state, frame, public=job.public or mask is not None)
+        except Exception:  # a layer that cannot be drawn: the numbers still go out
+            log.exception("channel %s: analysis layer of step %s failed", channel.id, job.step)
+            layer = None
+        slot.shown = analysis
+        text = message(channel.id, job.output, job.step, analysis, took_ms=(time.perf_counter() - began) * 1000, graph=graph, layer=layer)
+        slot.sent = (id(job.game), job.step, channel.render.revision, text)
+        # every page of the group now (one that joined while the worker ran included), through
+        # each page's outbox: after its scene, never replacing it (a remote group of
+        # ``serve --redis`` publishes it to the processes that have the pages)
+        send(text)
+
+    async def close(self) -> None:
+        """Cancel the deliveries in flight (awaited) and stop the pool's workers."""
+        tasks = list(self.tasks)
+        for task in tasks:
+            task.cancel()
+        for task in tasks:
+            with contextlib.suppress(asyncio.CancelledError, Exception):
+                await task
+        self.pool.shutdown()

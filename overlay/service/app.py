@@ -25,8 +25,9 @@ from .auth import Handler, auth_middleware, ensure_token, protected
 from .config import ServerSettings
 from .demo import install_demo
 from .hub import Hub
+from .analysis import LiveAnalysis
 from .guard import Guard
-from .keys import GUARD, HUB, SETTINGS, SOCKETS, STORE, TOKEN, TOKEN_CREATED
+from .keys import ANALYSIS, GUARD, HUB, SETTINGS, SOCKETS, STORE, TOKEN, TOKEN_CREATED
 from .refusals import error_middleware
 from .routes import TABLES
 from .store import Store
@@ -38,7 +39,8 @@ log = logging.getLogger("overlay.service.app")
 
 
 async def _hub_ctx(app: web.Application) -> AsyncIterator[None]:
-    """Restore the channels (and, on a fresh install, the demo), run them, stop them."""
+    """Restore the channels (and, on a fresh install, the demo), run them, stop them (and the
+    live analysis's workers)."""
     hub = app[HUB]
     store = app[STORE]
     hub.restore()
@@ -51,6 +53,7 @@ async def _hub_ctx(app: web.Application) -> AsyncIterator[None]:
     hub.start()
     yield
     await hub.stop()
+    await app[ANALYSIS].close()
     store.close()
 
 
@@ -111,7 +114,8 @@ def create_app(settings: ServerSettings | None = None, *, scale_out: ScaleOut | 
         token, created = ensure_token(store, settings.token)
     app[SETTINGS] = settings
     app[STORE] = store
-    app[HUB] = Hub(store, clock=settings.clock, max_delay=settings.max_delay, allow_dirs=settings.allow_dirs)
+    app[ANALYSIS] = LiveAnalysis(on=settings.analysis, clean=settings.analysis_clean)
+    app[HUB] = Hub(store, clock=settings.clock, max_delay=settings.max_delay, allow_dirs=settings.allow_dirs, analysis=app[ANALYSIS])
     app[TOKEN] = token
     app[TOKEN_CREATED] = created or ""
     app[SOCKETS] = weakref.WeakSet()

@@ -32,7 +32,7 @@ from dataclasses import dataclass, replace
 
 from engine.cards import card_name
 from engine.state import Branch, DealSummary, GameState, StepKind, Timeline
-from renderer.altline import AltLine
+from renderer.altline import AltLine, LineInfo
 
 from . import feed
 from .director import Playhead
@@ -78,48 +78,6 @@ class OnAir:
 def lines_of(timeline: Timeline, deal: int) -> list[Branch]:
     """The branches of deal position ``deal``, in the file's order of its lines."""
     return sorted((b for b in timeline.branches if b.deal == deal), key=lambda b: b.line)
-
-
-@dataclass(frozen=True)
-class LineInfo:
-    """One alternative line as the studio's picker lists it: how to name it in ``branch``
-    (``game``, ``deal``, ``line``, from 1 as people count) and what it changes: the action
-    where it leaves the main line (``at``: ``call``, ``discard`` or ``card``; the deal's
-    ``call`` number, or the ``trick`` and the ``card`` within it, from 1), who acts, what the
-    line plays there and what the main line played (``instead``: None where the main line has
-    no such action), its ``steps`` (0: the line cannot be played, see the game's problems) and
-    the deal's points at its end (None: the line stops before the deal is scored)."""
-
-    game: int | None
-    deal: int
-    line: int
-    at: str | None
-    call: int | None
-    trick: int | None
-    card: int | None
-    seat: int | None
-    player: str | None
-    play: str | None
-    instead: str | None
-    steps: int
-    points: tuple[int, ...] | None
-
-    def to_json(self) -> dict[str, object]:
-        return {
-            "game": self.game,
-            "deal": self.deal,
-            "line": self.line,
-            "at": self.at,
-            "call": self.call,
-            "trick": self.trick,
-            "card": self.card,
-            "seat": self.seat,
-            "player": self.player,
-            "play": self.play,
-            "instead": self.instead,
-            "steps": self.steps,
-            "points": None if self.points is None else list(self.points),
-        }
 
 
 def _action_text(state: GameState) -> str | None:

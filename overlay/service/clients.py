@@ -13,16 +13,17 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import json
 import logging
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
 
-from aiohttp import WSMsgType, web
+from aiohttp import WSCloseCode, WSMsgType, web
 
-from .protocol import OutputName
+from renderer.settings import OutputName
 
-__all__ = ["Page", "StateSub", "Outbox", "send_text", "close_socket", "SEND_TIMEOUT"]
+__all__ = ["Page", "StateSub", "Outbox", "send_text", "close_socket", "bye", "bye_text", "SEND_TIMEOUT"]
 
 log = logging.getLogger("overlay.service.clients")
 
@@ -223,3 +224,17 @@ async def close_socket(
     except (asyncio.TimeoutError, ConnectionError, RuntimeError):
         if transport is not None:
             transport.abort()  # type: ignore[attr-defined]
+
+
+def bye_text(reason: str) -> str:
+    """The goodbye a closing channel sends every socket (``{"type": "bye", "reason": ...}``)."""
+    return json.dumps({"type": "bye", "reason": reason})
+
+
+async def bye(ws: web.WebSocketResponse, transport: asyncio.BaseTransport | None, text: str, reason: str) -> None:
+    """Send ``text`` (a goodbye) within a time limit, then close ``ws`` with GOING_AWAY; a
+    socket that cannot take it has its connection aborted."""
+    if await send_text(ws, text, timeout=1.0) or ws.closed:
+        await close_socket(ws, transport, code=WSCloseCode.GOING_AWAY, message=reason.encode()[:120])
+    elif transport is not None:
+        transport.abort()  # type: ignore[attr-defined]

@@ -2,16 +2,24 @@
 
 from __future__ import annotations
 
+import os
 import time
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import Literal
 
 from .store import default_data_dir
 
-__all__ = ["ServerSettings", "DEFAULT_PORT"]
+__all__ = ["ServerSettings", "DEFAULT_PORT", "analysis_by_env"]
 
 DEFAULT_PORT = 8765
+
+
+def analysis_by_env() -> bool:
+    """``EUCHRE_OVERLAY_ANALYSIS`` set (and not 0/off) in the service's environment: live
+    analysis for every channel (the default of :attr:`ServerSettings.analysis`)."""
+    return os.environ.get("EUCHRE_OVERLAY_ANALYSIS", "") not in ("", "0", "off")
 
 
 @dataclass(frozen=True)
@@ -38,6 +46,11 @@ class ServerSettings:
     redis: str | None = None
     #: the address other processes reach this one at (default: the one it listens on)
     advertise: str | None = None
+    #: live analysis for every channel (a channel's own settings may turn it on alone);
+    #: default: ``EUCHRE_OVERLAY_ANALYSIS=1`` in the environment (overlay.service.analysis)
+    analysis: bool = field(default_factory=analysis_by_env)
+    #: what the clean output gets where ``analysis`` turns it on: public information only, or none
+    analysis_clean: Literal["public", "none"] = "public"
     #: seconds a connection may wait before its request's headers are complete (from its
     #: opening or its previous answer), and a request's body may stop; then it is closed
     header_timeout: float = 10.0

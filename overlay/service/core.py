@@ -1,10 +1,13 @@
 """A channel's state and its read-only views, shared by the channel's parts.
 
-A channel is one table: settings, the last good game, the Director, the connected sockets.
-Its behaviour is split by concern, each part a class over this core: output fan-out
-(:mod:`overlay.service.fanout`), feed ingestion (:mod:`overlay.service.ingest`), file following
-(:mod:`overlay.service.follow`), director wiring (:mod:`overlay.service.playback`); persistence goes through
-:class:`~overlay.service.record.ChannelRecord`; :class:`overlay.service.channel.Channel` puts them together.
+A channel is one table: settings, the last good game and its versions, the Director, the
+alternative line on air.  That state is :class:`ChannelCore`; the channel's parts are objects
+with state of their own that each hold the core: output fan-out (:mod:`overlay.service.fanout`:
+the pages, the scene cache, the pump), feed ingestion (:mod:`overlay.service.ingest`: the
+logger sockets), file following (:mod:`overlay.service.follow`: the watcher), director wiring
+(:mod:`overlay.service.playback`); persistence goes through
+:class:`~overlay.service.record.ChannelRecord`; :class:`overlay.service.channel.Channel` holds
+the parts and wires them.
 
 Broadcast delay: every accepted game gets a new revision, kept in :attr:`ChannelCore.versions`
 while some Director anchor inside the largest output delay still shows it.  An output with
@@ -22,14 +25,18 @@ from typing import Any, Protocol
 
 from aiohttp import web
 
+from engine.state import GameState, Timeline
+from renderer.settings import OUTPUTS, ChannelSettings, RenderSettings
+from renderer.timing import durations_of
+
 from . import feed
+from .analysis import LiveAnalysis
 from .branching import OnAir
 from .clients import Page, StateSub
 from .director import Director, Playhead
-from .errors import NotFound, excerpt
+from .errors import NotFound
 from .feedlog import FeedLog
-from .outputs import RenderSettings, SceneCache, durations_of, lags_of, marks_of
-from .protocol import OUTPUTS, ChannelSettings
+from .outputs import SceneCache, lags_of, marks_of
 from .record import ChannelRecord
 from .store import Store
 
@@ -38,23 +45,19 @@ __all__ = ["Clock", "Host", "ChannelCore"]
 Clock = Callable[[], float]
 
 
-
-def _cut(text: str | None) -> str | None:
-    """A fault text as the status shows it: at most :data:`~overlay.service.errors.MAX_ERROR` characters."""
-    return None if text is None else excerpt(text)
-
 class Host(Protocol):
     """What a channel needs from the process that holds it (the :class:`~overlay.service.hub.Hub`)."""
 
     clock: Clock
     store: Store
     max_delay: float
+    analysis: LiveAnalysis
     allow_dirs: tuple[Path, ...]
 
 
 class ChannelCore:
-    """One table's state: settings, the last good game and its versions, the Director,
-    the connected sockets; plus the views every part reads."""
+    """One table's state: settings, the last good game and its versions, the Director, the
+    line on air; plus the views every part reads."""
 
     def __init__(
         self,
@@ -65,7 +68,6 @@ class ChannelCore:
         game: feed.Loaded | None = None,
         seq: int = 0,
         playhead: Playhead | None = None,
-        follow: str | None = None,
         load_error: str | None = None,
     ) -> None:
         self.hub = hub
@@ -88,19 +90,8 @@ class ChannelCore:
             marks=marks_of(self.game_steps),
             **lags_of(self.render.timing),
         )
-        self.pages: set[Page] = set()
-        self.subs: set[StateSub] = set()
+        #: set when something an output shows may have changed (the fan-out's pump waits on it)
         self.wake = asyncio.Event()
-        self.cache = SceneCache(size=8)
-        self.last_key: dict[tuple[Any, ...], tuple[Any, ...]] = {}
-        self.out_seq = 0
-        self.follow_path = follow
-        self.follow_error: str | None = None
-        self.follow_task: asyncio.Task[None] | None = None
-        self.follow_read = asyncio.Event()  # set once the followed file was read
-        self.stopped_follows: set[asyncio.Task[None]] = set()  # cancelled, not yet finished
-        self.pump_task: asyncio.Task[None] | None = None
-        self.feeds: set[web.WebSocketResponse] = set()  # logger feed sockets
         self.closed = False
         # wall-clock ms of the last feed update's stages, for bench pages ("trace")
         self.feed_trace: dict[str, float] = {}
@@ -114,11 +105,12 @@ class ChannelCore:
     # ------------------------------------------------------------------ views
 
     @property
-    def timeline(self) -> Any:
+    def timeline(self) -> Timeline | None:
+        """The game's replay (a match's first game's), None without a game."""
         return None if self.game is None else self.game.timeline
 
     @property
-    def game_steps(self) -> Sequence[Any]:
+    def game_steps(self) -> Sequence[GameState]:
         return () if self.game is None else self.game.steps
 
     @property
@@ -157,96 +149,19 @@ class ChannelCore:
         ph["line"] = None if self.on_air is None else self.on_air.to_json()
         return ph
 
-    def info(self, now: float) -> dict[str, Any]:
-        tl = self.timeline
-        g = self.game
-        return {
-            "id": self.id,
-            "title": self.settings.title,
-            "settingsRevision": self.settings.revision,
-            "game": None
-            if g is None
-            else {
-                "source": g.source,
-                "title": tl.title,
-                "players": list(tl.players),
-                "steps": len(g.steps),
-                "deals": sum(len(p.timeline.deals) for p in g.parts),
-                "seq": self.seq,
-                "digest": g.digest,
-                "problems": [str(p) for p in g.problems],
-                "match": g.match,
-                "games": [
-                    {
-                        "index": p.index,
-                        "title": p.timeline.title,
-                        "label": p.label,
-                        "firstStep": p.first_step,
-                        "steps": len(p.timeline.steps),
-                        "deals": len(p.timeline.deals),
-                        "players": list(p.timeline.players),
-                    }
-                    for p in g.parts
-                ]
-                if g.match
-                else [],
-            },
-            "playhead": self.playhead_json(now),
-            "follow": self.follow_path,
-            "followError": _cut(self.follow_error),
-            "loadError": _cut(self.load_error),
-            # stored settings the models refuse: the channel runs on safe defaults meanwhile
-            "settingsError": _cut(self.hub.store.settings_problems.get(self.id)),
-            "pages": {o: sum(1 for p in self.pages if p.output == o and not p.monitor) for o in OUTPUTS},
-            # the studio's own frames (preview, program, overview thumbnails), not counted above
-            "monitors": sum(1 for p in self.pages if p.monitor),
-            "feed": self.feed_log.to_json(now),
-            "midDeal": self.mid_deal,
-            "programAt": self.program_at(now),
-        }
-
-    @property
-    def mid_deal(self) -> bool:
-        """The game's last deal is being played (not scored, not over): a logger should be
-        sending."""
-        steps = self.game_steps
-        return bool(steps) and steps[-1].kind.value not in ("deal_scored", "game_over")
-
-    def program_at(self, now: float) -> dict[str, Any] | None:
-        """Where the program output is (its delay applied): step, deal (from 0) and its
-        number in the file, step kind, and in a match which game (from 0)."""
-        pos = self.director.position(now - self.settings.output("program").delay)
-        game = self.shown(pos.version) if pos.version is not None else self.game
-        if game is None or pos.step is None or not 0 <= pos.step < len(game.steps):
-            return None
-        s = game.steps[pos.step]
-        return {"step": pos.step, "deal": s.deal, "dealNumber": s.deal_number, "kind": s.kind.value, "game": self.where(game, pos.step)["game"]}
-
-    def status(self, now: float) -> dict[str, Any]:
-        outputs: dict[str, Any] = {}
-        for o in OUTPUTS:
-            delay = self.settings.output(o).delay
-            pos = self.director.position(now - delay)
-            pages = [p.status(now) for p in self.pages if p.output == o]
-            for p in pages:
-                drawn = p["lastDrawnStep"]
-                p["stepsBehind"] = None if drawn is None or pos.step is None else pos.step - drawn
-            outputs[o] = {"delay": delay, "step": pos.step, "progress": round(pos.progress, 4), "pages": pages}
-        return {"id": self.id, "steps": self.steps, "seq": self.seq, "outputs": outputs, "stateClients": len(self.subs)}
-
     # ------------------------------------------------------------------ shared by the parts
 
     def poke(self) -> None:
         """Wake the pump: something an output shows may have changed."""
         self.wake.set()
 
-    def _alive(self) -> None:
+    def check_alive(self) -> None:
         """Raises NotFound once the channel is deleted (a request that was reading its body
         when the channel went must not write to the store)."""
         if self.closed:
             raise NotFound(f"no channel {self.id!r} (deleted)", channel=self.id)
 
-    def _prune_versions(self) -> None:
+    def prune_versions(self) -> None:
         """Forget versions no kept anchor shows (older than the largest delay)."""
         oldest = min(self.director.oldest_version, self.revision)
         for rev in [r for r in self.versions if r < oldest]:

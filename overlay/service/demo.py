@@ -4,9 +4,11 @@ from __future__ import annotations
 
 import json
 
+from renderer.settings import ChannelSettings
+
 from .director import Playhead
 from .hub import Hub
-from .protocol import ChannelSettings, ControlRequest
+from .protocol import ControlRequest
 
 __all__ = ["demo_game_bytes", "install_demo"]
 
@@ -26,5 +28,5 @@ def install_demo(hub: Hub) -> None:
     """Create the ``demo`` channel playing the bundled game in a loop."""
     data, source = demo_game_bytes()
     ch = hub.create("demo", ChannelSettings(title="Demo"), playhead=Playhead(loop=True))
-    ch.load_game(data, source=source)
-    ch.control(ControlRequest(op="loop", value=True))
+    ch.ingest.load_game(data, source=source)
+    ch.playback.control(ControlRequest(op="loop", value=True))

@@ -9,6 +9,7 @@ clients get the state of their output the same way.
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import json
 import logging
 import math
@@ -19,14 +20,15 @@ from collections.abc import Callable
 
 from engine.state import GameState
 from renderer.statboard import stats_book
+from renderer.settings import OUTPUTS, OutputName
 
-from . import analysis
 from .branching import LineGame
-from .clients import Page, StateSub
+from .clients import Page, StateSub, bye, bye_text
 from .core import ChannelCore
+from .outputs import SceneCache
 from .errors import BadRequest
 from .masking import Mask, mask_of
-from .protocol import OUTPUTS, OutputName, SceneMessage, StateMessage, dump
+from .protocol import SceneMessage, StateMessage, dump
 
 __all__ = ["FanOut", "MAX_SIZES", "draw_size"]
 
@@ -79,39 +81,50 @@ def _sent(page: Page, seq: int, step: int | None, now: float) -> Callable[[], No
     return lambda: page.note_sent(seq, step, now)
 
 
-class FanOut(ChannelCore):
-    """Scene and state messages of a channel, and the pump that sends them."""
+class FanOut:
+    """Scene and state messages of a channel, and the pump that sends them: the pages and
+    state clients of the channel, its scene cache and what each group was last sent."""
+
+    def __init__(self, channel: ChannelCore) -> None:
+        self.channel = channel
+        self.pages: set[Page] = set()
+        self.subs: set[StateSub] = set()
+        self.cache = SceneCache(size=8)
+        #: per page group (output, width, height) or ("state", output): the key of the last scene sent
+        self.last_key: dict[tuple[Any, ...], tuple[Any, ...]] = {}
+        self.out_seq = 0
+        self.pump_task: asyncio.Task[None] | None = None
 
     def mask(self, output: OutputName, state: GameState) -> Mask | None:
         """What ``output`` may show of ``state`` (:mod:`overlay.service.masking`): every
         message it is sent is built from ``mask.state(state)`` (None: it shows every hand)."""
-        return mask_of(self.render.view(output, state.step), state)
+        return mask_of(self.channel.render.view(output, state.step), state)
 
     def shown_state(self, output: OutputName, state: GameState) -> GameState:
         mask = self.mask(output, state)
         return state if mask is None else mask.state(state)
 
     def _scene_key(self, output: OutputName, size: tuple[int, int], now: float) -> tuple[Any, ...]:
-        pos = self.director.position(now - self.settings.output(output).delay)
-        return (pos.key, pos.version, self.render.revision, size)
+        pos = self.channel.director.position(now - self.channel.settings.output(output).delay)
+        return (pos.key, pos.version, self.channel.render.revision, size)
 
     def scene_text(
         self, output: OutputName, size: tuple[int, int], now: float, *, snapshot: bool
     ) -> tuple[str, int, int | None]:
         """The scene message for ``output`` at ``now`` (its delay applied) drawn at ``size``;
         returns the text, its seq and its step."""
-        out = self.settings.output(output)
-        pos = self.director.position(now - out.delay)
+        out = self.channel.settings.output(output)
+        pos = self.channel.director.position(now - out.delay)
         self.out_seq += 1
         step = pos.step
-        game = self.shown(pos.version)  # a delayed output shows the game as it was then
+        game = self.channel.shown(pos.version)  # a delayed output shows the game as it was then
         steps = () if game is None else game.steps
         if step is not None and step >= len(steps):
             step = None
-        w = self.where(game, step)
+        w = self.channel.where(game, step)
         head = SceneMessage(
             seq=self.out_seq,
-            channel=self.id,
+            channel=self.channel.id,
             output=output,
             step=step,
             steps=len(steps),
@@ -132,15 +145,15 @@ class FanOut(ChannelCore):
         text = json.dumps(data, separators=(",", ":"), ensure_ascii=False)
         if game is not None and not steps and game.timeline.players:
             # players seated, no deal yet: the pre-show picture, not a blank page
-            scene = self.cache.preshow((pos.version, self.render.revision, output, size, -1), game.timeline, self.render, title=game.timeline.title)
+            scene = self.cache.preshow((pos.version, self.channel.render.revision, output, size, -1), game.timeline, self.channel.render, title=game.timeline.title)
         elif step is None or game is None:
             scene = "null"
         else:
             part = game.part_of(step)
             scene = self.cache.get(
-                (pos.version, self.render.revision, output, size, step),
+                (pos.version, self.channel.render.revision, output, size, step),
                 steps,
-                self.render,
+                self.channel.render,
                 title=part.title,
                 line=game.line if isinstance(game, LineGame) else None,
                 stats_of=lambda: stats_book(part.timeline).at(step - part.first_step),
@@ -149,15 +162,15 @@ class FanOut(ChannelCore):
         return text[:-1] + ',"scene":' + scene + "}", self.out_seq, step
 
     def state_text(self, output: OutputName, now: float) -> str:
-        pos = self.director.position(now - self.settings.output(output).delay)
-        game = self.shown(pos.version)
+        pos = self.channel.director.position(now - self.channel.settings.output(output).delay)
+        game = self.channel.shown(pos.version)
         steps = () if game is None else game.steps
         step = pos.step if pos.step is not None and pos.step < len(steps) else None
-        w = self.where(game, step)
+        w = self.channel.where(game, step)
         msg = StateMessage(
-            channel=self.id,
+            channel=self.channel.id,
             output=output,
-            delay=self.settings.output(output).delay,
+            delay=self.channel.settings.output(output).delay,
             step=step,
             steps=len(steps),
             playing=pos.playing,
@@ -178,39 +191,68 @@ class FanOut(ChannelCore):
 
         Raises:
             BadRequest: a page with the token asks for a new size past :data:`MAX_SIZES`."""
-        reserved = {(o.width, o.height) for o in (self.settings.output(n) for n in OUTPUTS)}
+        reserved = {(o.width, o.height) for o in (self.channel.settings.output(n) for n in OUTPUTS)}
         taken = {p.size for p in self.pages if p.trusted}
-        return draw_size(asked, trusted=trusted, reserved=reserved, taken=taken, channel=self.id)
+        return draw_size(asked, trusted=trusted, reserved=reserved, taken=taken, channel=self.channel.id)
 
     def send_snapshot(self, page: Page) -> None:
         """Queue the full picture for ``page`` (its sender delivers it; nothing waits)."""
-        now = self.hub.clock()
+        now = self.channel.hub.clock()
         text, seq, step = self.scene_text(page.output, page.size, now, snapshot=True)
         # the pump need not send this picture again to a first page of its group
         self.last_key.setdefault(page.group, self._scene_key(page.output, page.size, now))
         page.outbox.offer(text, lambda: page.note_sent(seq, step, now))
-        analysis.after_snapshot(self, page, step)  # the last analysis of that step, if any
+        # the last analysis of that step, if any
+        self.channel.hub.analysis.after_snapshot(self.channel, page, step, self._group_sender(page.output, page.size))
+
+    def _group_sender(self, output: OutputName, size: tuple[int, int]) -> Callable[[str], None]:
+        """Offers a message, beside the scenes, to the pages of one group as they are then."""
+
+        def send(text: str) -> None:
+            for page in [p for p in self.pages if p.output == output and p.size == size]:
+                page.outbox.offer_aside(text)
+
+        return send
 
     def send_state(self, sub: StateSub) -> None:
-        now = self.hub.clock()
+        now = self.channel.hub.clock()
         self.last_key.setdefault(("state", sub.output), self._scene_key(sub.output, (0, 0), now))
         sub.outbox.offer(self.state_text(sub.output, now))
+
+    def start(self) -> None:
+        """Start the pump (the channel's :meth:`~overlay.service.channel.Channel.start`)."""
+        self.pump_task = asyncio.get_running_loop().create_task(self.pump(), name=f"pump:{self.channel.id}")
+
+    async def close(self, *, reason: str) -> None:
+        """Stop the pump (awaited) and say goodbye to every page and state client, each
+        within a time limit (a page that never reads cannot hold up the others')."""
+        task, self.pump_task = self.pump_task, None
+        if task is not None:
+            task.cancel()
+            with contextlib.suppress(asyncio.CancelledError, Exception):
+                await task
+        text = bye_text(reason)
+        members: list[Page | StateSub] = [*self.pages, *self.subs]
+        for member in members:
+            await member.outbox.stop()
+        for member in members:
+            await bye(member.ws, member.transport, text, reason)
 
     async def pump(self) -> None:
         loop = asyncio.get_running_loop()
         while True:
-            self.wake.clear()
+            self.channel.wake.clear()
             try:
-                self.director.catch_up(self.hub.clock())  # live catch-up (overlay.service.director)
-                deadline = await self._broadcast(self.hub.clock())
+                self.channel.director.catch_up(self.channel.hub.clock())  # live catch-up (overlay.service.director)
+                deadline = await self._broadcast(self.channel.hub.clock())
             except Exception:  # a bad scene must not kill the channel's pump
-                log.exception("channel %s: broadcast failed", self.id)
-                deadline = self.hub.clock() + 1.0
+                log.exception("channel %s: broadcast failed", self.channel.id)
+                deadline = self.channel.hub.clock() + 1.0
             handle = None
             if deadline is not None:
-                delay = max(0.0, deadline - self.hub.clock()) + 0.0005
-                handle = loop.call_later(delay, self.wake.set)
-            await self.wake.wait()
+                delay = max(0.0, deadline - self.channel.hub.clock()) + 0.0005
+                handle = loop.call_later(delay, self.channel.wake.set)
+            await self.channel.wake.wait()
             if handle is not None:
                 handle.cancel()
 
@@ -232,12 +274,12 @@ class FanOut(ChannelCore):
                 for page in pages:
                     out = text
                     if page.trace:
-                        trace = {**self.feed_trace, "woke": woke, "built": time.time() * 1000}
+                        trace = {**self.channel.feed_trace, "woke": woke, "built": time.time() * 1000}
                         out = text[:-1] + ',"trace":' + json.dumps(trace) + "}"
                     # never awaits a page: a slow one gets the latest scene when it catches up
                     page.outbox.offer(out, _sent(page, seq, step, now))
                 # the analysis of this step follows when ready (off unless enabled)
-                analysis.after_scene(self, output, size, step, pages)
+                self.channel.hub.analysis.after_scene(self.channel, output, size, step, self._group_sender(output, size))
         for output in OUTPUTS:
             if output not in outputs:
                 continue
@@ -250,8 +292,8 @@ class FanOut(ChannelCore):
                     state = self.state_text(output, now)
                     for sub in subs:
                         sub.outbox.offer(state)
-            delay = self.settings.output(output).delay
-            pos = self.director.position(now - delay)
+            delay = self.channel.settings.output(output).delay
+            pos = self.channel.director.position(now - delay)
             if pos.next_change is not None:
                 at = pos.next_change + delay
                 deadline = at if deadline is None else min(deadline, at)

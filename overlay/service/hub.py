@@ -8,14 +8,14 @@ import time
 from pathlib import Path
 
 from engine.errors import EgnError
+from renderer.settings import ChannelSettings, RenderSettings
 
 from . import feed
+from .analysis import LiveAnalysis
 from .channel import Channel
 from .core import Clock
 from .director import Playhead
 from .errors import BadRequest, NotFound, StoreFailed, TooLarge
-from .protocol import ChannelSettings
-from .outputs import RenderSettings
 from .store import Store
 
 __all__ = ["Hub"]
@@ -27,13 +27,21 @@ class Hub:
     """Every channel of the process, restored from and written to the store."""
 
     def __init__(
-        self, store: Store, *, clock: Clock = time.monotonic, max_delay: float = 600.0, allow_dirs: tuple[Path, ...] = ()
+        self,
+        store: Store,
+        *,
+        clock: Clock = time.monotonic,
+        max_delay: float = 600.0,
+        allow_dirs: tuple[Path, ...] = (),
+        analysis: LiveAnalysis | None = None,
     ) -> None:
         self.store = store
         self.clock = clock
         self.max_delay = max_delay
         #: ``serve --allow-dir``: every read of a followed file checks its resolved path
         self.allow_dirs = allow_dirs
+        #: the service's live analysis (the app's, :data:`overlay.service.keys.ANALYSIS`)
+        self.analysis = analysis if analysis is not None else LiveAnalysis()
         self.channels: dict[str, Channel] = {}
         self.started = False
         #: pages asking for a channel that does not exist (yet), newest last; bounded

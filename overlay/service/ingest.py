@@ -16,20 +16,30 @@ import copy
 import json
 import time
 
+from aiohttp import web
+
 from engine.live import Change
+from renderer.timing import durations_of
 
 from . import feed
 from .core import ChannelCore
-from .errors import Conflict, SequenceGap
-from .protocol import ActionIn, FeedAck
 from .director import StepTimes
-from .outputs import durations_of, marks_of
+from .errors import Conflict, SequenceGap
+from .outputs import SceneCache, marks_of
+from .protocol import ActionIn, FeedAck
 
 __all__ = ["Ingest"]
 
 
-class Ingest(ChannelCore):
-    """Whole games (PUT, upload, file) and logger actions of a channel."""
+class Ingest:
+    """Whole games (PUT, upload, file) and logger actions of a channel, and its logger feed
+    sockets.  ``scenes`` is the channel's scene cache (told which scenes a new revision
+    shares with the one before)."""
+
+    def __init__(self, channel: ChannelCore, *, scenes: SceneCache) -> None:
+        self.channel = channel
+        self.scenes = scenes
+        self.feeds: set[web.WebSocketResponse] = set()  # logger feed sockets
 
     def _commit(
         self,
@@ -46,51 +56,52 @@ class Ingest(ChannelCore):
         Raises:
             StoreFailed, StoreFull: the database refused; the channel is unchanged.
         """
-        now = self.hub.clock()
+        ch = self.channel
+        now = ch.hub.clock()
         # leading steps with equal states keep their scenes; ``first``: the first step changed
         if reset:
             shared, first = 0, None
         elif change is not None:
             shared, first = change.shared, change.first
         else:
-            shared, first = feed.compare(self.game, loaded)
-        old_steps = self.steps
+            shared, first = feed.compare(ch.game, loaded)
+        old_steps = ch.steps
         correction = first is not None and first < old_steps
-        revision = self.revision + 1
-        director = copy.deepcopy(self.director)  # memory changes only once the store has it
+        revision = ch.revision + 1
+        director = copy.deepcopy(ch.director)  # memory changes only once the store has it
         # an alternative line on air holds the live play: the game takes the action, the
         # picture stays on the line until ``mainline`` (overlay.service.branching); a new game ends it
-        held = self.on_air is not None and not reset
+        held = ch.on_air is not None and not reset
         if reset:
-            director.reset(now, durations_of(loaded.steps, self.render.timing), version=revision, marks=marks_of(loaded.steps))
+            director.reset(now, durations_of(loaded.steps, ch.render.timing), version=revision, marks=marks_of(loaded.steps))
         elif not held:
             director.timeline_changed(now, self._times(loaded, first, revision), first_changed=first if first is not None else len(loaded.steps))
-        with self.record.transaction():
+        with ch.record.transaction():
             if action is None:
-                self.record.save_game(loaded.data, source=loaded.source, seq=seq)
+                ch.record.save_game(loaded.data, source=loaded.source, seq=seq)
             else:
-                self.record.save_action(*action, game=lambda: loaded.data, source=loaded.source)
-            self.record.save_playhead(self.main_playhead(director, now).to_json() if held else director.playhead(now).to_json())
+                ch.record.save_action(*action, game=lambda: loaded.data, source=loaded.source)
+            ch.record.save_playhead(ch.main_playhead(director, now).to_json() if held else director.playhead(now).to_json())
             if reset:
-                self.record.clear_actions()
-        warnings = [str(p) for p in change.warnings] if change is not None else feed.new_warnings(self.game, loaded)
-        before = self.versions.get(self.revision)
-        if not reset and self.on_air is None and self.game is not None and before is not None and before.steps is self.game.steps:
+                ch.record.clear_actions()
+        warnings = [str(p) for p in change.warnings] if change is not None else feed.new_warnings(ch.game, loaded)
+        before = ch.versions.get(ch.revision)
+        if not reset and ch.on_air is None and ch.game is not None and before is not None and before.steps is ch.game.steps:
             # the steps the action left alone keep their scenes (overlay.service.outputs.SceneCache)
-            self.cache.same_as(revision, self.revision, shared)
-        self.game = loaded
-        self.seq = seq
-        self.load_error = None
-        self.revision = revision
-        self.versions[revision] = loaded.slim()
-        self.director = director
+            self.scenes.same_as(revision, ch.revision, shared)
+        ch.game = loaded
+        ch.seq = seq
+        ch.load_error = None
+        ch.revision = revision
+        ch.versions[revision] = loaded.slim()
+        ch.director = director
         if reset:
-            self.on_air = None
-        self._prune_versions()
-        self.updated = now
-        self.poke()
+            ch.on_air = None
+        ch.prune_versions()
+        ch.updated = now
+        ch.poke()
         return FeedAck(
-            seq=None, changed=True, correction=correction, steps=self.steps, expected=self.seq + 1, warnings=warnings
+            seq=None, changed=True, correction=correction, steps=ch.steps, expected=ch.seq + 1, warnings=warnings
         )
 
     def _times(self, loaded: feed.Loaded, first: int | None, revision: int) -> StepTimes:
@@ -98,17 +109,19 @@ class Ingest(ChannelCore):
         first that changed) are the same steps and keep their durations and marks, so only
         the steps from ``first`` on are read (a live action: one or two).  The marks are the
         deal-scored banners catch-up never cuts over."""
-        times = self.director.times
+        ch = self.channel
+        times = ch.director.times
         steps = loaded.steps
         if first is None:
             first = len(steps)
-        if len(times.durations) != len(self.game_steps) or first > len(times.durations):
+        if len(times.durations) != len(ch.game_steps) or first > len(times.durations):
             first = 0  # the Director's times are not this game's (cannot be: read them all)
         tail = steps[first:]
-        return times.amended(first, durations_of(tail, self.render.timing), version=revision, marks=marks_of(tail))
+        return times.amended(first, durations_of(tail, ch.render.timing), version=revision, marks=marks_of(tail))
 
     def _unchanged(self, seq: int | None = None, *, duplicate: bool = False) -> FeedAck:
-        return FeedAck(seq=seq, duplicate=duplicate, changed=False, steps=self.steps, expected=self.seq + 1)
+        ch = self.channel
+        return FeedAck(seq=seq, duplicate=duplicate, changed=False, steps=ch.steps, expected=ch.seq + 1)
 
     def put_game(self, data: bytes, *, source: str, strict: bool = True) -> FeedAck:
         """A whole game from the logger (idempotent).
@@ -116,22 +129,24 @@ class Ingest(ChannelCore):
         Raises:
             EgnError: the engine refused it (the channel keeps its last good state).
         """
-        self._alive()
-        if self.game is not None and feed.digest(data) == self.game.digest:
+        ch = self.channel
+        ch.check_alive()
+        if ch.game is not None and feed.digest(data) == ch.game.digest:
             return self._unchanged()
-        loaded = feed.load_bytes(data, source=source, strict=strict, previous=self.game)
-        if self.game is not None and loaded.document == self.game.document:
+        loaded = feed.load_bytes(data, source=source, strict=strict, previous=ch.game)
+        if ch.game is not None and loaded.document == ch.game.document:
             # same game in another encoding: keep the new bytes, nothing to show
-            self.record.save_game(loaded.data, source=loaded.source, seq=self.seq)
-            self.game = loaded
-            if self.on_air is None or self.on_air.version != self.revision:  # not the line game's version
-                self.versions[self.revision] = loaded.slim()
+            ch.record.save_game(loaded.data, source=loaded.source, seq=ch.seq)
+            ch.game = loaded
+            if ch.on_air is None or ch.on_air.version != ch.revision:  # not the line game's version
+                ch.versions[ch.revision] = loaded.slim()
             return self._unchanged()
-        return self._commit(loaded, seq=self.seq)
+        return self._commit(loaded, seq=ch.seq)
 
     def load_game(self, data: bytes, *, source: str) -> FeedAck:
         """Load a (different) game: lenient, starts from its first step."""
-        self._alive()
+        ch = self.channel
+        ch.check_alive()
         loaded = feed.load_bytes(data, source=source, strict=False)
         return self._commit(loaded, seq=0, reset=True)
 
@@ -143,15 +158,16 @@ class Ingest(ChannelCore):
             EgnError: the engine found the action illegal or malformed.
             BadRequest: the action does not fit the document (no deal yet...).
         """
-        self._alive()
+        ch = self.channel
+        ch.check_alive()
         received = time.time() * 1000
-        expected = self.seq + 1
+        expected = ch.seq + 1
         content = json.dumps(action.model_dump(mode="json", by_alias=True, exclude_none=True), sort_keys=True)
         if action.seq < expected:
-            logged = self.record.action(action.seq)
+            logged = ch.record.action(action.seq)
             if logged is not None and logged != content:
                 raise Conflict(
-                    f"channel {self.id!r}: action {action.seq} was already accepted as {logged}; "
+                    f"channel {ch.id!r}: action {action.seq} was already accepted as {logged}; "
                     f"this one differs: {content}",
                     seq=action.seq,
                     accepted=json.loads(logged),
@@ -160,11 +176,11 @@ class Ingest(ChannelCore):
             return self._unchanged(action.seq, duplicate=True)
         if action.seq > expected:
             raise SequenceGap(
-                f"channel {self.id!r}: action {action.seq} skips ahead; expected {expected}", expected=expected
+                f"channel {ch.id!r}: action {action.seq} skips ahead; expected {expected}", expected=expected
             )
-        source = self.game.source if self.game else f"{self.id}.egn"
-        loaded, change = feed.push_action(self.game, action, source=source)
+        source = ch.game.source if ch.game else f"{ch.id}.egn"
+        loaded, change = feed.push_action(ch.game, action, source=source)
         replayed = time.time() * 1000
         ack = self._commit(loaded, seq=action.seq, action=(action.seq, content), change=change)
-        self.feed_trace = {"received": received, "replayed": replayed, "committed": time.time() * 1000}
+        ch.feed_trace = {"received": received, "replayed": replayed, "committed": time.time() * 1000}
         return ack.model_copy(update={"seq": action.seq})

@@ -6,16 +6,19 @@ import weakref
 
 from aiohttp import web
 
-from .hub import Hub
+from .analysis import LiveAnalysis
 from .config import ServerSettings
 from .guard import Guard
+from .hub import Hub
 from .store import Store
 
-__all__ = ["SETTINGS", "STORE", "HUB", "TOKEN", "TOKEN_CREATED", "SOCKETS", "GUARD"]
+__all__ = ["SETTINGS", "STORE", "HUB", "ANALYSIS", "TOKEN", "TOKEN_CREATED", "SOCKETS", "GUARD"]
 
 SETTINGS = web.AppKey("settings", ServerSettings)
 STORE = web.AppKey("store", Store)
 HUB = web.AppKey("hub", Hub)
+#: the service's live analysis (its pool and switch), also the hub's ``analysis``
+ANALYSIS = web.AppKey("analysis", LiveAnalysis)
 #: the SHA-256 of the API token (the token itself is never kept)
 TOKEN = web.AppKey("token", str)
 #: the token, only when this start created it (the CLI prints it once); else ""

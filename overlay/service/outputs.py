@@ -1,8 +1,9 @@
-"""Per-output rendering of a channel: its settings documents as renderer models, step durations, cached scenes.
+"""Per-output rendering of a channel: live catch-up bounds, score marks, cached scenes.
 
-The renderer owns :func:`renderer.scene.build_scene` and the View/Theme/Timing models; this
-module only validates the JSON kept in channel settings into those models and caches the
-compact scene text per (step, settings) so M pages of one output share one build.
+The renderer owns :func:`renderer.scene.build_scene`, the settings models
+(:mod:`renderer.settings`, with :class:`~renderer.settings.RenderSettings`) and the step
+durations (:func:`renderer.timing.durations_of`); this module caches the compact scene text
+per (step, settings) so M pages of one output share one build.
 """
 
 from __future__ import annotations
@@ -13,8 +14,13 @@ from collections.abc import Callable, Sequence
 from typing import TYPE_CHECKING, Any
 
 from engine.state import GameState, StepKind, Timeline
+from renderer.matchdata import MatchData
+from renderer.settings import RenderSettings
+from renderer.theme import Theme
+from renderer.timing import Timing
+from renderer.view import View
 
-from .protocol import OUTPUTS, ChannelSettings, OutputName
+from renderer.settings import ChannelSettings, OutputName
 
 if TYPE_CHECKING:
     from engine.stats import MatchStats
@@ -23,68 +29,7 @@ if TYPE_CHECKING:
 #: the statistics of the game up to the step being drawn, computed only when a view shows them
 StatsOf = Callable[[], "MatchStats | None"]
 
-__all__ = ["RenderSettings", "durations_of", "marks_of", "lags_of", "SceneCache"]
-
-
-class RenderSettings:
-    """The renderer models of one channel, validated once per settings revision.
-
-    Raises (constructor):
-        pydantic.ValidationError: a view, theme or timing document the renderer refuses.
-    """
-
-    def __init__(self, settings: ChannelSettings) -> None:
-        self.revision = settings.revision
-        self.timing = settings.timing
-        self.theme = settings.theme
-        self.match = settings.match
-        base, _ = _default_views()
-        self.views: dict[str, Any] = {}
-        for name in OUTPUTS:
-            own = settings.output(name).view
-            view = base if own is None else own
-            # the clean output shows no hole cards whatever view it is given
-            self.views[name] = clean_view(view) if name == "clean" else view
-        self.default_view = base
-        self.settings = settings
-
-    def view(self, output: OutputName, step: int | None = None) -> Any:
-        """The view ``output`` shows at ``step``: a view switch's named view where the output
-        follows switches (the clean output gets its clean form), else the output's own."""
-        if self.settings.output(output).follow_switches:
-            switched = self.settings.switched_view(step)
-            if switched is not None:
-                return clean_view(switched) if output == "clean" else switched
-        return self.views.get(output, self.default_view)
-
-
-@functools.cache
-def _default_views() -> tuple[Any, Any]:
-    """The default view and its clean form, built once: views are frozen models, and
-    building them for each channel was 1 ms of the 2-5 ms a restored channel costs."""
-    from renderer.view import default_view
-
-    base = default_view()
-    return base, clean_view(base)
-
-
-def clean_view(base: Any) -> Any:
-    """The clean output's default: no hole cards (hands face down until played) and no
-    commentary, so it can run live without a delay."""
-    from renderer.view import ElementType, Perspective
-
-    hidden = {ElementType.ANNOTATIONS}
-    elements = tuple(e.model_copy(update={"visible": False}) if e.type in hidden else e for e in base.elements)
-    return base.model_copy(update={"perspective": Perspective.PLAYED, "elements": elements})
-
-
-def durations_of(steps: Sequence[GameState] | Timeline | None, timing: Any) -> list[float]:
-    """Seconds per step: the Timing's run time + hold for the step's kind."""
-    if steps is None:
-        return []
-    if isinstance(steps, Timeline):
-        steps = steps.steps
-    return [float(timing.of(s.kind).total) for s in steps]
+__all__ = ["marks_of", "lags_of", "SceneCache"]
 
 
 def marks_of(steps: Sequence[GameState] | None) -> list[int]:
@@ -92,7 +37,7 @@ def marks_of(steps: Sequence[GameState] | None) -> list[int]:
     return [i for i, s in enumerate(steps or ()) if s.kind is StepKind.DEAL_SCORED]
 
 
-def lags_of(timing: Any) -> dict[str, float]:
+def lags_of(timing: Timing) -> dict[str, float]:
     """The Director's live catch-up bounds from the Timing settings."""
     return {"max_lag": float(timing.live_lag), "skip_lag": float(timing.live_skip)}
 
@@ -100,12 +45,12 @@ def lags_of(timing: Any) -> dict[str, float]:
 def render(
     state: GameState,
     *,
-    view: Any,
-    theme: Any,
-    timing: Any,
+    view: View,
+    theme: Theme,
+    timing: Timing,
     title: str | None,
     size: tuple[int, int],
-    match: Any = None,
+    match: MatchData | None = None,
     line: AltLine | None = None,
     stats_of: StatsOf | None = None,
 ) -> str:
@@ -215,7 +160,7 @@ class SceneCache:
         self,
         key: tuple[Any, ...],
         state: GameState,
-        view: Any,
+        view: View,
         rs: RenderSettings,
         *,
         title: str | None,

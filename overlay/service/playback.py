@@ -13,12 +13,15 @@ from collections.abc import Callable
 from dataclasses import replace
 from typing import Any
 
+from renderer.settings import ChannelSettings, RenderSettings
+from renderer.timing import Timing, durations_of
+
 from .branching import OnAir, find_branch, line_game
 from .core import ChannelCore
 from .director import Director, Playhead
 from .errors import BadRequest, Unprocessable
-from .protocol import ChannelSettings, ControlRequest
-from .outputs import RenderSettings, durations_of, lags_of, marks_of
+from .protocol import ControlRequest
+from .outputs import lags_of, marks_of
 
 __all__ = ["Playback"]
 
@@ -28,8 +31,13 @@ __all__ = ["Playback"]
 MIN_SPEED = 0.0625
 MAX_SPEED = 16.0
 
-class Playback(ChannelCore):
-    """Control commands and settings of a channel."""
+
+class Playback:
+    """Control commands and settings of a channel: they change its Director, its line on air
+    and its settings, stored first."""
+
+    def __init__(self, channel: ChannelCore) -> None:
+        self.channel = channel
 
     def control(self, req: ControlRequest) -> dict[str, Any]:
         """Apply a Director command; returns the new playhead.
@@ -40,22 +48,23 @@ class Playback(ChannelCore):
                 ``mainline`` with no line on air, a deal/game ``seek`` during a line.
             StoreFailed, StoreFull: the playhead could not be stored (nothing changed).
         """
-        self._alive()
-        now = self.hub.clock()
+        ch = self.channel
+        ch.check_alive()
+        now = ch.hub.clock()
         # commands run on a copy that replaces the Director only once the store has its
         # playhead: a refused write leaves the playhead where it was
-        d = copy.deepcopy(self.director)
+        d = copy.deepcopy(ch.director)
         op = req.op
-        on_air = self.on_air
+        on_air = ch.on_air
         shown: dict[int, Any] = {}  # new timeline versions (a line going on or off air)
         if op == "branch":
             on_air = self._line_on(d, req, now)
             shown[on_air.version] = on_air.game
         elif op == "mainline" or op == "live" and on_air is not None:
             if on_air is None:
-                raise Unprocessable(f"channel {self.id!r}: no alternative line is on air")
+                raise Unprocessable(f"channel {ch.id!r}: no alternative line is on air")
             version = self._line_off(d, on_air, now)
-            shown[version] = None if self.game is None else self.game.slim()
+            shown[version] = None if ch.game is None else ch.game.slim()
             on_air = None
             if op == "live":
                 d.live(now)  # the newest step of the main line
@@ -66,15 +75,15 @@ class Playback(ChannelCore):
             on_air = replace(on_air, resume=replace(on_air.resume, loop=_switch(req)))
         else:
             self._command(d, req, now)
-        self.record.save_playhead((on_air.resume if on_air is not None else d.playhead(now)).to_json())
+        ch.record.save_playhead((on_air.resume if on_air is not None else d.playhead(now)).to_json())
         for version, game in shown.items():
-            self.versions[version] = game
-            self.revision = version
-        self.director = d
-        self.on_air = on_air
-        self._prune_versions()
-        self.poke()
-        return self.playhead_json(now)
+            ch.versions[version] = game
+            ch.revision = version
+        ch.director = d
+        ch.on_air = on_air
+        ch.prune_versions()
+        ch.poke()
+        return ch.playhead_json(now)
 
     def _command(self, d: Director, req: ControlRequest, now: float) -> None:
         """A transport command on ``d`` (the same on the main line and on a line).
@@ -114,13 +123,14 @@ class Playback(ChannelCore):
         Raises:
             Unprocessable: no game, or no such game, deal or line.
         """
-        game = self.game
-        left = self.on_air.resume if self.on_air is not None else d.playhead(now)
-        part, branch = find_branch(game, self.id, deal=req.deal, line=req.line, game_no=req.game, on_screen=left.step)
+        ch = self.channel
+        game = ch.game
+        left = ch.on_air.resume if ch.on_air is not None else d.playhead(now)
+        part, branch = find_branch(game, ch.id, deal=req.deal, line=req.line, game_no=req.game, on_screen=left.step)
         assert game is not None
         lg = line_game(game, part, branch)
         first = part.first_step + branch.parent_step + 1
-        durations = durations_of(lg.steps, self.render.timing)
+        durations = durations_of(lg.steps, ch.render.timing)
         a = d.anchor
         start = Playhead(
             step=first,
@@ -132,7 +142,7 @@ class Playback(ChannelCore):
             hold=None if a.auto else first,
             follow=False,
         )
-        version = self.revision + 1
+        version = ch.revision + 1
         d.switch(now, durations, start, version=version, marks=marks_of(lg.steps), jump=not a.playing)
         return OnAir(game=lg, branch=branch, part=part.index, first=first, resume=left, version=version)
 
@@ -140,10 +150,11 @@ class Playback(ChannelCore):
         """Back to the main line on ``d`` where it left (the operator's current speed kept);
         returns the new timeline version.  The main line may have grown meanwhile (a live
         feed is held, not lost): a playhead that followed it catches up from there."""
-        steps = () if self.game is None else self.game.steps
-        version = self.revision + 1
+        ch = self.channel
+        steps = () if ch.game is None else ch.game.steps
+        version = ch.revision + 1
         resume = replace(on_air.resume, speed=d.anchor.speed)
-        d.switch(now, durations_of(steps, self.render.timing), resume, version=version, marks=marks_of(steps), jump=True)
+        d.switch(now, durations_of(steps, ch.render.timing), resume, version=version, marks=marks_of(steps), jump=True)
         return version
 
     def _line_seek(self, req: ControlRequest, on_air: OnAir) -> int:
@@ -152,14 +163,15 @@ class Playback(ChannelCore):
         Raises:
             Unprocessable: a deal or game seek (leave the line first), or no such step.
         """
+        ch = self.channel
         n = len(on_air.game.steps) - on_air.first
         if req.deal is not None or req.game is not None or req.step is None:
             raise Unprocessable(
-                f"channel {self.id!r}: an alternative line is on air: seek takes 'step' (0..{n - 1}, from the line's first step); "
+                f"channel {ch.id!r}: an alternative line is on air: seek takes 'step' (0..{n - 1}, from the line's first step); "
                 "'mainline' returns to the main line"
             )
         if req.step >= n:
-            raise Unprocessable(f"channel {self.id!r}: no step {req.step} in the alternative line (it has {n}: 0..{n - 1})")
+            raise Unprocessable(f"channel {ch.id!r}: no step {req.step} in the alternative line (it has {n}: 0..{n - 1})")
         return on_air.first + req.step
 
     def _seek_target(self, req: ControlRequest, now: float) -> int:
@@ -169,34 +181,35 @@ class Playback(ChannelCore):
         Raises:
             BadRequest: no such game, deal or step, or nothing to seek to.
         """
-        g = self.game
+        ch = self.channel
+        g = ch.game
         # people count games and deals from 1 (as the screen and ``inspect`` do)
         if req.game is not None:
             if g is None or not any(p.index == req.game - 1 for p in g.parts):
                 have = "no game" if g is None else ", ".join(str(p.index + 1) for p in g.parts)
-                raise BadRequest(f"channel {self.id!r}: no game {req.game} in the match (games: {have})")
+                raise BadRequest(f"channel {ch.id!r}: no game {req.game} in the match (games: {have})")
             part = next(p for p in g.parts if p.index == req.game - 1)
         elif req.deal is not None and g is not None:
-            part = g.part_of(self.director.position(now).step or 0)
+            part = g.part_of(ch.director.position(now).step or 0)
         else:
             part = None
         if req.deal is not None:
             if part is None:
-                raise BadRequest(f"channel {self.id!r}: no deal {req.deal} (no game loaded)")
+                raise BadRequest(f"channel {ch.id!r}: no deal {req.deal} (no game loaded)")
             tl = part.timeline
             if req.deal > len(tl.deals):
                 where = f"game {part.index + 1} of the match" if g is not None and g.match else "the game"
                 have = f"deals 1..{len(tl.deals)}" if tl.deals else "no deals yet"
-                raise BadRequest(f"channel {self.id!r}: no deal {req.deal} ({where} has {have})")
+                raise BadRequest(f"channel {ch.id!r}: no deal {req.deal} ({where} has {have})")
             return part.first_step + tl.deal_start(req.deal - 1)
         if req.step is not None:
             if part is not None:
                 n = len(part.timeline.steps)
                 if req.step >= n:
-                    raise BadRequest(f"channel {self.id!r}: no step {req.step} in game {part.index + 1} (it has {n})")
+                    raise BadRequest(f"channel {ch.id!r}: no step {req.step} in game {part.index + 1} (it has {n})")
                 return part.first_step + req.step
-            if req.step >= max(self.steps, 1):
-                raise BadRequest(f"channel {self.id!r}: no step {req.step} (the game has {self.steps})")
+            if req.step >= max(ch.steps, 1):
+                raise BadRequest(f"channel {ch.id!r}: no step {req.step} (the game has {ch.steps})")
             return req.step
         if part is not None:
             return part.first_step
@@ -209,34 +222,36 @@ class Playback(ChannelCore):
             pydantic.ValidationError: a view/theme/timing the renderer refuses.
             StaleRevision: ``doc.revision`` is not the current one.
         """
-        self._alive()
+        ch = self.channel
+        ch.check_alive()
         RenderSettings(doc)  # validate before storing
-        stored = self.record.save_settings(doc)
-        old_timing = self.render.timing
-        self.settings = stored
-        self.render = RenderSettings(stored)
-        self.director.max_delay = self.window
-        if self.render.timing != old_timing:
-            now = self.hub.clock()
-            lags = lags_of(self.render.timing)
-            self.director.max_lag, self.director.skip_lag = lags["max_lag"], lags["skip_lag"]
-            played = self.played
-            self.director.retime(now, durations_of(() if played is None else played.steps, self.render.timing))
-            if self.on_air is not None:
+        stored = ch.record.save_settings(doc)
+        old_timing = ch.render.timing
+        ch.settings = stored
+        ch.render = RenderSettings(stored)
+        ch.director.max_delay = ch.window
+        if ch.render.timing != old_timing:
+            now = ch.hub.clock()
+            lags = lags_of(ch.render.timing)
+            ch.director.max_lag, ch.director.skip_lag = lags["max_lag"], lags["skip_lag"]
+            played = ch.played
+            ch.director.retime(now, durations_of(() if played is None else played.steps, ch.render.timing))
+            if ch.on_air is not None:
                 # the main line's saved place keeps its progress through its step, in the new timing
-                self.on_air = replace(self.on_air, resume=self._retimed(self.on_air.resume, old_timing))
-        self.poke()
+                ch.on_air = replace(ch.on_air, resume=self._retimed(ch.on_air.resume, old_timing))
+        ch.poke()
         return stored
 
-    def _retimed(self, resume: Playhead, old_timing: Any) -> Playhead:
+    def _retimed(self, resume: Playhead, old_timing: Timing) -> Playhead:
         """``resume`` (a place on the main line timed by ``old_timing``) at the same progress
         through its step under the current timing; a complete step stays complete."""
-        steps = () if self.game is None else self.game.steps
+        ch = self.channel
+        steps = () if ch.game is None else ch.game.steps
         if not 0 <= resume.step < len(steps):
             return resume
         kind = steps[resume.step].kind
         old = float(old_timing.of(kind).total)
-        new = float(self.render.timing.of(kind).total)
+        new = float(ch.render.timing.of(kind).total)
         progress = min(max(resume.offset / old, 0.0), 1.0) if old > 0.0 else 1.0
         return replace(resume, offset=progress * new)
 

@@ -1,5 +1,8 @@
 """Every message shape of the overlay service, as pydantic models (one module, one vocabulary).
 
+A channel's settings document is not a message: it lives below both faces, in
+:mod:`renderer.settings`, and the messages here only name it.
+
 JSON keys are camelCase (like :meth:`engine.state.GameState.to_json`); Python names are
 snake_case.  Dump with :func:`dump` so aliases are used and ``None`` fields stay visible.
 
@@ -19,24 +22,14 @@ Sockets
 
 from __future__ import annotations
 
-from typing import Annotated, Any, ClassVar, Literal, TypeVar
+from typing import Annotated, Any, Literal, TypeVar
 
-from pydantic import BaseModel, ConfigDict, Field, TypeAdapter, field_validator, model_validator
+from pydantic import BaseModel, ConfigDict, Field, TypeAdapter, field_validator
 from pydantic.alias_generators import to_camel
 
-from renderer.matchdata import MatchData
-from renderer.theme import Theme
-from renderer.timing import Timing
-from renderer.view import View
+from renderer.settings import ChannelSettings, OutputName
 
 __all__ = [
-    "OUTPUTS",
-    "OutputName",
-    "OutputSettings",
-    "AnalysisSettings",
-    "ChannelSettings",
-    "ViewSwitch",
-    "Look",
     "ChannelCreate",
     "ControlOp",
     "ControlRequest",
@@ -61,12 +54,6 @@ __all__ = [
     "dump",
 ]
 
-OutputName = Literal["program", "preview", "clean"]
-OUTPUTS: tuple[OutputName, ...] = ("program", "preview", "clean")
-
-MAX_DELAY = 600.0
-
-
 class _Model(BaseModel):
     model_config = ConfigDict(alias_generator=to_camel, populate_by_name=True, extra="forbid")
 
@@ -79,157 +66,7 @@ def dump(model: BaseModel) -> dict[str, Any]:
     return model.model_dump(mode="json", by_alias=True)
 
 
-# --------------------------------------------------------------------------- settings
-
-
-class OutputSettings(_Model):
-    """One output of a channel: what it shows and how far behind live it runs."""
-
-    delay: float = Field(
-        0.0,
-        ge=0.0,
-        le=MAX_DELAY,
-        title="Delay (s)",
-        description="Seconds this output runs behind the live feed (anti-cheat hand delay).",
-    )
-    view: View | None = Field(
-        None,
-        title="View",
-        description="Layout and perspective of this output; null = the output's default view.",
-    )
-    width: int = Field(1920, ge=1280, le=3840, title="Width", description="Page width in pixels.")
-    height: int = Field(1080, ge=720, le=2160, title="Height", description="Page height in pixels.")
-    follow_switches: bool = Field(
-        True,
-        title="Follow view switches",
-        description="From each view switch's step on, show its named view instead of this output's own.",
-    )
-
-
-class ViewSwitch(_Model):
-    """From ``step`` on (until the next switch), outputs that follow switches show a named view
-    (the EGN Renderer's ``viewSwitches``)."""
-
-    step: int = Field(ge=0, title="Step", description="Timeline step (0-based) where the switch happens.")
-    view: str = Field(min_length=1, max_length=64, title="View", description="Id of one of the channel's named views.")
-
-
-class Look(_Model):
-    """A whole look, saved by name and exported as one file: the named views, theme and timing."""
-
-    views: tuple[View, ...] = Field((), max_length=32, title="Views", description="Named views of the look.")
-    theme: Theme = Field(default_factory=Theme, title="Theme", description="Colours, fonts and card style.")
-    timing: Timing = Field(default_factory=Timing, title="Timing", description="Step timing and the deal transition.")
-
-
-class AnalysisSettings(_Model):
-    """Analysis on air for one channel (``overlay/service/analysis.py``): off unless turned on."""
-
-    enabled: bool = Field(
-        False,
-        title="Analysis on air",
-        description="Draw the analysis elements (win-probability bar and graph, best play, play quality, bidding table) on this channel's pages; computed beside the server in a worker process.",
-    )
-    clean: Literal["public", "none"] = Field(
-        "public",
-        title="Clean output",
-        description="What the clean output (no hole cards) shows: public = the win probability from the score, dealer and contract only, labelled EST.; none = no analysis at all.",
-    )
-
-
-def _default_outputs() -> dict[str, OutputSettings]:
-    return {name: OutputSettings() for name in OUTPUTS}
-
-
-class ChannelSettings(_Model):
-    """A channel's settings document.  ``revision`` guards against stale writes."""
-
-    revision: int = Field(0, ge=0, title="Revision", description="Bumped on every accepted write.")
-    title: str = Field("", max_length=128, title="Title", description="Operator-facing name.")
-    outputs: dict[OutputName, OutputSettings] = Field(
-        default_factory=_default_outputs,  # type: ignore[arg-type]
-        title="Outputs",
-        description="Program, preview and clean outputs, each with its own view and delay.",
-    )
-    theme: Theme = Field(default_factory=Theme, title="Theme", description="Colours, fonts and card style.")
-    timing: Timing = Field(default_factory=Timing, title="Timing", description="Run time, hold and easing per step kind; the deal transition.")
-    match: MatchData = Field(
-        default_factory=MatchData,
-        title="Match data",
-        description="Team names, player display names and photos, event title: drawn by the renderer; the game file is never rewritten.",
-    )
-    views: tuple[View, ...] = Field(
-        (),
-        max_length=32,
-        title="Views",
-        description="Named views of this channel; the studio and control links put one on an output.",
-    )
-
-    view_switches: tuple[ViewSwitch, ...] = Field(
-        (),
-        max_length=512,
-        title="View switches",
-        description="Named views put on the outputs at chosen steps.",
-    )
-
-    analysis: AnalysisSettings = Field(
-        default_factory=AnalysisSettings,
-        title="Analysis",
-        description="Analysis on air: on or off, and what the clean output may show.",
-    )
-
-    cue_times: dict[Annotated[int, Field(ge=0)], Annotated[float, Field(ge=0, allow_inf_nan=False)]] = Field(
-        default_factory=dict,
-        max_length=20000,
-        title="Cue times",
-        description="A legacy file's timings (step index -> cue time in seconds), kept to sync a render to a video.",
-    )
-    looks: dict[Annotated[str, Field(min_length=1, max_length=64)], Look] = Field(
-        default_factory=dict,
-        max_length=32,
-        title="Looks",
-        description="Saved looks by name (views, theme, timing); applying one replaces those three.",
-    )
-
-    #: top-level fields (JSON names) added after ``PUT .../settings`` began to require the
-    #: whole document (09ada26): a client written before one of them leaves it out, and the
-    #: PUT gives it its default.  Every field added from now on belongs here (a test checks).
-    LATER_FIELDS: ClassVar[frozenset[str]] = frozenset({"cueTimes", "analysis"})
-
-    @classmethod
-    def put_required(cls) -> list[str]:
-        """The JSON names a whole-document PUT must carry: the fields older clients know."""
-        names = [f.alias or name for name, f in cls.model_fields.items()]
-        return [n for n in names if n not in cls.LATER_FIELDS]
-
-    @model_validator(mode="after")
-    def _switches_name_views(self) -> ChannelSettings:
-        """A switch to a view that does not exist would silently show nothing new."""
-        ids = {v.id for v in self.views}
-        for i, sw in enumerate(self.view_switches):
-            if sw.view not in ids:
-                raise ValueError(f"view switch {i} (step {sw.step}) names view {sw.view!r}, which is not one of the channel's views")
-        return self
-
-    def switched_view(self, step: int | None) -> View | None:
-        """The named view the last switch at or before ``step`` puts on air (None: no switch)."""
-        if step is None or not self.view_switches:
-            return None
-        chosen: str | None = None
-        best = -1
-        for sw in self.view_switches:
-            if best < sw.step <= step:
-                best, chosen = sw.step, sw.view
-        return next((v for v in self.views if v.id == chosen), None)
-
-    @field_validator("theme", "timing", "match", "analysis", mode="before")
-    @classmethod
-    def _null_is_default(cls, value: Any) -> Any:
-        """Documents stored before these were typed say null for "the default"."""
-        return {} if value is None else value
-
-    def output(self, name: OutputName) -> OutputSettings:
-        return self.outputs.get(name) or OutputSettings()
+# --------------------------------------------------------------------------- channels
 
 
 class ChannelCreate(_Model):

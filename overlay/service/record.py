@@ -19,7 +19,7 @@ from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from typing import Any, Final
 
-from .protocol import ChannelSettings
+from renderer.settings import ChannelSettings
 from .store import Store
 
 __all__ = ["ChannelRecord", "SNAPSHOT_EVERY"]

@@ -47,8 +47,10 @@ from typing import Any, TypeVar
 
 from pydantic import ValidationError
 
+from renderer.settings import ChannelSettings
+
 from .errors import Conflict, NotFound, StaleRevision, StoreFailed, StoreFull, excerpt
-from .protocol import ChannelSettings, dump
+from .protocol import dump
 
 __all__ = ["Store", "StoreBroken", "FolderHeld", "FolderLock", "folder_holder", "StoredGame", "ChannelRecord", "CONTROL_KEY", "FEED_KEYS", "HASHED", "control_key_hash", "default_data_dir", "secure_folder", "settings_from_text"]
 

@@ -7,28 +7,32 @@ from __future__ import annotations
 import hmac
 import secrets
 import time
+from collections.abc import Callable, Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
 from aiohttp import web
 
+from engine.state import GameState
+from renderer.altline import LineInfo
+from renderer.settings import OUTPUTS, ChannelSettings, OutputName, clean_view
 from studio.games import Held
 from studio.host import TRANSPORT_OPS, Handler
 
 from .branching import line_list
 from .errors import BadRequest, NotFound
 from .hub import Hub
-from .outputs import clean_view
-from .protocol import OUTPUTS, ChannelSettings, ControlRequest, OutputName, dump
+from .protocol import ControlRequest, dump
 from .store import CONTROL_KEY, HASHED, control_key_hash
 
 __all__ = ["StudioBridge"]
 
 
 class StudioBridge:
-    """What the studio may do: read schemas, run transport, switch views, take, keep control keys."""
+    """What the studio may do: list channels and their steps and lines, run transport, switch
+    views, take, keep control keys."""
 
-    def __init__(self, hub: Hub, *, uploads: Path, guard: Any, allow_dirs: tuple[Path, ...] = ()) -> None:
+    def __init__(self, hub: Hub, *, uploads: Path, guard: Callable[[Handler], Handler], allow_dirs: tuple[Path, ...] = ()) -> None:
         self.hub = hub
         self._uploads = uploads
         self._guard = guard
@@ -50,30 +54,20 @@ class StudioBridge:
     def channel_ids(self) -> list[str]:
         return list(self.hub.channels)
 
-    def settings_schema(self) -> dict[str, Any]:
-        return ChannelSettings.model_json_schema(by_alias=True)
-
-    def default_views(self) -> dict[str, Any]:
-        from renderer.view import default_view
-
-        base = default_view()
-        return {o: (clean_view(base) if o == "clean" else base).model_dump(mode="json") for o in OUTPUTS}
-
     def settings_problem(self, channel: str) -> str | None:
         self.hub.get(channel)
         return self.hub.store.settings_problems.get(channel)
 
-    def timeline(self, channel: str) -> list[dict[str, Any]]:
-        ch = self.hub.get(channel)
-        return [{"deal": s.deal, "dealNumber": s.deal_number, "kind": s.kind.value} for s in ch.game_steps]
+    def timeline(self, channel: str) -> Sequence[GameState]:
+        return self.hub.get(channel).game_steps
 
-    def lines(self, channel: str) -> list[dict[str, Any]]:
-        return [line.to_json() for line in line_list(self.hub.get(channel).game)]
+    def lines(self, channel: str) -> Sequence[LineInfo]:
+        return line_list(self.hub.get(channel).game)
 
-    def control(self, channel: str, op: str, params: dict[str, Any]) -> dict[str, Any]:
+    def control(self, channel: str, op: str, params: Mapping[str, str]) -> dict[str, Any]:
         if op not in TRANSPORT_OPS:
             raise BadRequest(f"control op {op!r} is not one of {', '.join(TRANSPORT_OPS)}")
-        return self.hub.get(channel).control(ControlRequest.model_validate({**params, "op": op}))
+        return self.hub.get(channel).playback.control(ControlRequest.model_validate({**params, "op": op}))
 
     def _output(self, output: str) -> OutputName:
         for o in OUTPUTS:
@@ -81,7 +75,7 @@ class StudioBridge:
                 return o
         raise BadRequest(f"output {output!r} is not one of {', '.join(OUTPUTS)}")
 
-    def switch_view(self, channel: str, index: int, output: str) -> dict[str, Any]:
+    def switch_view(self, channel: str, index: int, output: str) -> ChannelSettings:
         ch = self.hub.get(channel)
         out = self._output(output)
         cur = ch.settings
@@ -89,9 +83,9 @@ class StudioBridge:
             raise NotFound(f"channel {channel!r} has {len(cur.views)} named view(s), not a view {index + 1}", channel=channel)
         outputs = dict(cur.outputs)
         outputs[out] = cur.output(out).model_copy(update={"view": cur.views[index]})
-        return dump(ch.put_settings(cur.model_copy(update={"outputs": outputs})))
+        return ch.playback.put_settings(cur.model_copy(update={"outputs": outputs}))
 
-    def take(self, channel: str) -> dict[str, Any]:
+    def take(self, channel: str) -> ChannelSettings:
         from renderer.view import default_view
 
         ch = self.hub.get(channel)
@@ -100,7 +94,7 @@ class StudioBridge:
         outputs = dict(cur.outputs)
         outputs["program"] = cur.output("program").model_copy(update={"view": view})
         outputs["clean"] = cur.output("clean").model_copy(update={"view": None if view is None else clean_view(view or default_view())})
-        return dump(ch.put_settings(cur.model_copy(update={"outputs": outputs})))
+        return ch.playback.put_settings(cur.model_copy(update={"outputs": outputs}))
 
     def _key_name(self, channel: str) -> str:
         return CONTROL_KEY + channel
@@ -142,10 +136,10 @@ class StudioBridge:
         return None if g is None else Held(document=g.document, match=g.match, source=g.source)
 
     def load_game(self, channel: str, data: bytes, *, source: str) -> dict[str, Any]:
-        return dump(self.hub.get(channel).load_game(data, source=source))
+        return dump(self.hub.get(channel).ingest.load_game(data, source=source))
 
     def put_game(self, channel: str, data: bytes, *, source: str) -> dict[str, Any]:
-        return dump(self.hub.get(channel).put_game(data, source=source, strict=False))
+        return dump(self.hub.get(channel).ingest.put_game(data, source=source, strict=False))
 
     def game_problems(self, channel: str) -> list[dict[str, Any]]:
         g = self.hub.get(channel).game
@@ -164,7 +158,7 @@ class StudioBridge:
         return out
 
 
-def mount_studio(app: web.Application, hub: Hub, data_dir: Path, guard: Any, *, allow_dirs: tuple[Path, ...] = ()) -> None:
+def mount_studio(app: web.Application, hub: Hub, data_dir: Path, guard: Callable[[Handler], Handler], *, allow_dirs: tuple[Path, ...] = ()) -> None:
     """Mount the studio on ``app`` (the one place the overlay does so)."""
     from studio.app import mount
 

@@ -34,6 +34,8 @@ from fractions import Fraction
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from pydantic import BaseModel
+
 from engine.errors import EgnError, Place, SchemaError
 
 from .job import Job, frame_source
@@ -42,6 +44,10 @@ if TYPE_CHECKING:
     from engine.load import LoadedGame
     from engine.state import GameState
     from renderer.frames import Schedule
+    from renderer.matchdata import MatchData
+    from renderer.onair import Views
+    from renderer.theme import Theme
+    from renderer.timing import Timing
 
 __all__ = [
     "JOINABLE",
@@ -83,10 +89,10 @@ class GameSpec:
     name: str
     data: bytes
     schedule: Schedule
-    view: Any  # renderer.onair.Views
-    theme: Any
-    timing: Any
-    match: Any
+    view: Views
+    theme: Theme | None
+    timing: Timing
+    match: MatchData | None
     title: str | None
     size: tuple[int, int]
     fps: Fraction
@@ -213,7 +219,7 @@ def game_spec(game: GameInput, job: Job, *, codec: str, background: str | None) 
     )
 
 
-def _named_images(folder: Path | None, models: Sequence[Any]) -> dict[str, bytes]:
+def _named_images(folder: Path | None, models: Sequence[BaseModel | None]) -> dict[str, bytes]:
     """The stored uploads the settings name: a worker on another machine cannot read them."""
     if folder is None:
         return {}

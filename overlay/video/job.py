@@ -15,12 +15,21 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from fractions import Fraction
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, TypeVar
+
+from pydantic import BaseModel
 
 if TYPE_CHECKING:
-    from engine.state import GameState
-
-    from ..service.protocol import OutputName
+    from engine.load import LoadedGame
+    from engine.ruleset import Ruleset
+    from engine.state import GameState, Timeline
+    from renderer.frames import FrameSource, Schedule
+    from renderer.matchdata import MatchData
+    from renderer.onair import Views
+    from renderer.settings import ChannelSettings, OutputName, RenderSettings
+    from renderer.theme import Theme
+    from renderer.timing import Timing
+    from renderer.view import View
 
 __all__ = ["Job", "JobOptions", "load_job", "frame_source", "output_views", "parse_deals", "parse_size", "load_view"]
 
@@ -58,19 +67,19 @@ class Job:
     """What to draw: the steps, the renderer models and when each step starts."""
 
     source: str
-    steps: Sequence[Any]
+    steps: Sequence[GameState]
     title: str | None
-    view: Any  # renderer.onair.Views: the output's view, and the view switches' from their step
-    theme: Any
-    timing: Any
+    view: Views  # the output's view, and the view switches' from their step
+    theme: Theme | None  # None: the default theme
+    timing: Timing
     size: tuple[int, int]
     fps: Fraction
-    schedule: Any  # renderer.frames.Schedule
+    schedule: Schedule
     video_url: str | None = None
-    match: Any = None  # renderer.matchdata.MatchData of --channel-settings
+    match: MatchData | None = None  # of --channel-settings
     uploads: Path | None = None  # where the images the scenes name are stored
-    timeline: Any = None  # engine.state.Timeline of ``steps``: the statistics extras' numbers
-    rules: Any = None  # engine.ruleset.Ruleset of the game (for --analysis)
+    timeline: Timeline | None = None  # of ``steps``: the statistics extras' numbers
+    rules: Ruleset | None = None  # of the game (for --analysis)
     analysis: str | None = None  # "full", "public" or None (no analysis drawn)
 
     def images(self) -> Callable[[Sequence[str]], dict[str, bytes]] | None:
@@ -80,7 +89,7 @@ class Job:
         folder = self.uploads
         return None if folder is None else (lambda ids: read_images(folder, ids))
 
-    def frames(self) -> Any:
+    def frames(self) -> FrameSource:
         """A :class:`renderer.frames.FrameSource` over this job."""
         images = self.images()
         return frame_source(
@@ -99,7 +108,7 @@ class Job:
         )
 
 
-def parse_deals(text: str | None, steps: Sequence[Any]) -> tuple[int, int] | None:
+def parse_deals(text: str | None, steps: Sequence[GameState]) -> tuple[int, int] | None:
     """``"3-5"`` -> the first and last step of deals 3..5 (1-based positions)."""
     if not text:
         return None
@@ -117,7 +126,11 @@ def parse_deals(text: str | None, steps: Sequence[Any]) -> tuple[int, int] | Non
     return idx[0], idx[-1]
 
 
-def _model(path: str | None, cls: Any) -> Any:
+M = TypeVar("M", bound=BaseModel)
+
+
+def _model(path: str | None, cls: type[M]) -> M | None:
+    """The ``cls`` document in the JSON file ``path`` (None: no path given)."""
     if not path:
         return None
     return cls.model_validate(json.loads(Path(path).read_text(encoding="utf-8")))
@@ -129,12 +142,12 @@ def load_job(
     size: tuple[int, int] | None = None,
     fps: Fraction | None = None,
     from_zero: bool = False,
-    loaded: Any = None,
+    loaded: LoadedGame | None = None,
 ) -> Job:
     """Load the game and settings named by ``options``.
 
     Step start times are the Director's (:class:`overlay.service.director.StepTimes` over
-    :func:`overlay.service.outputs.durations_of`), so a render shows what a channel plays.
+    :func:`renderer.timing.durations_of`), so a render shows what a channel plays.
     ``loaded`` (an :class:`engine.load.LoadedGame`, e.g. one game of a match file) is
     drawn instead of reading ``options.game``.
 
@@ -145,12 +158,11 @@ def load_job(
     from engine.load import load_game
     from renderer.frames import Schedule
     from renderer.onair import Views
+    from renderer.settings import ChannelSettings, RenderSettings
     from renderer.theme import Theme
-    from renderer.timing import Timing
+    from renderer.timing import Timing, durations_of
 
     from ..service.director import StepTimes
-    from ..service.outputs import RenderSettings, durations_of
-    from ..service.protocol import ChannelSettings
     from .sync import parse_sync, sync_starts
     from .writer import parse_fps
 
@@ -159,9 +171,11 @@ def load_job(
     steps = game.timeline.steps
     if not steps:
         raise OSError(f"{source}: the game has no steps")
-    theme = timing = match = None
+    theme: Theme | None = None
+    timing: Timing | None = None
+    match: MatchData | None = None
     views = Views()
-    settings = None
+    settings: ChannelSettings | None = None
     if options.channel_settings:
         settings = ChannelSettings.model_validate(json.loads(Path(options.channel_settings).read_text(encoding="utf-8")))
         rs = RenderSettings(settings)
@@ -208,9 +222,9 @@ def load_job(
     )
 
 
-def output_views(rs: Any, output: OutputName) -> Any:
+def output_views(rs: RenderSettings, output: OutputName) -> Views:
     """The :class:`renderer.onair.Views` of ``output``: its view, and from each view switch's
-    step the view :meth:`overlay.service.outputs.RenderSettings.view` puts on air there (what
+    step the view :meth:`renderer.settings.RenderSettings.view` puts on air there (what
     the channel's page shows at that step)."""
     from renderer.onair import Views
 
@@ -218,7 +232,7 @@ def output_views(rs: Any, output: OutputName) -> Any:
     return Views(rs.view(output), tuple((s, rs.view(output, s)) for s in steps))
 
 
-def _analysis_mode(options: JobOptions, settings: Any) -> str | None:
+def _analysis_mode(options: JobOptions, settings: ChannelSettings | None) -> str | None:
     """``--analysis``: full or public (``none``: off); without it, what the channel's settings
     give the output (:func:`overlay.service.analysis.policy`'s rule: on for program and
     preview, the clean output's policy for clean).  The clean output's view is always public."""
@@ -244,19 +258,19 @@ def _uploads(options: JobOptions) -> Path | None:
 
 def frame_source(
     steps: Sequence[GameState],
-    schedule: Any,
+    schedule: Schedule,
     *,
-    view: Any,
-    theme: Any,
-    timing: Any,
+    view: View | Views | None,
+    theme: Theme | None,
+    timing: Timing | None,
     title: str | None,
     size: tuple[int, int],
-    match: Any,
+    match: MatchData | None,
     images: Callable[[Sequence[str]], dict[str, bytes]] | None,
-    timeline: Any = None,
-    rules: Any = None,
+    timeline: Timeline | None = None,
+    rules: Ruleset | None = None,
     analysis: str | None = None,
-) -> Any:
+) -> FrameSource:
     """The :class:`renderer.frames.FrameSource` of a game as ``render`` draws it: the
     statistics extras from ``timeline``, the analysis layer with ``analysis`` ("full" or
     "public"); one place, so a Ray segment draws what one process draws."""
@@ -296,7 +310,7 @@ def parse_size(text: str | None) -> tuple[int, int] | None:
     return w, h
 
 
-def load_view(path: str) -> Any:
+def load_view(path: str) -> View:
     from renderer.legacy import views_from_legacy
     from renderer.view import View
 

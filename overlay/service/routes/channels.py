@@ -4,10 +4,12 @@ from __future__ import annotations
 
 from aiohttp import web
 
+from renderer.settings import OUTPUTS, ChannelSettings
+
 from ..auth import protected
 from ..keys import GUARD
 from ..limits import parse
-from ..protocol import OUTPUTS, ChannelCreate, ChannelSettings
+from ..protocol import ChannelCreate
 from .common import channel_of, clock_of, hub_of, read_json
 
 __all__ = ["routes"]

@@ -10,11 +10,13 @@ from typing import Any
 
 from aiohttp import web
 
+from renderer.settings import OUTPUTS, OutputName
+
 from ..channel import Channel
 from ..errors import BadRequest, UnsupportedMedia
 from ..hub import Hub
 from ..keys import HUB
-from ..protocol import OUTPUTS, FeedAck, OutputName, dump
+from ..protocol import FeedAck, dump
 
 __all__ = [
     "hub_of",

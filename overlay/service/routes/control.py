@@ -30,4 +30,4 @@ async def control(request: web.Request) -> web.Response:
         body = {**dict(request.query), **body, "op": op}
         body.pop("token", None)
     req = parse(ControlRequest, body)
-    return web.json_response(ch.control(req))
+    return web.json_response(ch.playback.control(req))

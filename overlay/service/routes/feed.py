@@ -65,7 +65,7 @@ async def put_game(request: web.Request) -> web.Response:
     # a body has no file name: errors name the channel ("channel t1: line 1, ..."), not a
     # made-up file ("t1.egn" read as if the channel were the file); ?source= names it
     try:
-        ack = ch.put_game(data, source=_source(request, f"channel {ch.id}"), strict=strict)
+        ack = ch.ingest.put_game(data, source=_source(request, f"channel {ch.id}"), strict=strict)
     except REFUSED as exc:
         _note_refused(request, ch, exc, None)
         raise
@@ -94,7 +94,7 @@ async def upload_game(request: web.Request) -> web.Response:
             raise BadRequest("multipart upload without a file")
     else:
         data = await request.read()
-    ack = ch.load_game(data, source=source)
+    ack = ch.ingest.load_game(data, source=source)
     return ack_response(ack)
 
 
@@ -104,7 +104,7 @@ async def load_path(request: web.Request) -> web.Response:
     ch = channel_of(request)
     body = parse(LoadPath, await read_json(request))
     data = await read_game_file_async(_client_path(request, body.path), follow_links=False)
-    return ack_response(ch.load_game(data, source=Path(body.path).name))
+    return ack_response(ch.ingest.load_game(data, source=Path(body.path).name))
 
 
 @routes.post("/api/channels/{channel}/actions")
@@ -114,7 +114,7 @@ async def post_action(request: web.Request) -> web.Response:
     action: ActionIn | None = None
     try:
         action = parse(ActionIn, await read_json(request))
-        ack = ch.apply_action(action)
+        ack = ch.ingest.apply_action(action)
     except REFUSED as exc:
         _note_refused(request, ch, exc, None if action is None else action.seq)
         raise
@@ -132,8 +132,8 @@ async def follow_file(request: web.Request) -> web.Response:
         raise NotFound(f"{path.parent}: no such folder")
     if path.exists() and not path.is_file():  # a FIFO or device would never end a read
         raise BadRequest(f"{path}: is {kind_of(path.stat().st_mode)}; only regular files are followed")
-    ch.start_follow(str(path))
-    await ch.first_read()  # the answer and the status reflect the file's first read
+    ch.follow.start(str(path))
+    await ch.follow.first_read()  # the answer and the status reflect the file's first read
     return web.json_response({"follow": str(path)})
 
 
@@ -141,7 +141,7 @@ async def follow_file(request: web.Request) -> web.Response:
 @protected
 async def unfollow_file(request: web.Request) -> web.Response:
     ch = channel_of(request)
-    ch.stop_follow(forget=True)
+    ch.follow.stop(forget=True)
     return web.json_response({"follow": None})
 
 
@@ -157,14 +157,14 @@ def _feed_frame(request: web.Request, ch: Channel, msg: WSMessage) -> str | None
     seq: int | None = None
     try:
         if msg.type == WSMsgType.BINARY:
-            ack = ch.put_game(msg.data, source=f"channel {ch.id}", strict=True)
+            ack = ch.ingest.put_game(msg.data, source=f"channel {ch.id}", strict=True)
         elif msg.type == WSMsgType.TEXT:
             m = parse_feed_message(msg.data)
             if isinstance(m, FeedGame):
-                ack = ch.put_game(feed_game_bytes(m), source=f"channel {ch.id}", strict=True)
+                ack = ch.ingest.put_game(feed_game_bytes(m), source=f"channel {ch.id}", strict=True)
             else:
                 seq = m.action.seq
-                ack = ch.apply_action(m.action)
+                ack = ch.ingest.apply_action(m.action)
         else:
             return None
         ch.feed_log.took(clock_of(request), via=_via(request))
@@ -189,7 +189,7 @@ async def feed_socket(request: web.Request) -> web.WebSocketResponse:
     ws = web.WebSocketResponse(compress=False, heartbeat=15.0, max_msg_size=MAX_INPUT * 4 // 3 + 4096)
     await ws.prepare(request)
     request.app[SOCKETS].add(ws)
-    ch.feeds.add(ws)
+    ch.ingest.feeds.add(ws)
     store = request.app[STORE]
     try:
         async for msg in ws:
@@ -208,5 +208,5 @@ async def feed_socket(request: web.Request) -> web.WebSocketResponse:
                 break
             await ws.send_str(text)
     finally:
-        ch.feeds.discard(ws)
+        ch.ingest.feeds.discard(ws)
     return ws

@@ -252,7 +252,7 @@ async def post_logger_action(request: web.Request) -> web.Response:
     try:
         _held(request, ch)
         action = parse(ActionIn, await read_json(request))
-        ack = ch.apply_action(action)
+        ack = ch.ingest.apply_action(action)
     except REFUSED as exc:
         _note(request, ch, exc, None if action is None else action.seq)
         raise
@@ -291,7 +291,7 @@ async def post_edit(request: web.Request) -> web.Response:
         live, _ = edited(_live(ch), body.at, body.action)
         g = ch.game
         assert g is not None  # _live refused a channel without one
-        ack = ch.put_game(live.to_egn_bytes(), source=g.source, strict=True)
+        ack = ch.ingest.put_game(live.to_egn_bytes(), source=g.source, strict=True)
     except REFUSED as exc:
         _note(request, ch, exc, None)
         raise

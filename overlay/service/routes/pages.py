@@ -15,10 +15,11 @@ from pathlib import Path
 
 from aiohttp import WSCloseCode, web
 
+from renderer.settings import OutputName
+
 from ..auth import check_origin, has_token
 from ..errors import BadRequest, NotFound
 from ..keys import SETTINGS
-from ..protocol import OutputName
 from .common import channel_of, hub_of, page_query
 from .pagesocket import open_page, read_page
 
@@ -163,7 +164,7 @@ async def page_socket(request: web.Request) -> web.WebSocketResponse:
     # header, or the hello message's token that the page reads from its URL's fragment);
     # such a page's size is settled when the token admits it
     locked = output == "preview" and not trusted
-    size = asked if locked else ch.page_size(asked, trusted=trusted)
+    size = asked if locked else ch.fanout.page_size(asked, trusted=trusted)
     page = await open_page(request, output, *size, trace=request.query.get("trace") == "1", monitor=request.query.get("monitor") == "1")
     page.trusted = trusted
 
@@ -171,25 +172,25 @@ async def page_socket(request: web.Request) -> web.WebSocketResponse:
         if locked:  # admitted by the token of its hello
             page.trusted = True
             try:
-                page.width, page.height = ch.page_size(asked, trusted=True)
+                page.width, page.height = ch.fanout.page_size(asked, trusted=True)
             except BadRequest as exc:
                 page.outbox.offer(json.dumps({"type": "error", "error": str(exc)}))
                 await page.ws.close(code=WSCloseCode.POLICY_VIOLATION, message=b"too many page sizes")
                 return
         page.asked = None if page.size == asked else asked
-        ch.pages.add(page)
-        ch.send_snapshot(page)
+        ch.fanout.pages.add(page)
+        ch.fanout.send_snapshot(page)
         ch.poke()
 
     def resync() -> None:
-        if page in ch.pages:
-            ch.send_snapshot(page)
+        if page in ch.fanout.pages:
+            ch.fanout.send_snapshot(page)
 
     if not locked:
         await admit()
     try:
         await read_page(request, page, locked=locked, admit=admit, resync=resync)
     finally:
-        ch.pages.discard(page)
+        ch.fanout.pages.discard(page)
         await page.outbox.stop()
     return page.ws

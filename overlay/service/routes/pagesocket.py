@@ -16,10 +16,12 @@ from collections.abc import Awaitable, Callable
 from aiohttp import WSMsgType, web
 from pydantic import ValidationError
 
+from renderer.settings import OutputName
+
 from ..auth import check_origin, token_matches
 from ..clients import Page, StateSub
 from ..keys import SETTINGS, SOCKETS
-from ..protocol import OutputName, PageDrawn, PageHello, PageResync, parse_page_message
+from ..protocol import PageDrawn, PageHello, PageResync, parse_page_message
 from ..errors import excerpt
 from ..refusals import pydantic_text
 from .common import clock_of

@@ -8,10 +8,12 @@ from aiohttp import web
 
 from typing import Any
 
+from renderer.settings import OUTPUTS, ChannelSettings
+
 from ..auth import protected
 from ..errors import BadRequest
 from ..limits import check_shape_of, parse
-from ..protocol import OUTPUTS, ChannelSettings, dump
+from ..protocol import dump
 from .common import channel_of, read_json
 
 __all__ = ["routes", "merge_patch"]
@@ -47,7 +49,7 @@ async def put_settings(request: web.Request) -> web.Response:
             "(send PATCH with a JSON merge patch to change part of it)",
             errors=[{"loc": list(m), "msg": "required"} for m in missing],
         )
-    return web.json_response(dump(ch.put_settings(doc)))
+    return web.json_response(dump(ch.playback.put_settings(doc)))
 
 
 def _outputs_missing(doc: dict[str, Any]) -> list[tuple[str, ...]]:
@@ -101,4 +103,4 @@ async def patch_settings(request: web.Request) -> web.Response:
             f"settings: {places}: required; a PATCH cannot delete it (null): send its new value instead",
             errors=[{"loc": list(m), "msg": "required: a PATCH cannot delete it (null)"} for m in missing],
         )
-    return web.json_response(dump(ch.put_settings(parse(ChannelSettings, merged))))
+    return web.json_response(dump(ch.playback.put_settings(parse(ChannelSettings, merged))))

@@ -9,8 +9,9 @@ from __future__ import annotations
 
 from aiohttp import web
 
+from renderer.settings import OutputName
+
 from ..auth import require_token
-from ..protocol import OutputName
 from .common import channel_of, clock_of, output_of
 from .pagesocket import open_state
 
@@ -34,7 +35,7 @@ routes = web.RouteTableDef()
 @routes.get("/api/channels/{channel}/state")
 async def get_state(request: web.Request) -> web.Response:
     ch = channel_of(request)
-    text = ch.state_text(state_output(request), clock_of(request))
+    text = ch.fanout.state_text(state_output(request), clock_of(request))
     return web.Response(text=text, content_type="application/json")
 
 
@@ -43,13 +44,13 @@ async def state_socket(request: web.Request) -> web.WebSocketResponse:
     ch = channel_of(request)
     output = state_output(request)
     sub = await open_state(request, output)
-    ch.subs.add(sub)
+    ch.fanout.subs.add(sub)
     try:
-        ch.send_state(sub)
+        ch.fanout.send_state(sub)
         ch.poke()
         async for _ in sub.ws:
             pass  # nothing to read: the stream is one-way
     finally:
-        ch.subs.discard(sub)
+        ch.fanout.subs.discard(sub)
         await sub.outbox.stop()
     return sub.ws
