@@ -9,7 +9,7 @@ the full validation, which alone words the error.  So what is accepted or refuse
 every error message, is exactly what :func:`engine.validate.validate_document` decides;
 this module only skips building a model nobody reads for the common valid document.
 
-``tests/test_codec_fastpath.py`` checks it against the models on the fixtures and on
+``tests/codec/test_fastpath.py`` checks it against the models on the fixtures and on
 mutated documents (``accepts(doc)`` must imply that validation passes).
 """
 

@@ -23,7 +23,7 @@ def build(cls: type[_T], fields: dict[str, Any]) -> _T:
     generated ``__init__`` (a frozen ``object.__setattr__`` per field) cost more than the
     rules themselves.  The result is an ordinary frozen value, equal to one built by the
     constructor from the same values; a missing field would only show when read, so
-    callers pass complete mappings (``tests/test_engine_replay.py`` compares with
+    callers pass complete mappings (``tests/engine/test_replay.py`` compares with
     constructor-built values).
     """
     value = _new(cls)

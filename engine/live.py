@@ -34,7 +34,7 @@ refused it when it reloaded the whole document, with the same error:
   written for the reference, such as the binary forms).
 
 The full replay stays the oracle: after every push, :attr:`LiveGame.timeline` equals the
-replay of :meth:`LiveGame.to_egn` (``tests/test_engine_incremental.py``).  Pure: no I/O.
+replay of :meth:`LiveGame.to_egn` (``tests/engine/test_incremental.py``).  Pure: no I/O.
 """
 
 from __future__ import annotations

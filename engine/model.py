@@ -7,7 +7,7 @@ that repairs what it can is :mod:`engine.repair`.
 
 :mod:`engine.fastcheck` is a hand-written, conservative copy of these rules that lets the
 codecs skip building a model for ordinary valid documents.  Any rule made stricter here
-must be made stricter there too (``tests/test_codec_fastpath.py`` checks that whatever it
+must be made stricter there too (``tests/codec/test_fastpath.py`` checks that whatever it
 accepts, these models accept).
 """
 

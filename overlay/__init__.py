@@ -10,5 +10,5 @@
 - ``bench/``: the benchmarks, tools about the product outside its import graph;
 - ``static/``: the page player's files (HTML, JS, the op table, the OGraf graphic).
 
-Which folder may import which is a table in ``tests/test_architecture.py``.
+Which folder may import which is a table in ``tests/project/test_architecture.py``.
 """

@@ -30,7 +30,7 @@ the OBS page                the page socket: a ``scene`` message (``scene``) and
                             (``player.setOnAir``), images served from the uploads folder
 ==========================  ===========================================================
 
-``tests/test_onair_conformance.py`` draws one moment with a logo, a photo and analysis
+``tests/video/test_onair_conformance.py`` draws one moment with a logo, a photo and analysis
 through every output and holds them to the design's parity tolerance.
 """
 

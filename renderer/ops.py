@@ -13,7 +13,7 @@ The skia executor (:mod:`renderer.raster`) and the page player (``overlay/static
 each build their dispatch from this table and refuse to start when it names an op, paint or
 easing they lack, or they have one it does not name.  The page reads the table as
 ``overlay/static/ops.json``, the text of :func:`table_json`; a test fails when the committed
-file differs from it (``pytest tests/test_render_ops.py --update-golden`` rewrites it).
+file differs from it (``pytest tests/renderer/test_ops.py --update-golden`` rewrites it).
 Easing *names* come from :data:`renderer.easing.EASINGS`; their formulas exist once per
 language and a test compares the two on a grid of progress values.
 

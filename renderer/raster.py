@@ -8,7 +8,7 @@ where the device transform is a plain scale plus translation, as raster images k
 (sprite, scale, sub-pixel offset), blitted at the integer offset.  Every cache here holds
 values that are functions of their keys, and a draw takes the same path whether its cache
 hits or not, so a frame's pixels never depend on what was drawn before (renderer rule: a
-function of state, view, theme, timing and t; ``tests/test_render_cache.py`` checks it).
+function of state, view, theme, timing and t; ``tests/renderer/test_cache.py`` checks it).
 """
 
 from __future__ import annotations

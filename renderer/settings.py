@@ -9,7 +9,7 @@ keys are camelCase, Python names snake_case.  The service stores and serves it
 renderer's models per output (the view an output shows at a step).
 
 Here, below both faces, so neither reaches the other for it: the studio never imports the
-overlay (``tests/test_architecture.py``), and the socket messages
+overlay (``tests/project/test_architecture.py``), and the socket messages
 (:mod:`overlay.service.protocol`) only name these models.
 """
 

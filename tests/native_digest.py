@@ -1,6 +1,6 @@
 """Digests of everything the engine makes of many games, in whichever mode this process runs.
 
-Run as ``python -m tests.native_digest [FIXTURE_FOLDER]`` by ``tests/test_engine_native.py``,
+Run as ``python -m tests.native_digest [FIXTURE_FOLDER]`` by ``tests/engine/test_native.py``,
 once with ``EUCHRE_OVERLAY_PURE=1`` and once without: the compiled engine must make exactly
 what the pure one makes.  Prints one JSON object: the mode, and per case the SHA-256 of the
 full replay (the ``repr`` of every state of the timeline and of its branches, the summaries,

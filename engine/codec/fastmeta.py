@@ -6,7 +6,7 @@ It also says whether the value it read certainly passes the schema, so that vali
 of the decoded document can skip it (:func:`engine.fastcheck.accepts`,
 ``metadata_checked``): its strings are decoded text (never a lone surrogate), its numbers
 one-byte, its lists capped, so what is left to check is the strings' lengths, the date and
-the ruleset (once per distinct ruleset).  ``tests/test_codec_fastpath.py`` checks on the
+the ruleset (once per distinct ruleset).  ``tests/codec/test_fastpath.py`` checks on the
 fixtures and on mutated files that the fast check accepts every metadata so flagged.
 """
 

@@ -12,7 +12,7 @@ anything outside that shape (a field it does not know, a wire type it does not e
 list longer than its cap, a string it would have to decode differently, ...), and the
 caller then runs the general reader, which alone decodes those files and words their
 errors.  Where it returns a document, the document is the one the general reader returns
-for the same bytes, key order included (``tests/test_codec_fastpath.py`` compares the two
+for the same bytes, key order included (``tests/codec/test_fastpath.py`` compares the two
 on the fixtures and on mutated files).
 
 Conventions inside: those of :mod:`engine.codec.fastwire` (absolute offsets, ``Off``,
@@ -492,7 +492,7 @@ def read_file_fast(data: bytes, *, condensed: bool) -> Decoded | None:
     The flag is ``True`` only when every deal passes the schema as it is: its values come
     from patterns that admit only valid cards, calls and small numbers, and every required
     field was on the wire.  The caller may then skip checking the deals (never the
-    metadata or the header); ``tests/test_codec_fastpath.py`` checks that the fast
+    metadata or the header); ``tests/codec/test_fastpath.py`` checks that the fast
     acceptance check accepts every deal so flagged.  The metadata flag is
     :func:`~engine.codec.fastmeta.read_metadata_fast`'s (``False`` without metadata).
     """

@@ -19,7 +19,7 @@ it), so every tap goes through the page's engine choices, its outbox and the ser
   how many answers were resent as duplicates.
 
 The driver (:class:`Driver`, :func:`intended`, :func:`button_json`, :func:`deal_diff`) is
-what ``tests/test_logger_browser.py`` uses too.
+what ``tests/logger/test_browser.py`` uses too.
 """
 
 from __future__ import annotations

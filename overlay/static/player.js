@@ -10,7 +10,7 @@
  * paint or easing this file has no handler for, or this file handles one it does not name;
  * the skia executor (renderer/raster.py) does the same in Python.  The types (scene.d.ts beside
  * this file) are generated from the same table by scripts/gen_jstypes and checked by tsc in
- * tests/test_jstypes.py.  Plain ES2020, no build step, Chrome 127 (OBS).  Deterministic:
+ * tests/project/test_jstypes.py.  Plain ES2020, no build step, Chrome 127 (OBS).  Deterministic:
  * renderAt(t) depends only on the scene and t.
  *
  *   import { EuchrePlayer } from "/static/player.js";

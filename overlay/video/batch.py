@@ -12,7 +12,7 @@ Why the pieces are exact (hash-equal to one ``render``, frame by frame):
 * the frame clock is the whole game's: segment ``[first, end)`` draws frames ``first..end-1``
   of the one schedule, at the same times;
 * a frame's pixels are a function of the frame alone: the skia executor's caches change
-  its speed, never its pixels, whatever was drawn before (``tests/test_render_cache.py``),
+  its speed, never its pixels, whatever was drawn before (``tests/renderer/test_cache.py``),
   so a worker starts drawing at ``first`` with cold caches.  (Until the sprite cache was
   fixed, a piece drawn from a cold cache differed by up to 10/255 and every worker first
   drew all the earlier frames of its game without encoding them.)

@@ -1,0 +1,95 @@
+"""Images through the studio, in the system Chromium against the real service: a photo
+uploaded in the Match tab shows on the preview page's name plate, and a logo slot added and
+given an image in the layout editor shows on the preview page (the OBS page loads both from
+the public ``/media/`` route, without the token)."""
+
+from __future__ import annotations
+
+import asyncio
+import io
+from pathlib import Path
+from typing import Any
+
+import pytest
+from PIL import Image
+
+from renderer.extras import EXTRA_SIZES
+from renderer.view import ExtraType, default_view
+from tests.support import Server
+from tests.studio.test_browser import Studio, overlay_page, server, until
+from tests.studio.test_images import GREEN, MAGENTA, badge_centre
+
+__all__ = ["server"]  # the fixture, shared with the studio's other browser tests
+
+pytestmark = pytest.mark.browser
+
+
+async def rgb_at(page: Any, x: float, y: float) -> list[int]:
+    """RGBA of the overlay page's canvas at view pixel (x, y) of the 1920x1080 view."""
+    js = """([x, y]) => { const c = document.querySelector('canvas'); const k = c.width / 1920;
+        return Array.from(c.getContext('2d').getImageData(Math.floor(x * k), Math.floor(y * k), 1, 1).data); }"""
+    px: list[int] = await page.evaluate(js, [x, y])
+    return px
+
+
+def near(px: list[int], colour: tuple[int, int, int], tol: int = 6) -> bool:
+    return px[3] == 255 and all(abs(a - b) <= tol for a, b in zip(px, colour))
+
+
+def write_png(path: Path, size: tuple[int, int], colour: tuple[int, int, int]) -> Path:
+    buf = io.BytesIO()
+    Image.new("RGB", size, colour).save(buf, "PNG")
+    path.write_bytes(buf.getvalue())
+    return path
+
+
+async def test_a_photo_uploaded_in_the_studio_shows_on_the_preview_name_plate(browser: Any, server: Server, tmp_path: Path) -> None:
+    studio = await Studio.open(browser, server)
+    preview = await overlay_page(browser, server, "preview")
+    x, y = badge_centre(default_view())
+    assert not near(await rgb_at(preview, x, y), GREEN)
+    await studio.page.click("#tabs button:text-is('Match')")
+    photo = write_png(tmp_path / "ann.png", (30, 40), GREEN)
+    await studio.page.set_input_files("#panel .field[data-path='match.players.0.photo'] input[type=file]", str(photo))
+
+    async def shown() -> bool:
+        return near(await rgb_at(preview, x, y), GREEN)
+
+    await until(shown, timeout=5.0)
+    # the page got it from the public route (it has no token)
+    doc = await server.api("GET", "/api/channels/t1/settings")
+    assert doc["match"]["players"][0]["photo"].endswith(".png")
+    assert studio.errors == [] and studio.dialogs == []
+
+
+async def test_a_logo_slot_placed_in_the_editor_shows_on_the_preview(browser: Any, server: Server, tmp_path: Path) -> None:
+    studio = await Studio.open(browser, server)
+    preview = await overlay_page(browser, server, "preview")
+    page = studio.page
+    w, h = EXTRA_SIZES[ExtraType.LOGO]
+    # the editor adds a slot in the top-right corner inside title-safe: (1484, 74)
+    band = (1484 + w / 2, 74 + 3)  # in the slot, above the fitted 2:1 image
+    under = await rgb_at(preview, *band)
+    await page.click("#elements button:text-is('+ Logo slot')")
+    await page.locator("#overlay .box[data-id='logo']").wait_for()
+    await page.click("#elements li[data-id='logo'] .name")
+    logo = write_png(tmp_path / "sponsor.png", (64, 32), MAGENTA)
+    await page.set_input_files("#panel .field[data-path$='extras.0.image'] input[type=file]", str(logo))
+    doc = await server.api("GET", "/api/channels/t1/settings")
+    for _ in range(50):
+        extras = (doc["outputs"]["preview"]["view"] or {}).get("extras") or []
+        if extras and extras[0].get("image"):
+            break
+        await asyncio.sleep(0.05)
+        doc = await server.api("GET", "/api/channels/t1/settings")
+    slot = doc["outputs"]["preview"]["view"]["extras"][0]
+    assert slot["type"] == "logo" and slot["image"] and (slot["x"], slot["y"]) == (1484, 74)
+    cx, cy = slot["x"] + w * slot["scale"] / 2, slot["y"] + h * slot["scale"] / 2
+
+    async def shown() -> bool:
+        return near(await rgb_at(preview, cx, cy), MAGENTA)
+
+    await until(shown, timeout=5.0)
+    # fitted keeping the aspect: 2:1 in 320x180 leaves the top and bottom 10 px empty
+    assert await rgb_at(preview, *band) == under
+    assert studio.errors == [] and studio.dialogs == []

@@ -1,0 +1,301 @@
+"""Video export: every codec decoded back keeps alpha and timing; sync; composite.
+
+Frames are compared with the skia frames of the same (step, t) computed independently
+through :class:`renderer.frames.FrameSource`; VP9 is decoded with ``libvpx-vp9`` (ffmpeg's
+native VP9 decoder drops the alpha plane).  Frames are 320x180 to keep CI quick.
+"""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+from fractions import Fraction
+from pathlib import Path
+from typing import Any
+
+import av
+import numpy as np
+import pytest
+
+from engine.generate import generate_game
+from engine.load import load_game
+from engine.state import StepKind
+from overlay.service.director import StepTimes
+from renderer.timing import durations_of
+from overlay.video.writer import CODECS, VideoWriter
+from renderer.frames import FrameSource, Schedule
+from overlay.video.sync import parse_sync, sync_starts
+from renderer.raster import Assets, raster, to_rgba
+from renderer.timing import DEFAULT_TIMING
+
+from overlay.bench.export import write_input
+
+SIZE = (320, 180)
+FPS = Fraction(10)
+
+
+@pytest.fixture(scope="module")
+def game_file(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    path = tmp_path_factory.mktemp("g") / "g.egn"
+    path.write_text(json.dumps(generate_game(3)), encoding="utf-8")
+    return path
+
+
+def _timeline(path: Path) -> Any:
+    return load_game(path.read_bytes(), source=path.name).timeline
+
+
+def _model(steps: Any) -> tuple[list[float], list[float]]:
+    durations = durations_of(steps, DEFAULT_TIMING)
+    return list(StepTimes.of(durations).starts[: len(durations)]), durations
+
+
+def decode(path: Path, codec: str) -> list[np.ndarray]:
+    """Every frame of ``path`` as straight RGBA (the alpha-keeping decoder for VP9)."""
+    if codec == "png":
+        from PIL import Image
+
+        return [np.asarray(Image.open(p).convert("RGBA")) for p in sorted(path.glob("frame_*.png"))]
+    with av.open(str(path)) as c:
+        stream = c.streams.video[0]
+        dec = CODECS[codec].decoder
+        ctx = av.codec.CodecContext.create(dec, "r") if dec else None
+        out = []
+        for packet in c.demux(stream):
+            frames = ctx.decode(packet) if ctx is not None else packet.decode()
+            out.extend(f.to_ndarray(format="rgba") for f in frames)
+        return out
+
+
+# mean colour error of each codec against the skia frame on opaque pixels (4:2:0 codecs blur
+# small text at 320x180); the lossless ones must be exact
+TOLERANCE = {"qtrle": 0.0, "png": 0.0, "prores": 1.5, "vp9": 10.0, "h264": 10.0}
+
+
+@pytest.mark.parametrize("codec", list(CODECS))
+def test_codec_keeps_alpha_and_timing(codec: str, game_file: Path, tmp_path: Path) -> None:
+    tl = _timeline(game_file)
+    starts, durations = _model(tl.steps)
+    # about two seconds around the first card played (an animation and a held frame)
+    card = next(s.step for s in tl.steps if s.kind is StepKind.CARD)
+    sched = Schedule.of(starts, durations, steps=(card - 1, card))
+    src = FrameSource(tl.steps, sched, title=tl.title, size=SIZE)
+    out = tmp_path / ("frames" if codec == "png" else "out" + CODECS[codec].suffix)
+    writer = VideoWriter(out, codec, fps=FPS, size=SIZE)
+    total = sched.frames(FPS)
+    for n in range(total):
+        writer.write(src.image(sched.time_of(n, FPS)))
+    writer.close()
+    frames = decode(out, codec)
+    assert len(frames) == total
+    # the same frames drawn again in the same order, from fresh caches: a pure function of t
+    check = FrameSource(tl.steps, sched, title=tl.title, size=SIZE)
+    other_assets = Assets.load()
+    moved = 0
+    for n in range(total):
+        t = sched.time_of(n, FPS)
+        step, local = sched.locate(t)
+        assert step is not None
+        want = to_rgba(check.image(t))
+        got = frames[n]
+        opaque = want[..., 3] == 255
+        clear = want[..., 3] == 0
+        assert opaque.any() and clear.any()
+        if CODECS[codec].alpha:
+            # a transparent pixel stays transparent, a card pixel stays opaque
+            assert (got[..., 3][clear] <= 8).mean() > 0.995, (codec, n)
+            assert (got[..., 3][opaque] >= 247).mean() > 0.995, (codec, n)
+        else:
+            assert (got[..., 3] == 255).all()
+        diff = np.abs(got[..., :3].astype(int) - want[..., :3].astype(int))[opaque]
+        assert diff.mean() <= TOLERANCE[codec], (codec, n, diff.mean())
+        # timing: frame n is nearer to its own step's picture than to the other step's
+        other = card if step == card - 1 else card - 1
+        alt = to_rgba(raster(check.scene(other), local, other_assets))
+        if not np.array_equal(alt, want):
+            moved += 1
+            d_own = np.abs(got.astype(int) - want.astype(int)).mean()
+            d_alt = np.abs(got.astype(int) - alt.astype(int)).mean()
+            assert d_own < d_alt, (codec, n)
+    assert moved  # the two steps differ on some frames, so the timing check ran
+
+
+def test_frames_are_a_pure_function_of_t(game_file: Path, tmp_path: Path) -> None:
+    """Two runs of the CLI give byte-identical qtrle files."""
+    outs = []
+    for i in range(2):
+        out = tmp_path / f"r{i}.mov"
+        cmd = [sys.executable, "-m", "overlay.cli", "render", str(game_file), "-o", str(out), "--size", "320x180", "--fps", "5", "--deals", "1"]
+        res = subprocess.run(cmd, capture_output=True, text=True, timeout=300)
+        assert res.returncode == 0, res.stderr
+        outs.append(decode(out, "qtrle"))
+    assert len(outs[0]) == len(outs[1]) > 0
+    assert all(np.array_equal(a, b) for a, b in zip(outs[0], outs[1]))
+
+
+def test_sync_fills_between_stamps() -> None:
+    model = [0.0, 1.0, 2.0, 4.0, 5.0, 6.0]
+    got = sync_starts(model, {1: 10.0, 3: 20.0})
+    assert got[1] == 10.0 and got[3] == 20.0
+    assert got[0] == 9.0  # before the first stamp: the model's spacing
+    assert got[2] == pytest.approx(10.0 + (1.0 / 3.0) * 10.0)  # stretched between stamps
+    assert got[4:] == [21.0, 22.0]  # after the last: the model's spacing
+    assert sync_starts(model, {}) == model
+
+
+def test_sync_file_deals_tricks_and_errors(game_file: Path) -> None:
+    tl = _timeline(game_file)
+    doc = {"deals": {"2": 100.0}, "tricks": {"1.2": 30.0}, "steps": {"0": 5.0}, "offset": 1.5, "videoUrl": "https://v/x.mp4"}
+    sync = parse_sync(json.dumps(doc), tl.steps, source="t.json")
+    deal2 = next(s.step for s in tl.steps if s.deal == 1)
+    lead2 = next(s.step for s in tl.steps if s.deal == 0 and s.kind is StepKind.CARD and s.trick is not None and s.trick.number == 1 and len(s.trick.cards) == 1)
+    assert sync.stamps == {0: 6.5, lead2: 31.5, deal2: 101.5}
+    assert sync.video_url == "https://v/x.mp4"
+    from engine.errors import SchemaError
+
+    with pytest.raises(SchemaError, match=r"t.json: deal 99: no such deal"):
+        parse_sync(json.dumps({"deals": {"99": 1.0}}), tl.steps, source="t.json")
+    with pytest.raises(SchemaError, match="backwards"):
+        parse_sync(json.dumps({"steps": {"0": 9.0, "3": 1.0}}), tl.steps, source="t.json")
+
+
+def test_legacy_timings_of_an_old_egn_file(tmp_path: Path) -> None:
+    from ..support import shared_egn
+
+    src = shared_egn() / "examples" / "conversion_examples" / "test_timingsLayouts.egn"
+    tl = load_game(src.read_bytes(), source=src.name).timeline
+    sync = parse_sync(src.read_bytes(), tl.steps, source=src.name)
+    assert sync.stamps == {0: 0.0}  # the Renderer's zeros are "no cue"
+
+
+def test_render_sync_places_the_stamped_step(game_file: Path, tmp_path: Path) -> None:
+    tl = _timeline(game_file)
+    sync_file = tmp_path / "sync.json"
+    sync_file.write_text(json.dumps({"steps": {"2": 3.0}}), encoding="utf-8")
+    out = tmp_path / "s.mov"
+    cmd = [sys.executable, "-m", "overlay.cli", "render", str(game_file), "-o", str(out), "--size", "320x180", "--fps", "10", "--deals", "1", "--sync", str(sync_file)]
+    res = subprocess.run(cmd, capture_output=True, text=True, timeout=300)
+    assert res.returncode == 0, res.stderr
+    frames = decode(out, "qtrle")
+    starts, durations = _model(tl.steps)
+    placed = sync_starts(starts, {2: 3.0})
+    sched = Schedule.of(placed, durations, steps=(0, max(s.step for s in tl.steps if s.deal == 0)), from_zero=True)
+    assert sched.locate(3.0)[0] == 2 and sched.locate(2.95)[0] == 1
+    src = FrameSource(tl.steps, sched, title=tl.title, size=SIZE)
+    for n in (0, 29, 30, 31, 45):
+        img = src.image(n / 10)
+        want = to_rgba(img) if img is not None else np.zeros_like(frames[n])
+        d = np.abs(frames[n].astype(int) - want.astype(int))
+        # frames drawn out of order may differ by a few levels on an anti-aliased edge
+        assert d.max() <= 8 and (d > 0).mean() < 0.005, (n, d.max(), (d > 0).mean())
+
+
+def test_composite_keeps_rate_size_and_audio(game_file: Path, tmp_path: Path) -> None:
+    match = tmp_path / "match.mp4"
+    write_input(match, seconds=3.0, size=SIZE, fps=25)
+    sync_file = tmp_path / "sync.json"
+    sync_file.write_text(json.dumps({"steps": {"0": 0.4}}), encoding="utf-8")
+    out = tmp_path / "out.mp4"
+    cmd = [sys.executable, "-m", "overlay.cli", "composite", str(match), str(game_file), "--sync", str(sync_file), "-o", str(out)]
+    res = subprocess.run(cmd, capture_output=True, text=True, timeout=300)
+    assert res.returncode == 0, res.stderr
+    with av.open(str(match)) as a, av.open(str(out)) as b:
+        va, vb = a.streams.video[0], b.streams.video[0]
+        assert (vb.codec_context.width, vb.codec_context.height) == SIZE
+        assert vb.average_rate == va.average_rate == 25
+        pa = [bytes(p) for p in a.demux(a.streams.audio[0]) if p.size]
+        pb = [bytes(p) for p in b.demux(b.streams.audio[0]) if p.size]
+        assert pa == pb  # audio copied untouched
+    with av.open(str(match)) as a, av.open(str(out)) as b:
+        fa = [f.to_ndarray(format="rgb24").astype(int) for f in a.decode(video=0)]
+        fb = [f.to_ndarray(format="rgb24").astype(int) for f in b.decode(video=0)]
+    assert len(fa) == len(fb) == 75
+    tl = _timeline(game_file)
+    starts, durations = _model(tl.steps)
+    sched = Schedule.of(sync_starts(starts, {0: 0.4}), durations, from_zero=True)
+    src = FrameSource(tl.steps, sched, title=tl.title, size=SIZE)
+    assert src.image(0.2) is None  # before the first stamp: the match alone
+    assert np.abs(fa[5] - fb[5]).mean() < 3
+    ov = to_rgba(src.image(60 / 25))
+    opaque, clear = ov[..., 3] == 255, ov[..., 3] == 0
+    assert np.abs(fb[60][clear] - fa[60][clear]).mean() < 4  # the match shows through
+    assert np.abs(fb[60][opaque] - ov[..., :3][opaque]).mean() < 12  # the overlay covers it (4:2:0)
+
+
+@pytest.mark.parametrize("mode", ["keep", "remove"])
+def test_ctrl_c_keeps_a_playable_file_or_removes_it(mode: str, game_file: Path, tmp_path: Path) -> None:
+    import re
+    import signal
+    import time
+
+    out = tmp_path / "long.mov"
+    cmd = [sys.executable, "-m", "overlay.cli", "render", str(game_file), "-o", str(out), "--size", "320x180", "--on-interrupt", mode]
+    # a suite started in the background by a shell without job control inherits an ignored
+    # SIGINT, which the child would inherit too: give it the default, as a terminal does
+    restore = lambda: signal.signal(signal.SIGINT, signal.SIG_DFL)  # noqa: E731
+    proc = subprocess.Popen(cmd, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, preexec_fn=restore)
+    deadline = time.monotonic() + 120
+    while time.monotonic() < deadline and (not out.exists() or out.stat().st_size < 200_000):
+        time.sleep(0.05)
+    proc.send_signal(signal.SIGINT)
+    _, err = proc.communicate(timeout=60)
+    assert proc.returncode == 130, err
+    assert "frame/s" not in err and "%|" not in err  # no progress bar in a pipe
+    if mode == "keep":
+        m = re.search(r"interrupted: kept .*long\.mov \((\d+) frames, playable\)", err)
+        assert m, err
+        frames = decode(out, "qtrle")
+        assert len(frames) == int(m.group(1)) > 0
+    else:
+        assert "interrupted: removed" in err and not out.exists()
+
+
+def test_channel_settings_give_timing_and_view(game_file: Path, tmp_path: Path) -> None:
+    """--channel-settings: the channel's timing spaces the steps, its output's view draws them."""
+    from overlay.video.job import JobOptions, load_job
+    from renderer.settings import ChannelSettings, RenderSettings
+
+    doc = ChannelSettings(title="t", timing={"card": {"run_time": 0.2, "hold": 0.1, "ease": "out"}})
+    path = tmp_path / "settings.json"
+    path.write_text(doc.model_dump_json(), encoding="utf-8")
+    options = JobOptions(game=str(game_file), channel_settings=str(path), output_name="clean", size="320x180", fps="30", deals="2")
+    job = load_job(options)
+    rs = RenderSettings(doc)
+    assert job.view.base == rs.view("clean") and job.timing == rs.timing
+    card = next(s.step for s in job.steps if s.kind is StepKind.CARD)
+    assert job.schedule.durations[card] == pytest.approx(0.3)
+    deal2 = [s.step for s in job.steps if s.deal == 1]
+    assert (job.schedule.first, job.schedule.last) == (deal2[0], deal2[-1])
+    assert job.schedule.t0 == job.schedule.starts[deal2[0]]
+
+
+def test_a_folder_and_a_match_file_render_game_after_game(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    """``render FOLDER`` (or a match file) without ``--ray``: a video per game, named as
+    ``render --ray`` names them, each the frames of that game rendered alone; a broken file
+    is reported by name and the others are still written (exit 2)."""
+    from overlay.cli import main
+    from tests.support import game, match_doc
+
+    folder = tmp_path / "in"
+    folder.mkdir()
+    (folder / "a.egn").write_text(json.dumps(game(11, deals=1)), encoding="utf-8")
+    match = match_doc((13, 14), deals=1)
+    (folder / "m.emn").write_text(json.dumps(match), encoding="utf-8")
+    (folder / "broken.egn").write_text("{not json", encoding="utf-8")
+    opts = ["--size", "320x180", "--fps", "2"]
+    assert main(["render", str(folder), "-o", str(tmp_path / "out"), *opts]) == 2
+    err = capsys.readouterr().err
+    assert "broken.egn: not written: broken.egn: line 1" in err and "3 written, 1 failed" in err
+    assert sorted(p.name for p in (tmp_path / "out").iterdir()) == ["a.mov", "m-game1.mov", "m-game2.mov"]
+    alone = {"a": folder / "a.egn"}
+    for n, entry in enumerate(match["games"], start=1):
+        alone[f"m-game{n}"] = tmp_path / f"m-game{n}.egn"
+        alone[f"m-game{n}"].write_text(json.dumps(entry["gameData"]), encoding="utf-8")
+    for name, src in alone.items():
+        assert main(["render", str(src), "-o", str(tmp_path / f"{name}.one.mov"), *opts]) == 0
+        a, b = decode(tmp_path / "out" / f"{name}.mov", "qtrle"), decode(tmp_path / f"{name}.one.mov", "qtrle")
+        assert len(a) == len(b) > 0 and all(np.array_equal(x, y) for x, y in zip(a, b)), name
+    # a match file alone: a folder of its games
+    assert main(["render", str(folder / "m.emn"), "-o", str(tmp_path / "match"), *opts]) == 0
+    assert sorted(p.name for p in (tmp_path / "match").iterdir()) == ["m-game1.mov", "m-game2.mov"]
