@@ -50,7 +50,9 @@ def generate_game(
     """A complete legal game as an EGN 1.4 JSON dict.
 
     ``deals`` caps the number of deals (default: play to the end of the game, at most 60).
-    ``annotate`` adds a few commentary notes with quality labels.
+    ``annotate`` adds a few commentary notes with quality labels.  ``player_cards=False``
+    leaves the hands out of every deal's ``initialState``, as in a file logged at a table
+    with no hole-card camera (the same seed deals and plays the same game either way).
 
     Raises:
         pydantic.ValidationError: the ruleset dict is not a valid ruleset.
@@ -69,7 +71,7 @@ def generate_game(
     limit = deals if deals is not None else 60
     target = rules.target
     while len(out_deals) < limit:
-        deal, result = _deal(rng, rules, table, dealer, len(out_deals), annotate)
+        deal, result = _deal(rng, rules, table, dealer, len(out_deals), annotate, player_cards)
         out_deals.append(deal)
         if result is not None:
             maker, alone, defender, winners = result
@@ -101,7 +103,7 @@ def demo_game() -> dict[str, Any]:
 
 
 def _deal(
-    rng: random.Random, rules: Ruleset, table: Table, dealer: int, number: int, annotate: bool
+    rng: random.Random, rules: Ruleset, table: Table, dealer: int, number: int, annotate: bool, player_cards: bool = True
 ) -> tuple[dict[str, Any], tuple[int, bool, int, list[int]] | None]:
     cards = deck(rules.min_rank, joker=rules.joker)
     rng.shuffle(cards)
@@ -147,7 +149,8 @@ def _deal(
     bidding: dict[str, Any] = {"phaseNumber": 0, "type": "EUCHRE_BIDDING", "calls": calls, "isAlone": False}
     deal: dict[str, Any] = {"dealNumber": number, "initialState": {"dealer": dealer, "upCard": card_name(up)}}
     if maker is None:  # thrown in
-        deal["initialState"]["playerCards"] = [[card_name(c) for c in h] for h in dealt]
+        if player_cards:
+            deal["initialState"]["playerCards"] = [[card_name(c) for c in h] for h in dealt]
         deal["phases"] = [bidding]
         return deal, None
     alone = False
@@ -172,7 +175,8 @@ def _deal(
         hand.remove(discard)
         hands[dealer] = hand
         bidding["discard"] = card_name(discard)
-    deal["initialState"]["playerCards"] = [[card_name(c) for c in h] for h in dealt]
+    if player_cards:
+        deal["initialState"]["playerCards"] = [[card_name(c) for c in h] for h in dealt]
     tricks, winners = _play(rng, rules, table, dealer, maker, alone, sit_out, trump if not no_trump else None, hands)
     play: dict[str, Any] = {"phaseNumber": 1, "type": "TRICK_PLAY", "tricks": [[card_name(c) for c in t] for t in tricks]}
     if annotate:

@@ -56,6 +56,23 @@ def test_random_legal_games_replay_without_error(seed: int, rules: dict[str, Any
         assert tl.steps[-1].kind is StepKind.GAME_OVER
 
 
+@settings(max_examples=25, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(seed=st.integers(0, 2**32 - 1), rules=rulesets)
+def test_a_game_without_hands_is_the_same_game_with_none_listed(seed: int, rules: dict[str, Any]) -> None:
+    """``player_cards=False`` (a table with no hole-card camera) writes no hands and changes
+    nothing else: the same deals, calls, discards and cards, and the same replayed score."""
+    full = generate_game(seed, ruleset=rules)
+    bare = generate_game(seed, ruleset=rules, player_cards=False)
+    assert all("playerCards" not in d["initialState"] for d in bare["deals"])
+    assert all("playerCards" in d["initialState"] for d in full["deals"])
+    for a, b in zip(full["deals"], bare["deals"], strict=True):
+        assert {k: v for k, v in a["initialState"].items() if k != "playerCards"} == b["initialState"]
+        assert a.get("phases") == b.get("phases")
+    tl = replay(validate_document(bare), source="bare.egn")
+    assert tl.problems == (), [str(p) for p in tl.problems]
+    assert list(tl.final_score) == bare["metadata"]["finalScore"]
+
+
 @settings(max_examples=40, deadline=None)
 @given(seed=st.integers(0, 2**32 - 1), cut=st.integers(1, 400))
 def test_a_game_cut_anywhere_replays_to_exactly_where_it_stops(seed: int, cut: int) -> None:
