@@ -20,7 +20,7 @@ from typing import Any
 from engine.errors import Place, SchemaError
 from engine.load import LoadedMatch, load_any
 
-__all__ = ["Held", "MATCH_FILE_TYPE", "SEATS", "append_games", "match_of", "games_of"]
+__all__ = ["Held", "MATCH_FILE_TYPE", "SEATS", "NewGameRefused", "append_games", "match_of", "games_of", "new_game"]
 
 MATCH_FILE_TYPE = "Euchre Match Notation"
 #: seats of a game in a match (EMN lists exactly four player ids per game)
@@ -141,3 +141,72 @@ def append_games(held: Held | None, data: bytes, *, source: str) -> bytes:
     games = [(g.data, g.names, g.source) for g in (*before, *new)]
     doc = match_of(games, title=title if isinstance(title, str) else None)
     return json.dumps(doc, ensure_ascii=False, separators=(",", ":")).encode()
+
+
+#: what the studio's *New live game* form may set: the title, the four seats' names
+MAX_TITLE = 120
+MAX_NAME = 60
+
+
+class NewGameRefused(ValueError):
+    """A *New live game* form the studio cannot turn into a game: names the field."""
+
+    def __init__(self, field: str, message: str) -> None:
+        super().__init__(f"{field}: {message}")
+        self.field = field
+
+
+def new_game(form: Any, *, date: str) -> dict[str, Any]:
+    """A game with its players and no deals (EGN JSON), for a logger to record into: the
+    studio's *New live game* form (``title``, ``players``: the four seats' names, seats 0 and 2
+    one team; ``preset``: a regional ruleset of :data:`engine.ruleset.PRESETS`; ``target``: the
+    winning score, or ``deals``: a fixed number of deals; ``std``: stick the dealer).  Only the
+    ruleset keys that differ from EGN's defaults are written.
+
+    Raises:
+        NewGameRefused: a missing or malformed field, named.
+    """
+    from engine.ruleset import PRESETS, Ruleset
+
+    if not isinstance(form, dict):
+        raise NewGameRefused("form", "expected a JSON object")
+    title = form.get("title", "")
+    if not isinstance(title, str) or len(title.strip()) > MAX_TITLE:
+        raise NewGameRefused("title", f"text of at most {MAX_TITLE} characters")
+    players = form.get("players")
+    if not isinstance(players, list) or len(players) != SEATS:
+        raise NewGameRefused("players", f"the {SEATS} seats' names, seat 0 first (seats 0 and 2 are a team)")
+    names = []
+    for i, p in enumerate(players):
+        if not isinstance(p, str) or not p.strip() or len(p.strip()) > MAX_NAME:
+            raise NewGameRefused(f"players[{i}]", f"a name of 1 to {MAX_NAME} characters")
+        names.append(p.strip())
+    name = form.get("preset", "us-canada")
+    if name not in PRESETS:
+        raise NewGameRefused("preset", f"one of {', '.join(PRESETS)}")
+    rules = PRESETS[name].model_dump(mode="json")
+    rules.pop("num_deals")
+    target, deals = form.get("target"), form.get("deals")
+    if deals is not None:
+        if not isinstance(deals, int) or isinstance(deals, bool) or not 1 <= deals <= 1000:
+            raise NewGameRefused("deals", "a number of deals from 1 to 1000")
+        rules.pop("winning_score")
+        rules["num_deals"] = deals
+    elif target is not None:
+        if not isinstance(target, int) or isinstance(target, bool) or not 1 <= target <= 1000:
+            raise NewGameRefused("target", "a winning score from 1 to 1000")
+        rules["winning_score"] = target
+    std = form.get("std")
+    if std is not None:
+        if not isinstance(std, bool):
+            raise NewGameRefused("std", "true or false")
+        rules["std"] = std
+    defaults = Ruleset().model_dump(mode="json")
+    written = {k: v for k, v in rules.items() if k not in defaults or defaults[k] != v}
+    Ruleset.model_validate(written)  # the ruleset's own rules (never both a target and deals)
+    metadata: dict[str, Any] = {"players": names, "initialScore": [0, 0], "date": date}
+    if title.strip():
+        metadata["title"] = title.strip()
+    if written:
+        metadata["ruleset"] = written
+    return {"fileType": "Euchre Game Notation", "version": "1.4", "metadata": metadata, "deals": []}

@@ -5,6 +5,9 @@
 - ``POST /studio/api/channels/{channel}/game?mode=replace|append&name=FILE`` (the file as the
   body): replace the channel's game (from its first step), or append the file's game(s) to it
   as the next game(s) of a match (the channel plays on where it was) (:mod:`studio.games`);
+- ``POST /studio/api/channels/{channel}/game/new`` (JSON: ``title``, ``players``, ``preset``,
+  ``target`` or ``deals``, ``std``): replace the channel's game with a new one that has its
+  players and no deals yet, for a logger to record (the *New live game* form);
 - ``GET /studio/api/waiting``: pages open on a channel that does not exist, with their age
   (the notices).
 
@@ -15,9 +18,14 @@ the server reads, feed keys and playback are the service's routes as well.
 
 from __future__ import annotations
 
+import json
+from datetime import datetime, timezone
+
 from aiohttp import web
 
-from .games import append_games
+from engine.ruleset import PRESETS
+
+from .games import NewGameRefused, append_games, new_game
 from .host import StudioHost
 
 __all__ = ["mount_tables", "MAX_PROBLEMS", "MODES"]
@@ -38,8 +46,30 @@ class Tables:
         channel = request.match_info["channel"]
         problems = self.host.game_problems(channel)
         return web.json_response(
-            {"problems": problems[:MAX_PROBLEMS], "problemCount": len(problems), "allowDirs": self.host.allowed_dirs()}
+            {
+                "problems": problems[:MAX_PROBLEMS],
+                "problemCount": len(problems),
+                "allowDirs": self.host.allowed_dirs(),
+                "presets": list(PRESETS),
+            }
         )
+
+    async def new(self, request: web.Request) -> web.Response:
+        """A new game with its players and no deals (the logger records the deals)."""
+        channel = request.match_info["channel"]
+        try:
+            form = await request.json()
+        except (json.JSONDecodeError, UnicodeDecodeError):
+            return web.json_response({"error": "the new game's form is not JSON", "kind": "bad_request"}, status=400)
+        try:
+            doc = new_game(form, date=datetime.now(timezone.utc).strftime("%Y-%m-%dT%H:%M:%SZ"))
+        except NewGameRefused as err:
+            return web.json_response({"error": f"new game: {err}", "kind": "bad_request", "field": err.field}, status=400)
+        except ValueError as err:  # the ruleset's own rules
+            return web.json_response({"error": f"new game: ruleset: {err}"[:600], "kind": "bad_request", "field": "ruleset"}, status=400)
+        title = doc["metadata"].get("title") or " v ".join(doc["metadata"]["players"][:2])
+        ack = self.host.load_game(channel, json.dumps(doc).encode(), source=f"live: {title}"[:200])
+        return web.json_response({"mode": "new", "ack": ack, "game": doc, "problems": [], "problemCount": 0})
 
     async def load(self, request: web.Request) -> web.Response:
         """Replace or append; the answer is the feed's ack and the game's problems.  The
@@ -76,4 +106,5 @@ def mount_tables(app: web.Application, host: StudioHost) -> None:
     r = app.router
     r.add_get("/studio/api/channels/{channel}/game", g(t.game))
     r.add_post("/studio/api/channels/{channel}/game", g(t.load))
+    r.add_post("/studio/api/channels/{channel}/game/new", g(t.new))
     r.add_get("/studio/api/waiting", g(t.waiting))

@@ -6,7 +6,7 @@
 // shown with their place (file, deal, phase, trick, card...).
 
 import { h, clear, $ } from "./dom.js";
-import { S, enc, notice } from "./session.js";
+import { S, enc, notice, ask } from "./session.js";
 import { control } from "./transport.js";
 
 /** @typedef {{ message: string, source?: string | null, deal?: number | null, phase?: number | null, phaseType?: string | null, line?: number | null, call?: number | null, trick?: number | null, card?: number | null, path?: string | null }} Place */
@@ -19,6 +19,7 @@ const R = {
   /** @type {Place[]} */ problems: [],
   problemCount: 0,
   /** @type {string[]} */ allowDirs: [],
+  /** @type {string[]} the regional rulesets a new game may take */ presets: [],
   /** @type {{ text: string, place: Place | null } | null} */ error: null,
   /** @type {string | null} what the last load did */ done: null,
 };
@@ -31,7 +32,7 @@ export async function loadReport() {
   try {
     const r = await S.api.get(gameUrl());
     if (R.channel !== S.ch) { R.error = null; R.done = null; }
-    Object.assign(R, { channel: S.ch, problems: r.problems, problemCount: r.problemCount, allowDirs: r.allowDirs });
+    Object.assign(R, { channel: S.ch, problems: r.problems, problemCount: r.problemCount, allowDirs: r.allowDirs, presets: r.presets || [] });
   } catch (err) { R.error = { text: err.message, place: null }; }
   if (S.tab === "game") S.render();
 }
@@ -71,6 +72,57 @@ async function serverFile(op, path) {
     R.error = { text: err.message, place: err.body && err.body.place ? err.body.place : null };
   }
   document.dispatchEvent(new Event("studio:game-changed"));
+}
+
+/** Start a new game for a logger: its players, title and ruleset, no deals yet. */
+async function newGame(form) {
+  if (!S.ch) { notice("Make a channel first (New)."); return; }
+  if (S.info && S.info.game && S.info.game.deals > 0
+      && !(await ask(`Replace ${S.info.game.title || S.info.game.source} (${S.info.game.deals} deal(s)) with a new game?`, "", { input: false }))) return;
+  R.error = null;
+  R.done = null;
+  try {
+    const r = await S.api.post(`${gameUrl()}/new`, form);
+    R.done = `New game: ${r.game.metadata.players.join(", ")}. Open the logger page to record it (Logger tab).`;
+    R.problems = [];
+    R.problemCount = 0;
+  } catch (err) {
+    R.error = { text: err.message, place: null };
+  }
+  S.render();
+  document.dispatchEvent(new Event("studio:game-changed"));
+}
+
+/** what the producer typed in the New live game form (kept across the panel's re-renders) */
+const F = { title: "", players: ["", "", "", ""], preset: "us-canada", target: "", std: true, open: /** @type {boolean | null} */ (null) };
+
+function newGameForm() {
+  /** @param {string} id @param {string} label @param {string} value @param {(v: string) => void} keep */
+  const input = (id, label, value, keep, attrs = {}) => /** @type {HTMLInputElement} */ (h("input", { type: "text", id, "aria-label": label, value, oninput: (e) => keep(e.target.value), ...attrs }));
+  const title = input("new-title", "title of the new game", F.title, (v) => { F.title = v; }, { placeholder: "Final table", maxlength: "120" });
+  const seats = ["Seat 0 (deals first)", "Seat 1", "Seat 2 (seat 0's partner)", "Seat 3 (seat 1's partner)"]
+    .map((label, i) => input(`new-player-${i}`, label, F.players[i], (v) => { F.players[i] = v; }, { placeholder: label, maxlength: "60" }));
+  const preset = /** @type {HTMLSelectElement} */ (h("select", { id: "new-preset", "aria-label": "ruleset", onchange: (e) => { F.preset = e.target.value; } },
+    ...(R.presets.length ? R.presets : ["us-canada"]).map((n) => h("option", { value: n, selected: n === F.preset ? "" : null }, n))));
+  const target = input("new-target", "winning score", F.target, (v) => { F.target = v; }, { type: "number", min: "1", max: "1000", placeholder: "rules'", title: "the winning score (empty: the rules' own)" });
+  const std = /** @type {HTMLInputElement} */ (h("input", { type: "checkbox", id: "new-std", checked: F.std, onchange: (e) => { F.std = e.target.checked; } }));
+  const go = () => {
+    const players = F.players.map((n) => n.trim());
+    if (players.some((n) => !n)) { R.error = { text: "New game: name all four seats.", place: null }; S.render(); return; }
+    /** @type {Record<string, any>} */
+    const form = { title: F.title.trim(), players, preset: F.preset, std: F.std };
+    if (F.target) form.target = Number(F.target);
+    newGame(form);
+  };
+  const open = F.open === null ? !(S.info && S.info.game) : F.open;
+  return h("details", { class: "new-game", id: "new-game", open: open ? "" : null, ontoggle: (e) => { F.open = e.target.open; } },
+    h("summary", {}, "New live game (for a logger)"),
+    h("p", { class: "help" }, "A game with its players and no deals yet: the logger page records the deals as they are played. Seats 0 and 2 are one team, 1 and 3 the other."),
+    h("div", { class: "field-wide" }, title),
+    h("div", { class: "seats" }, ...seats),
+    h("div", { class: "row" }, h("label", {}, "Rules ", preset), h("label", {}, "play to ", target),
+      h("label", { title: "stick the dealer: the dealer must name trump when all pass in round 2" }, std, " stick the dealer")),
+    h("div", { class: "row" }, h("button", { id: "new-game-make", class: "primary", onclick: go }, "Start the new game")));
 }
 
 /** The place of an engine error as a small table: file, deal, phase, call, trick, card, line, path. */
@@ -115,6 +167,7 @@ export function renderGame(p) {
     filePicker(g ? "Replace game…" : "Load game…", "replace", "game-file"),
     g ? filePicker("Append next game…", "append", "append-file") : null),
   h("p", { class: "help" }, "Or drop a .egn, .egnb or .emn file anywhere on the studio. Replacing starts the new game from its first step; appending adds it after the channel's game as a match, and the channel plays on where it is. A match's games are listed with the one on air."));
+  p.append(newGameForm());
   if (R.done) p.append(h("p", { class: "done", role: "status" }, R.done));
   if (R.error) p.append(h("div", { class: "game-error", role: "alert" }, h("strong", {}, R.error.text), R.error.place ? placeTable(R.error.place) : null));
 

@@ -52,6 +52,12 @@ export function feedUrls(channel) {
   return { actions: `${base}/actions`, game: `${base}/game`, socket: `${base.replace(/^http/, "ws")}/feed` };
 }
 
+/** The logger page of a channel; with a feed key, a link that signs the page in (the key in the
+ * fragment: never sent to the server in the address, and the page removes it at once). */
+export function loggerPageUrl(channel, key = "") {
+  return `${location.origin}/logger/${enc(channel)}${key ? `#key=${encodeURIComponent(key)}` : ""}`;
+}
+
 /** The curl a logger runs for the next action (the sequence number the channel expects next). */
 export function curlExample(channel, key, seq) {
   const body = JSON.stringify({ seq, kind: "new_deal", dealer: 0, upCard: "Jh" });
@@ -71,8 +77,13 @@ export function renderLogger(p) {
   if (fresh && fresh.channel !== S.ch) fresh = null;
   const info = S.info || {};
   const urls = feedUrls(S.ch);
+  const page = loggerPageUrl(S.ch);
   p.append(h("h2", {}, "Logger setup"),
-    h("p", { class: "help" }, "A logger sends single actions (POST, or the WebSocket) with a sequence number, or PUTs the whole game as often as it likes (JSON or .egnb). It signs with a feed key of this channel (or the API token) in the Authorization header."));
+    h("p", {}, "At the table: the logger page records the game with the rules' legal choices only. ",
+      h("a", { id: "logger-page", href: page, target: "_blank", rel: "noopener" }, page),
+      " (it asks for a feed key below, or the API token)."));
+  if (!info.game) p.append(h("p", { class: "help" }, "The channel needs a game with its players first: the Game tab's New live game."));
+  p.append(h("p", { class: "help" }, "Another program may send single actions (POST, or the WebSocket) with a sequence number, or PUT the whole game as often as it likes (JSON or .egnb). It signs with a feed key of this channel (or the API token) in the Authorization header."));
 
   // the keys first: making one and copying it (with its curl) is what a producer comes for
   const keys = h("ul", { class: "list keys" });
@@ -94,7 +105,10 @@ export function renderLogger(p) {
     const box = h("div", { class: "fresh-key", role: "status" },
       h("strong", {}, `Feed key "${fresh.label}": copy it now, it is not shown again.`),
       h("div", { class: "row" }, h("code", { id: "feed-key-value" }, fresh.key), h("button", { onclick: () => copy(fresh.key) }, "Copy key")),
-      h("div", {}, "Try it (sends the next action, number ", String(seq), "):"),
+      h("div", {}, "The logger page, signed in with this key (open it on the tablet at the table, or copy the link to it):"),
+      h("div", { class: "row" }, h("a", { id: "logger-page-key", href: loggerPageUrl(S.ch, fresh.key), target: "_blank", rel: "noopener" }, "Open the logger page"),
+        h("button", { onclick: () => copy(loggerPageUrl(S.ch, fresh.key)) }, "Copy link with key")),
+      h("div", {}, "Or by hand (sends the next action, number ", String(seq), "):"),
       h("pre", { id: "feed-curl" }, curl), h("button", { onclick: () => copy(curl) }, "Copy curl"));
     p.append(box);
     if (reveal) { reveal = false; requestAnimationFrame(() => box.scrollIntoView({ block: "nearest" })); }

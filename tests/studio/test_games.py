@@ -12,7 +12,8 @@ import pytest
 
 from engine.codec import encode_condensed
 from engine.errors import SchemaError
-from studio.games import Held, append_games, games_of
+from engine.ruleset import PRESETS
+from studio.games import Held, NewGameRefused, append_games, games_of, new_game
 from tests.support import AUTH, game, make_channel, match_doc
 
 URL = "/studio/api/channels/t1/game"
@@ -121,6 +122,68 @@ async def test_waiting_pages_are_listed_with_their_age(client: Any) -> None:
     body = await (await client.get("/studio/api/waiting", headers=AUTH)).json()
     (w,) = body["waiting"]
     assert w["channel"] == "tabel1" and w["requests"] == 1 and 0 <= w["age"] < 5 and "no channel" in w["error"]
+
+
+# --------------------------------------------------------------------------- a new live game
+
+
+NAMES = ["Ada Quill", "Bram Oduya", "Cleo Marsh", "Dev Patil"]
+
+
+async def test_a_new_live_game_has_its_players_and_the_logger_can_record_into_it(client: Any) -> None:
+    await make_channel(client, "t1", doc=game(3))
+    form = {"title": "Final table", "players": NAMES, "preset": "british", "target": 7, "std": False}
+    r = await client.post(f"{URL}/new", json=form, headers=AUTH)
+    body = await r.json()
+    assert r.status == 200, body
+    assert body["game"]["metadata"]["ruleset"] == {"winning_score": 7, "joker": True, "std": False}
+    ch = await info(client)
+    assert ch["game"]["title"] == "Final table" and ch["game"]["deals"] == 0 and ch["game"]["source"] == "live: Final table"
+    # the logger's choices now come from the new game's rules: 25 up-cards with the joker
+    r = await client.get("/api/channels/t1/choices", headers={**AUTH, "X-Logger": "studio-test"})
+    view = await r.json()
+    assert r.status == 200, view
+    assert view["players"] == NAMES and len(view["choices"]["choices"]) == 25
+    # and the first action of the deal is taken
+    up = next(c for c in view["choices"]["choices"] if c["action"].get("upCard"))
+    r = await client.post("/api/channels/t1/actions", json={"seq": 1, **up["action"]}, headers=AUTH)
+    assert r.status == 200, await r.text()
+    assert (await info(client))["game"]["deals"] == 1
+    # the form's report lists the presets it may take
+    report = await (await client.get(URL, headers=AUTH)).json()
+    assert report["presets"] == list(PRESETS)
+
+
+@pytest.mark.parametrize(
+    "form, field",
+    [
+        ({"players": NAMES[:3]}, "players"),
+        ({"players": [*NAMES[:3], " "]}, "players[3]"),
+        ({"players": NAMES, "preset": "mars"}, "preset"),
+        ({"players": NAMES, "target": 0}, "target"),
+        ({"players": NAMES, "deals": True}, "deals"),
+        ({"players": NAMES, "std": "yes"}, "std"),
+        ({"players": NAMES, "title": "x" * 500}, "title"),
+        ([], "form"),
+    ],
+)
+async def test_a_new_game_form_is_refused_with_its_field_and_the_channel_keeps_its_game(client: Any, form: Any, field: str) -> None:
+    await make_channel(client, "t1", doc=game(3))
+    before = (await info(client))["game"]
+    r = await client.post(f"{URL}/new", json=form, headers=AUTH)
+    body = await r.json()
+    assert r.status == 400 and body["field"] == field and body["error"].startswith(f"new game: {field}:"), body
+    assert (await info(client))["game"] == before
+    assert (await client.post(f"{URL}/new", json={"players": NAMES})).status == 401
+
+
+def test_a_new_game_writes_only_the_rules_that_differ_from_egns_defaults() -> None:
+    plain = new_game({"players": NAMES}, date="2026-12-03T20:00:00Z")
+    assert "ruleset" not in plain["metadata"] and "title" not in plain["metadata"] and plain["deals"] == []
+    fixed = new_game({"players": NAMES, "preset": "new-zealand", "deals": 8}, date="2026-12-03T20:00:00Z")
+    assert fixed["metadata"]["ruleset"] == {"min_rank": 7, "num_deals": 8}
+    with pytest.raises(NewGameRefused):
+        new_game({"players": NAMES, "deals": 0}, date="")
 
 
 # --------------------------------------------------------------------------- composition

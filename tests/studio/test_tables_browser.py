@@ -19,6 +19,7 @@ from typing import Any
 import aiohttp
 import pytest
 
+from engine.cards import JOKER
 from engine.codec import encode_condensed
 from overlay.service.feed import actions_of
 from tests.support import AUTH, TOKEN, Server, empty_game, game, match_doc
@@ -217,6 +218,55 @@ async def test_a_logger_connects_with_its_feed_key_and_the_studio_sees_it(browse
         async with s.post(url, json=acts[3], headers={"Authorization": f"Bearer {key}"}) as r:
             assert r.status == 403
     assert not page.errors
+
+
+async def test_a_producer_starts_a_live_game_and_opens_the_logger_page_without_a_terminal(browser: Any, server: Server) -> None:
+    """README step 5 in the studio alone: a channel, a new game with its players and rules,
+    a feed key, and the logger page opened from the link that carries the key."""
+    page = await studio(browser, server)
+    await page.click("#ch-new")
+    await page.fill("#ask-input", "table2")
+    await page.click("#ask-ok")
+    await wait_js(page, "document.querySelector('#channel').value === 'table2'")
+    await tab(page, "Game")
+    await page.wait_for_selector("#new-game[open]")  # open by itself on a channel with no game
+    await page.fill("#new-title", "Semi-final")
+    names = ["Ada Quill", "Bram Oduya", "Cleo Marsh", "Dev Patil"]
+    for i, n in enumerate(names[:3]):
+        await page.fill(f"#new-player-{i}", n)
+    await page.click("#new-game-make")  # a seat without a name is refused in the page
+    await page.wait_for_selector("#panel .game-error:has-text('name all four seats')")
+    await page.fill("#new-player-3", names[3])
+    await page.select_option("#new-preset", "british")
+    await page.click("#new-game-make")
+    await page.wait_for_selector("#panel .done:has-text('New game: Ada Quill')")
+    held = (await info(server, "table2"))["game"]
+    assert held["title"] == "Semi-final" and held["deals"] == 0
+    # the Logger tab links to the page; with a key just made, a link that signs it in
+    await tab(page, "Logger")
+    assert await page.get_attribute("#logger-page", "href") == f"{server.base}/logger/table2"
+    assert "null" not in await page.inner_text("#panel")
+    await page.fill("#feed-key-label", "south tablet")
+    await page.click("#feed-key-make")
+    key = await (await page.wait_for_selector("#feed-key-value")).inner_text()
+    assert await page.get_attribute("#logger-page-key", "href") == f"{server.base}/logger/table2#key={key}"
+    async with page.context.expect_page() as opened:
+        await page.click("#logger-page-key")
+    logger = await opened.value
+    # signed in with the key (no sign-in form), the British deck's up-cards (25, the joker too)
+    await logger.wait_for_selector("[data-action]", timeout=10_000)
+    assert "key=" not in logger.url  # the page takes the key out of its address
+    actions = [json.loads(a) for a in await logger.eval_on_selector_all("[data-action]", "els => els.map(e => e.dataset.action)")]
+    ups = {a["upCard"] for a in actions if a.get("kind") == "new_deal"}
+    assert len(ups) == 25 and JOKER.text in ups, ups
+    await logger.click(f"[data-action='{json.dumps(next(a for a in actions if a.get('kind') == 'new_deal'), separators=(',', ':'))}']")
+    await until(lambda: _deals(server, "table2"), 5.0)
+    await logger.close()
+    assert not page.errors
+
+
+async def _deals(srv: Server, channel: str) -> bool:
+    return bool((await info(srv, channel))["game"]["deals"] == 1)
 
 
 # --------------------------------------------------------------------------- the overview and notices
