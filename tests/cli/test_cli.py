@@ -59,7 +59,7 @@ def test_bench_live_prints_one_json_object() -> None:
     out = subprocess.run(
         [sys.executable, "-c", "import sys; from overlay.cli import main; sys.exit(main())", "bench", "live", "--json", "--samples", "4", "--cpu-channels", "1",
          "--channels", "2", "--pages", "2", "--seconds", "1",
-         "--fast-actions", "10", "--fast-interval", "0.1"],
+         "--fast-actions", "10", "--fast-interval", "0.1", "--deal-rounds", "1", "--deals", "2,5"],
         capture_output=True, text=True, timeout=300,
     )
     assert out.returncode == 0, out.stderr
@@ -68,3 +68,5 @@ def test_bench_live_prints_one_json_object() -> None:
     assert 0 < figures["latency_pixels_p50_ms"] < 1000
     assert figures["scale_pages"] == 4 and figures["scale_server_rss_mb"] > 10
     assert figures["lag_actions"] == 10  # the catch-up run, short (90 actions at 0.3 s is the bench's own)
+    # the per-deal figures, at the deals asked for (one round here; the bench's own is 7 rounds at 2, 51, 100)
+    assert figures["deal_rounds"] == 1 and figures["deal_engine_deal5_median_us"] > 0 and figures["deal_service_deal2_cpu_median_us"] > 0

@@ -58,7 +58,7 @@ pytestmark = pytest.mark.browser
 
 TOKEN = "0nair"
 SIZE = (1920, 1080)
-FPS = 10
+FPS = 5
 RED = (230, 20, 20)
 BLUE = (20, 40, 230)
 SEED = 5
