@@ -1,16 +1,10 @@
-"""``euchre-overlay bench faults``: the cases of issue 22 items 4, 10, 11 and 14, each on real
-server processes (and a real ``redis-server`` for the cluster's).  :mod:`overlay.bench.faults`
-runs them (``--only NAME``).
+"""``euchre-overlay bench faults``: the cases of issue 22 items 4 and 14, each on real server
+processes (the cluster's, items 10 and 11, are in :mod:`overlay.bench.clusterfaults`).
+:mod:`overlay.bench.faults` runs them (``--only NAME``).
 
 - **halfsent** (item 4): under a lowered file limit (``RLIMIT_NOFILE``), a crowd of sockets
   sends half a request and holds it; the figure is how long a normal page load then takes
   (median over a few loads while they hold), and how much the server wrote to stderr.
-- **frozen** (item 10): three ``serve --redis`` processes; the owner of a live channel is
-  frozen (SIGSTOP) while a logger posts through another process.  Figures: the longest
-  wait for an acknowledged action across the freeze (the bound is 8 s), the stale answers
-  and stale scenes seen after the frozen owner resumes (SIGCONT), and acknowledged actions lost.
-- **outage** (item 11): Redis stopped (SIGSTOP, so connections hang as on a dead network)
-  while a request is forwarded: how long it waits and what it answers (a 503, never a 500).
 - **restart** (item 14): a data folder with N channels (each with a game under way): how long
   a clean shutdown (SIGTERM to exit) and a start (to the first answer) take.
 """

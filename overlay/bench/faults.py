@@ -40,6 +40,7 @@ from .server import KINDS, ProcStat, never_reading_socket, pct
 from .server import start_server as _start
 from .services import empty_game, live_channel
 from .hardening import CASES as HARDENING_CASES, add_arguments as add_hardening_arguments
+from .clusterfaults import CASES as CLUSTER_CASES, add_arguments as add_cluster_arguments
 
 __all__ = ["HELP", "add_arguments", "run", "start_server", "TOKEN"]
 
@@ -58,10 +59,11 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
     p.add_argument("--rate", type=float, default=2.0, help="logger actions per second per channel")
     p.add_argument("--seconds", type=float, default=20.0, help="length of the fan-out run")
     p.add_argument("--requests", type=int, default=10_000, help="malformed requests of the fuzz")
-    p.add_argument("--only", choices=("kill9", "fanout", "fuzz", *MORE_CASES, *HARDENING_CASES), default=None, help="run one part only")
+    p.add_argument("--only", choices=("kill9", "fanout", "fuzz", *MORE_CASES, *CLUSTER_CASES, *HARDENING_CASES), default=None, help="run one part only")
     p.add_argument("--sync", choices=("full", "normal"), default="full", help="the server's --sync (SQLite synchronous)")
     add_more_arguments(p)
     add_hardening_arguments(p)
+    add_cluster_arguments(p)
 
 
 async def start_server(data: str, extra: tuple[str, ...] = ()) -> tuple[Any, str]:
@@ -338,8 +340,8 @@ def run(args: argparse.Namespace) -> dict[str, Any]:
             out.update(await _fanout(args))
         if args.only in (None, "fuzz"):
             out.update(await _fuzz(args))
-        # issue 22 items 4, 10, 11, 14 (overlay/bench/faultcases.py) and 1-3, 5-9 (hardening)
-        for name, case in {**MORE_CASES, **HARDENING_CASES}.items():
+        # issue 22 items 4, 14 (overlay/bench/faultcases.py), 10, 11 (clusterfaults) and 1-3, 5-9 (hardening)
+        for name, case in {**MORE_CASES, **CLUSTER_CASES, **HARDENING_CASES}.items():
             if args.only in (None, name):
                 out.update(await case(args))
         return out

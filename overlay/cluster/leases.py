@@ -61,6 +61,15 @@ RENEW = """
 if redis.call('GET', KEYS[1]) == ARGV[1] then redis.call('PEXPIRE', KEYS[1], ARGV[2]) return 1 end
 return 0
 """
+# Lua: publish a channel's message only while holding its lease (the fence: a process that
+# froze past its lease and resumed never puts its stale pictures on air).
+FENCED_PUBLISH = """
+if redis.call('GET', KEYS[1]) ~= ARGV[1] then return -1 end
+return redis.call('PUBLISH', ARGV[2], ARGV[3])
+"""
+#: seconds of a lease this process does not count on (renewals are timed from when they were
+#: sent; this margin covers the clocks of Redis and this process drifting apart)
+MARGIN = 0.25
 # Lua: give a lease back only while holding it.
 RELEASE = """
 if redis.call('GET', KEYS[1]) == ARGV[1] then return redis.call('DEL', KEYS[1]) end
@@ -89,22 +98,24 @@ def _report(task: asyncio.Task[None]) -> None:
 
 
 class _Publish(Outbox):
-    """An outbox that publishes on a Redis channel instead of writing to a socket."""
+    """An outbox that publishes on a Redis channel instead of writing to a socket (fenced by
+    the channel's lease)."""
 
-    def __init__(self, cluster: Cluster, topic: str) -> None:
+    def __init__(self, cluster: Cluster, topic: str, channel: str) -> None:
         super().__init__(web.WebSocketResponse(), None, name=topic)
         self.cluster = cluster
         self.topic = topic
+        self.channel = channel
 
     def offer(self, text: str | bytes, after: Callable[[], None] | None = None) -> None:
-        self.cluster.publish(self.topic, text)
+        self.cluster.publish(self.topic, text, channel=self.channel)
         self.sent += 1
         if after is not None:
             after()
 
     def offer_aside(self, text: str | bytes) -> None:
         # the receiving relay tells an aside (an analysis message) by its type
-        self.cluster.publish(self.topic, text)
+        self.cluster.publish(self.topic, text, channel=self.channel)
         self.sent += 1
 
     async def stop(self) -> None:
@@ -118,7 +129,7 @@ class RemotePage(Page):
 
     def attach(self, cluster: Cluster, channel: str) -> RemotePage:
         self.topic = f"eo:scene:{channel}:{group_name(self.output, self.width, self.height)}"
-        self.outbox = _Publish(cluster, self.topic)
+        self.outbox = _Publish(cluster, self.topic, channel)
         return self
 
     def __post_init__(self) -> None:
@@ -134,7 +145,7 @@ class RemoteSub(StateSub):
     """Every state-stream client of one output on every process, as one client of the owner."""
 
     def attach(self, cluster: Cluster, channel: str) -> RemoteSub:
-        self.outbox = _Publish(cluster, f"eo:scene:{channel}:state:{self.output}")
+        self.outbox = _Publish(cluster, f"eo:scene:{channel}:state:{self.output}", channel)
         return self
 
 
@@ -151,7 +162,8 @@ class Cluster:
         self.remote: dict[str, dict[str, RemotePage | RemoteSub]] = {}
         self.acquired: dict[str, float] = {}  # channel -> when this process took it
         self.procs = 1
-        self.outgoing: deque[tuple[str, str | bytes]] = deque(maxlen=4096)
+        self.outgoing: deque[tuple[str, str | bytes, str | None]] = deque(maxlen=4096)
+        self.fenced = 0  # messages not published: this process no longer held their channel
         self.publish_wake = asyncio.Event()
         self.tasks: list[asyncio.Task[None]] = []
         self.relay: Any = None  # overlay.cluster.relay.Relay (set by it)
@@ -227,6 +239,7 @@ class Cluster:
             "redisReachable": self.redis_ok,
             "redisPersistence": persistence,
             "takeovers": self.takeovers[-20:],
+            "fencedPublishes": self.fenced,
         }
 
     async def check_persistence(self) -> None:
@@ -244,9 +257,41 @@ class Cluster:
 
     # ------------------------------------------------------------------ publishing scenes
 
-    def publish(self, topic: str, text: str | bytes) -> None:
-        self.outgoing.append((topic, text))
+    def publish(self, topic: str, text: str | bytes, *, channel: str | None = None) -> None:
+        """Publish ``text`` on ``topic``; with ``channel``, only while this process holds
+        that channel's lease (checked here, then again in Redis as it publishes)."""
+        self.outgoing.append((topic, text, channel))
         self.publish_wake.set()
+
+    def holds(self, cid: str) -> bool:
+        """Whether this process can count on holding ``cid``'s lease now: it runs the
+        channel and renewed the lease less than ``LEASE_TTL - MARGIN`` seconds ago (a
+        process that was frozen, or whose renewals failed, cannot)."""
+        if cid not in self.hub.channels:
+            return False
+        renewed = self.renewed.get(cid, self.acquired.get(cid))
+        return renewed is not None and time.monotonic() - renewed < LEASE_TTL - MARGIN
+
+    async def confirm(self, cid: str) -> bool:
+        """Whether this process still holds ``cid``'s lease, asking Redis when :meth:`holds`
+        cannot say (renewing it if so); a lease found lost stops the channel here at once.
+        False when Redis cannot be asked (the lease loop stops the channel if that lasts)."""
+        if self.holds(cid):
+            return True
+        if cid not in self.hub.channels:
+            return False
+        sent = time.monotonic()
+        try:
+            async with asyncio.timeout(LEASE_TTL):
+                ok = await self.client.eval(RENEW, 1, Keys(cid).lease, self.me, int(LEASE_TTL * 1000))
+        except Exception:  # Redis unreachable (or not answering): not counted on
+            return False
+        if ok:
+            self.renewed[cid] = sent
+            return True
+        log.warning("channel %s: lease lost (this process was frozen or cut off); another process runs it now", cid)
+        await self.release(cid, save=False)
+        return False
 
     async def _publisher(self) -> None:
         while True:
@@ -256,9 +301,19 @@ class Cluster:
                 batch = [self.outgoing.popleft() for _ in range(min(len(self.outgoing), 256))]
                 try:
                     pipe = self.client.pipeline(transaction=False)
-                    for topic, text in batch:
-                        pipe.publish(topic, text)
-                    await pipe.execute()
+                    sent = 0
+                    for topic, text, cid in batch:
+                        if cid is None:
+                            pipe.publish(topic, text)
+                        elif self.holds(cid):
+                            pipe.eval(FENCED_PUBLISH, 1, Keys(cid).lease, self.me, topic, text)
+                        else:
+                            self.fenced += 1
+                            continue
+                        sent += 1
+                    if sent:
+                        replies = await pipe.execute()
+                        self.fenced += sum(1 for r in replies if r == -1)
                 except Exception as exc:  # Redis away: scenes are pictures, the next one follows
                     log.warning("publish failed (%s); %d scenes dropped", exc, len(batch))
                     await asyncio.sleep(0.1)
@@ -307,6 +362,7 @@ class Cluster:
             pipe.eval(RENEW, 1, Keys(cid).lease, self.me, ttl)
         for cid in owned:
             pipe.hgetall(Keys(cid).groups)
+        sent = time.monotonic()  # a renewed lease lasts at least LEASE_TTL from here
         res = await pipe.execute()
         self.procs = max(1, int(res[3]))
         channels = [c.decode() for c in res[4]]
@@ -319,7 +375,7 @@ class Cluster:
                 log.warning("channel %s: lease lost; another process runs it now", cid)
                 await self.release(cid, save=False)
                 continue
-            self.renewed[cid] = t
+            self.renewed[cid] = sent
             self._sync_groups(cid, g, now_ms)
             if self.ticks % 4 == 0 and t - self.acquired.get(cid, t) > 1.0:
                 ch = self.hub.channels.get(cid)
@@ -338,8 +394,9 @@ class Cluster:
                 break
             if cid in self.hub.channels:
                 continue
+            asked = time.monotonic()
             if await self.client.set(Keys(cid).lease, self.me, nx=True, px=ttl):
-                await self.take(cid)
+                await self.take(cid, leased=asked)
                 mine += 1
 
     def _spawn(self, work: Coroutine[Any, Any, None]) -> None:
@@ -376,8 +433,9 @@ class Cluster:
             with contextlib.suppress(Exception):
                 await self.client.eval(RELEASE, 1, Keys(cid).lease, self.me)
 
-    async def take(self, cid: str) -> None:
-        """Rebuild ``cid`` from Redis and run it here (this process holds its lease)."""
+    async def take(self, cid: str, *, leased: float | None = None) -> None:
+        """Rebuild ``cid`` from Redis and run it here (this process holds its lease, taken
+        at ``leased`` on the monotonic clock)."""
         began = time.monotonic()
         saved = await takeover.read(self.client, cid)
         game, seq, error = takeover.rebuild(cid, saved.snap, saved.entries)
@@ -402,7 +460,8 @@ class Cluster:
         if cid in self.hub.channels:  # pragma: no cover - a lease is taken once
             return
         self.hub.channels[cid] = ch
-        self.acquired[cid] = self.renewed[cid] = time.monotonic()
+        self.acquired[cid] = time.monotonic()
+        self.renewed[cid] = self.acquired[cid] if leased is None else leased
         self._sync_groups(cid, saved.groups, int(time.time() * 1000))
         ch.start()
         if unreadable:
@@ -474,7 +533,7 @@ class Cluster:
                 text = ch.fanout.scene_text(client.output, client.size, now, snapshot=True)[0]
             else:
                 text = ch.fanout.state_text(client.output, now)
-            self.publish(reply, json.dumps({"channel": cid, "group": name, "text": text}))
+            self.publish(reply, json.dumps({"channel": cid, "group": name, "text": text}), channel=cid)
             return
         if snapshot:
             client = groups[name]

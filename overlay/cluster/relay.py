@@ -50,6 +50,10 @@ log = logging.getLogger("overlay.cluster.relay")
 
 #: seconds a request for a channel waits for an owner (a failover takes at most about 3)
 FORWARD_WAIT = 8.0
+#: seconds between two reads of the owner's lease while a forwarded request waits for its answer
+WATCH = 0.25
+#: seconds between two tries while Redis cannot be reached
+REDIS_RETRY = 0.2
 #: how an analysis message (overlay.service.analysis.message) begins: passed on as an aside
 ASIDE = b'{"type":"analysis"'
 #: header on a forwarded request (the receiver never forwards it again)
@@ -255,10 +259,14 @@ class Relay:
 
         Raises:
             NotFound: no such channel.
+            StoreFailed: Redis unreachable for :data:`FORWARD_WAIT` seconds (503).
         """
-        exists, raw = await asyncio.gather(self.client.hexists("eo:channels", cid), self.client.get(Keys(cid).settings))
-        if not exists:
+        if not await self.exists(cid):
             raise NotFound(f"no channel {cid!r}", channel=cid)
+        try:
+            raw = await self.client.get(Keys(cid).settings)
+        except Exception as exc:
+            raise StoreFailed(f"channel {cid!r}: Redis cannot be reached ({str(exc)[:160] or type(exc).__name__}); retry") from None
         return settings_from_text(text_of(raw))[0] if raw else ChannelSettings()
 
     async def page_socket(self, request: web.Request) -> web.WebSocketResponse:
@@ -392,11 +400,36 @@ class Relay:
 
     # ------------------------------------------------------------------ forwarding
 
+    async def exists(self, cid: str, deadline: float | None = None) -> bool:
+        """Whether channel ``cid`` exists in Redis; while Redis cannot be reached, asks again
+        until ``deadline`` (``FORWARD_WAIT`` from now), then refuses with a 503.
+
+        Raises:
+            StoreFailed: Redis unreachable for the whole wait.
+        """
+        deadline = time.monotonic() + FORWARD_WAIT if deadline is None else deadline
+        while True:
+            try:
+                async with asyncio.timeout(max(0.1, deadline - time.monotonic())):
+                    return bool(await self.client.hexists("eo:channels", cid))
+            except Exception as exc:  # redis-py's ConnectionError, TimeoutError, ...
+                if time.monotonic() >= deadline:
+                    raise StoreFailed(f"channel {cid!r}: Redis cannot be reached ({str(exc)[:160] or type(exc).__name__}); retry") from None
+                await asyncio.sleep(REDIS_RETRY)
+
     async def forward(self, cid: str, method: str, path_qs: str, headers: dict[str, str], body: bytes) -> tuple[int, dict[str, str], bytes]:
         """The owner's answer to this request (waiting for an owner while the channel moves).
 
+        While the owner has not answered, its lease is read again every :data:`WATCH`
+        seconds: when it has moved (the owner froze or died and another process took the
+        channel), the request goes to the new owner, so a frozen owner costs about a lease
+        (``LEASE_TTL``), not a request's timeout.  A resend is safe: actions and games are
+        idempotent by seq and digest, and the old owner, fenced by its lease, refuses what it
+        would answer after it resumes.
+
         Raises:
-            StoreFailed: no process took the channel within :data:`FORWARD_WAIT` seconds (503).
+            StoreFailed: no process took the channel within :data:`FORWARD_WAIT` seconds, or
+                Redis could not be reached (503).
             NotFound: the channel was deleted meanwhile.
         """
         assert self.session is not None
@@ -404,27 +437,56 @@ class Relay:
         last = "no process holds its lease"
         while time.monotonic() < deadline:
             try:
-                url = await self.cluster.owner_url(cid)
-            except Exception as exc:  # Redis restarting
-                url, last = None, f"redis: {exc}"
+                async with asyncio.timeout(max(0.1, deadline - time.monotonic())):
+                    url = await self.cluster.owner_url(cid)
+            except Exception as exc:  # Redis restarting, or not answering at all
+                url, last = None, f"Redis cannot be reached ({str(exc)[:160] or type(exc).__name__})"
             if url is not None and url != self.cluster.base:
+                attempt = asyncio.ensure_future(self._send(url, method, path_qs, headers, body))
                 try:
-                    async with self.session.request(
-                        method, url + path_qs, headers={**headers, FORWARDED: self.cluster.me}, data=body
-                    ) as resp:
-                        answer = await resp.read()
-                        if resp.status != 421:
-                            return resp.status, {"Content-Type": resp.headers.get("Content-Type", "application/json")}, answer
-                        last = "the owner had just handed it on"
-                except aiohttp.ClientConnectorError as exc:
-                    last = f"owner unreachable ({exc})"
-                except (aiohttp.ServerDisconnectedError, aiohttp.ClientOSError) as exc:
-                    # it may have died mid-request: actions and games are idempotent by seq
-                    # and digest, so a resend is a duplicate if the first one landed
-                    last = f"owner went away ({exc})"
+                    answer = await self._watch(cid, url, attempt)
+                finally:
+                    if not attempt.done():
+                        attempt.cancel()
+                if isinstance(answer, tuple):
+                    return answer
+                last = answer
             elif url is not None and self.cluster.hub.channels.get(cid) is not None:
                 return -1, {}, b""  # it is ours now: the caller runs the handler
-            if not await self.client.hexists("eo:channels", cid):
+            if not await self.exists(cid, max(deadline, time.monotonic() + REDIS_RETRY)):
                 raise NotFound(f"no channel {cid!r}", channel=cid)
             await asyncio.sleep(0.05)
         raise StoreFailed(f"channel {cid!r}: no process runs it now ({last}); retry")
+
+    async def _send(self, url: str, method: str, path_qs: str, headers: dict[str, str], body: bytes) -> tuple[int, dict[str, str], bytes] | str:
+        """One attempt at the owner: its answer, or why there is none (a text)."""
+        assert self.session is not None
+        try:
+            async with self.session.request(method, url + path_qs, headers={**headers, FORWARDED: self.cluster.me}, data=body) as resp:
+                answer = await resp.read()
+                if resp.status != 421:
+                    return resp.status, {"Content-Type": resp.headers.get("Content-Type", "application/json")}, answer
+                return "the owner had just handed it on"
+        except aiohttp.ClientConnectorError as exc:
+            return f"owner unreachable ({exc})"
+        except (aiohttp.ServerDisconnectedError, aiohttp.ClientOSError) as exc:
+            # it may have died mid-request: actions and games are idempotent by seq and
+            # digest, so a resend is a duplicate if the first one landed
+            return f"owner went away ({exc})"
+        except asyncio.TimeoutError:
+            return "the owner did not answer in time"
+
+    async def _watch(self, cid: str, url: str, attempt: asyncio.Future[tuple[int, dict[str, str], bytes] | str]) -> tuple[int, dict[str, str], bytes] | str:
+        """The attempt's result; or, once the channel's lease is no longer ``url``'s, why it
+        was given up (the attempt is cancelled by the caller)."""
+        while True:
+            done, _ = await asyncio.wait({attempt}, timeout=WATCH)
+            if done:
+                return attempt.result()
+            try:
+                async with asyncio.timeout(WATCH):
+                    now = await self.cluster.owner_url(cid)
+            except Exception:  # Redis away: the owner may still answer
+                continue
+            if now != url:
+                return f"the owner at {url} stopped answering and its lease moved"

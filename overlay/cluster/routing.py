@@ -36,7 +36,7 @@ from ..service.keys import HUB, SETTINGS
 from ..service.store import Store
 from .leases import LEASE_TTL, Cluster
 from .redisstore import Keys, RedisStore, text_of
-from .relay import FORWARDED, Relay
+from .relay import FORWARD_WAIT, FORWARDED, REDIS_RETRY, Relay
 
 __all__ = ["Router", "CLUSTER", "RedisScaleOut", "ROUTE_NAMES", "open_store", "install", "install_demo_once"]
 
@@ -88,17 +88,20 @@ class Router:
             return await handler(request)
         if name == STATE_SOCKET:
             return await self.relay.state_socket(request)
-        if cid in hub.channels:
+        # the fence: a channel runs here only while this process can count on its lease (a
+        # process that was frozen past it, or cut off from Redis, asks Redis first and
+        # stops running a channel it lost, never answering from its stale game)
+        if cid in hub.channels and await self.relay.cluster.confirm(cid):
             try:
                 return await handler(request)
             except NotFound:
                 # the channel left this process mid-request (handed on, lease lost): its
                 # handler changed nothing, and the next owner answers
-                if cid in hub.channels or name == FEED_SOCKET or not await self.relay.client.hexists("eo:channels", cid):
+                if cid in hub.channels or name == FEED_SOCKET or not await self.relay.exists(cid):
                     raise
         if request.headers.get(FORWARDED):
             return web.json_response({"error": f"channel {cid!r} is not run here"}, status=421)
-        if not await self.relay.client.hexists("eo:channels", cid):
+        if not await self.relay.exists(cid):
             return await handler(request)  # a 404 (or a waiting page) as on one box
         if name == FEED_SOCKET:
             return await self.relay.feed_socket(request)
@@ -128,8 +131,21 @@ class Router:
         return web.json_response({"channels": await self.ids()})
 
     async def ids(self) -> list[str]:
-        """Every channel id in Redis, in the order the channels were created."""
-        held = await self.relay.client.hgetall("eo:channels")
+        """Every channel id in Redis, in the order the channels were created.
+
+        Raises:
+            StoreFailed: Redis unreachable for ``FORWARD_WAIT`` seconds (503).
+        """
+        deadline = time.monotonic() + FORWARD_WAIT
+        while True:
+            try:
+                async with asyncio.timeout(max(0.1, deadline - time.monotonic())):
+                    held = await self.relay.client.hgetall("eo:channels")
+                break
+            except Exception as exc:  # redis-py's ConnectionError, TimeoutError, ...
+                if time.monotonic() >= deadline:
+                    raise StoreFailed(f"the channel list: Redis cannot be reached ({str(exc)[:160] or type(exc).__name__}); retry") from None
+                await asyncio.sleep(REDIS_RETRY)
         return [text_of(c) for c, _ in sorted(held.items(), key=lambda kv: (float(kv[1]), kv[0]))]
 
     async def list_channels(self, request: web.Request) -> web.Response:
@@ -167,7 +183,14 @@ class Router:
         return 1
         """
         k = Keys(cid)
-        ok = await self.relay.client.eval(reserve, 1, k.lease, cid, self.relay.cluster.me, repr(time.time()), int(LEASE_TTL * 1000))
+        try:
+            async with asyncio.timeout(FORWARD_WAIT):
+                ok = await self.relay.client.eval(reserve, 1, k.lease, cid, self.relay.cluster.me, repr(time.time()), int(LEASE_TTL * 1000))
+        except Exception as exc:  # refused: nothing reserved; no answer: Redis may still run it when back
+            raise StoreFailed(
+                f"channel {cid!r} not confirmed: Redis cannot be reached ({str(exc)[:160] or type(exc).__name__}); "
+                "once it is back, GET /api/channels says whether it was made"
+            ) from None
         if not ok:
             raise Conflict(f"channel {cid!r} already exists", channel=cid)
         # held from now: a tick while the handler awaits must neither count the new channel
