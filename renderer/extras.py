@@ -32,7 +32,7 @@ __all__ = ["EXTRA_SIZES", "extra_size", "build_broadcast_scene", "draw_extras"]
 
 EXTRA_SIZES: dict[ExtraType, tuple[float, float]] = {
     ExtraType.EVENT_TITLE: (560.0, 100.0),
-    ExtraType.PLAYER_INTRO: (760.0, 132.0),
+    ExtraType.PLAYER_INTRO: (600.0, 132.0),  # fits beside the south hand on the default view
     ExtraType.LOGO: (320.0, 180.0),
     **STATS_SIZES,
     **ANALYSIS_SIZES,  # drawn by renderer.analysis, from an AnalysisFrame

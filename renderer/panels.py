@@ -19,7 +19,7 @@ from .scene import Num
 from .table import SUIT_WORD, card
 from .view import Element, ElementType, Extra
 
-__all__ = ["SIZES", "draw_panel", "extra_panel", "parse_quality", "ink_on", "up_card_in_centre", "deal_label", "title_size", "TITLE_GROWTH"]
+__all__ = ["SIZES", "draw_panel", "extra_panel", "parse_quality", "ink_on", "up_card_in_centre", "deal_label", "title_size", "TITLE_GROWTH", "opaque", "PANEL_OPACITY"]
 
 
 def deal_label(state: GameState) -> int:
@@ -93,8 +93,21 @@ def extra_panel(ctx: Ctx, ex: Extra, w: float, h: float) -> None:
     b.save()
     s = ex.scale * ctx.out_scale
     b.shadow(th.shadow, 14 * s, 0, 4 * s)
-    b.rrect(0, 0, w, h, r, ex.style.background or th.panel, th.panel_edge, 1.0)
+    b.rrect(0, 0, w, h, r, opaque(ex.style.background or th.panel), th.panel_edge, 1.0)
     b.restore()
+
+
+#: the least opacity of an extra's panel: text on it reads over anything behind it (a name
+#: plate, a bright video)
+PANEL_OPACITY = 0.96
+
+
+def opaque(colour: str, floor: float = PANEL_OPACITY) -> str:
+    """``colour`` (``#rrggbb`` or ``#rrggbbaa``) with at least ``floor`` opacity."""
+    if len(colour) != 9:
+        return colour
+    least = round(floor * 255)
+    return colour if int(colour[7:], 16) >= least else f"{colour[:7]}{least:02x}"
 
 
 def _count(ctx: Ctx, font: str, size: float, right: float, baseline: float, old: int, new: int, colour: str) -> None:

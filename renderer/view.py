@@ -144,7 +144,7 @@ def default_view() -> View:
     return View(
         elements=(
             _e(T.PLAY_AREA, 730, 318),
-            _e(T.HAND_NORTH, 750, 100),
+            _e(T.HAND_NORTH, 790, 96),  # clear of the trump trackers and the trick callout
             _e(T.HAND_WEST, 110, 392),
             _e(T.HAND_EAST, 1390, 392),
             _e(T.HAND_SOUTH, 718, 762, 1.15),

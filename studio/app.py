@@ -25,7 +25,10 @@ from renderer.matchdata import MatchData
 from renderer.settings import ChannelSettings, default_views
 from renderer.theme import Theme
 from renderer.timing import Timing
-from renderer.view import Element, ElementType, View
+from renderer.analysis import default_extras
+from renderer.placement import ON_FELT, place_extras
+from renderer.reading import ANALYSIS_TYPES
+from renderer.view import Element, ElementType, ExtraType, View
 
 from .host import TRANSPORT_OPS, StudioHost
 from .tables import mount_tables
@@ -109,11 +112,32 @@ class Studio:
             "sizes": _element_sizes(),
             "easings": _easing_curves(),
             "transportOps": list(TRANSPORT_OPS),
+            # what covers what (renderer.placement): the overlap warnings leave out what is
+            # drawn on the felt by design; the analysis extras drawn while a view places none
+            "onFelt": {k: sorted(v) for k, v in ON_FELT.items()},
+            "analysisTypes": sorted(t.value for t in ANALYSIS_TYPES),
+            "analysisDefaults": [e.model_dump(mode="json") for e in default_extras()],
         }
         return web.json_response(body, headers={"Cache-Control": "no-store"})
 
     async def channels(self, request: web.Request) -> web.Response:
         return web.json_response({"channels": self.host.channel_ids()})
+
+    async def place(self, request: web.Request) -> web.Response:
+        """Where new extras go on a view (``{"view": View, "types": [kind, ...]}``, placed one
+        after another): free space inside title-safe, or, where there is none, the spot
+        covering least with what it covers (renderer.placement)."""
+        try:
+            body = await request.json()
+            kinds = [ExtraType(t) for t in body["types"]][:16]
+            view = View.model_validate(body["view"])
+            scale = float(body.get("scale", 1.0))
+        except (ValueError, KeyError, TypeError) as exc:
+            return _refuse(400, f"place: {exc}", "bad_request")
+        if not 0.1 <= scale <= 4 or not kinds:
+            return _refuse(400, "place: one to 16 types, a scale from 0.1 to 4", "bad_request")
+        places = place_extras(view, kinds, scale=scale)
+        return web.json_response({"places": [{"type": k.value, "x": p.x, "y": p.y, "fits": p.fits, "covers": list(p.covers)} for k, p in zip(kinds, places)]})
 
     async def legacy(self, request: web.Request) -> web.Response:
         """Read an old EGN file's ``views``/``timings``/``viewSwitches`` (the file is not kept)."""
@@ -249,6 +273,7 @@ def mount(app: web.Application, host: StudioHost) -> None:
     r.add_get("/studio/api/schema", g(st.schema))
     r.add_get("/studio/api/channels", g(st.channels), name="studio_channels")
     r.add_post("/studio/api/legacy", g(st.legacy))
+    r.add_post("/studio/api/place", g(st.place))
     r.add_post("/studio/api/uploads", g(st.upload))
     r.add_get("/studio/api/uploads/{name}", g(st.uploaded))
     r.add_get("/studio/api/channels/{channel}/timeline", g(st.timeline))

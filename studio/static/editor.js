@@ -17,7 +17,7 @@ export function placed(v) {
 
 export class Editor {
   /**
-   * host: { sizes, view(), outputSize(), commit(label, mutate(view)), selected(ids) }
+   * host: { sizes, onFelt(), view(), outputSize(), commit(label, mutate(view)), selected(ids) }
    */
   constructor(el, host) {
     this.el = el;
@@ -50,7 +50,7 @@ export class Editor {
   rect(e) {
     const p = (this.local && this.local[e.id]) || e;
     const [w, hh] = this.size(e.type);
-    return { id: e.id, x: p.x, y: p.y, w: w * p.scale, h: hh * p.scale };
+    return { id: e.id, type: e.type, x: p.x, y: p.y, w: w * p.scale, h: hh * p.scale };
   }
 
   /** Problems a producer should see: overlaps between visible elements, and leaving title-safe. */
@@ -64,9 +64,13 @@ export class Editor {
       if (r.x < safe.x0 - 0.5 || r.y < safe.y0 - 0.5 || r.x + r.w > safe.x1 + 0.5 || r.y + r.h > safe.y1 + 0.5)
         out.push({ ids: [r.id], text: `${r.id} leaves the title-safe area` });
     }
+    // what is drawn on the felt by design (the banner, the trick callout) does not warn
+    const felt = this.host.onFelt ? this.host.onFelt() : {};
+    const byDesign = (a, b) => (felt[a.type] || []).includes(b.type) || (felt[b.type] || []).includes(a.type);
     for (let i = 0; i < rs.length; i++)
       for (let j = i + 1; j < rs.length; j++) {
         const a = rs[i], b = rs[j];
+        if (byDesign(a, b)) continue;
         if (a.x < b.x + b.w && b.x < a.x + a.w && a.y < b.y + b.h && b.y < a.y + a.h)
           out.push({ ids: [a.id, b.id], text: `${a.id} overlaps ${b.id}` });
       }

@@ -30,6 +30,9 @@ export const OUTPUTS = ["program", "preview", "clean"];
  * @property {Record<string, number[]>} sizes each element type's box in view pixels
  * @property {Record<string, number[]>} easings each easing's curve, sampled
  * @property {string[]} transportOps
+ * @property {Record<string, string[]>} onFelt element types drawn on another's box by design (no overlap warning)
+ * @property {string[]} analysisTypes the analysis extras' types
+ * @property {any[]} analysisDefaults the analysis extras a view draws while it places none (on 1920x1080)
  */
 /** @typedef {Record<string, any>} JsonSchema a JSON schema (the forms walk it by its keywords) */
 /** @typedef {{ patch: object, inverse: object, label: string }} UndoEntry one undoable edit */

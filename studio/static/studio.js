@@ -157,23 +157,35 @@ function renderElements() {
   ul.append(h("li", {}, add));
 }
 
-function addExtra(type) {
-  const [w, hh] = S.schema.sizes[type];
-  edit(`add ${type}`, (c) => {
+/** Add a broadcast extra where the server finds free space on the preview's view (inside
+ * title-safe, clear of the hands, the table, the scores and the other extras: renderer.placement);
+ * where there is none, where it covers least, and the producer is told what it covers.  The
+ * first analysis extra of a view brings the ones drawn by default with it, each placed the same
+ * way (a view that places one draws only those it places). */
+async function addExtra(type) {
+  const v0 = previewView();
+  if (!v0) return;
+  const analysis = new Set(S.schema.analysisTypes || []);
+  const first = analysis.has(type) && !(v0.extras || []).some((x) => analysis.has(x.type));
+  /** @type {string[]} */
+  const types = first ? [type, ...(S.schema.analysisDefaults || []).map((/** @type {any} */ d) => d.type).filter((t) => t !== type)] : [type];
+  let places;
+  try {
+    places = (await S.api.post("/studio/api/place", { view: v0, types })).places;
+  } catch (err) { notice(err.message); return; }
+  await edit(`add ${type}`, (c) => {
     const v = ensureView(c);
     v.extras = v.extras || [];
-    const ids = new Set(placed(v).map((e) => e.id));
-    let id = type;
-    for (let n = 2; ids.has(id); n++) id = `${type}-${n}`;
-    // centred on the lower third (intro, statistics line), above it (deal history), the
-    // middle (match statistics) or the upper middle (title); a logo slot in the top-right
-    // corner inside title-safe
-    const low = { "player-intro": 40, "stats-lower-third": 40, "deal-history": 200 };
-    const y = type in low ? v.height * 0.95 - hh - low[type] : type === "logo" ? v.height * 0.05 + 20
-      : type === "match-stats" ? (v.height - hh) / 2 : v.height * 0.05 + 100;
-    const x = type === "logo" ? v.width * 0.95 - w - 20 : (v.width - w) / 2;
-    v.extras.push({ id, type, x: Math.round(x), y: Math.round(y), scale: 1, visible: true });
+    for (const at of places) {
+      const ids = new Set(placed(v).map((e) => e.id));
+      let id = at.type;
+      for (let n = 2; ids.has(id); n++) id = `${at.type}-${n}`;
+      v.extras.push({ id, type: at.type, x: at.x, y: at.y, scale: 1, visible: true });
+    }
   });
+  const tight = places.filter((/** @type {any} */ at) => !at.fits);
+  if (tight.length) notice(tight.map((/** @type {any} */ at) => `No free space for ${at.type}: placed where it covers least (${at.covers.join(", ")}).`).join(" ") + " Move or hide something, or show it between deals.");
+  else if (first && types.length > 1) notice(`Placed with the analysis extras drawn by default (${types.slice(1).join(", ")}): each can now be moved or hidden.`);
 }
 
 function zorder(list, i, d) {
@@ -320,6 +332,7 @@ function setup() {
   S.render = renderAll;
   editor = new Editor($("#overlay"), {
     sizes: S.schema.sizes,
+    onFelt: () => S.schema.onFelt || {},
     view: previewView,
     outputSize: () => { const o = S.shown ? S.shown.outputs.preview : { width: 1920, height: 1080 }; return [o.width, o.height]; },
     commit: (label, mutate) => edit(label, (c) => mutate(ensureView(c))),

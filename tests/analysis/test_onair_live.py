@@ -191,9 +191,12 @@ async def test_the_studio_adds_the_elements_and_turns_analysis_on(browser: Any, 
     await page.fill("#token", TOKEN)
     await page.click("#signin button")
     await page.wait_for_selector("#overlay .box[data-id]")
-    for label, kind in (("+ Win bar", "win-bar"), ("+ Bidding table", "bidding-table")):
-        await page.click(f"#elements button:text-is('{label}')")
+    # the first analysis extra brings those drawn by default with it: adding one removes none
+    await page.click("#elements button:text-is('+ Win bar')")
+    defaults = ("win-bar", "win-graph", "best-play", "play-quality", "bidding-table")
+    for kind in defaults:
         await page.wait_for_selector(f"#elements li[data-id='{kind}']")
+    assert await page.locator("#elements button:text-is('+ Bidding table')").count() == 0
     # an added element's form is generated from the schema and edits it
     await page.click("#elements li[data-id='win-bar'] .name")
     field = "#panel .field[data-path$='.scale'] input"
@@ -210,5 +213,5 @@ async def test_the_studio_adds_the_elements_and_turns_analysis_on(browser: Any, 
             break
         await asyncio.sleep(0.05)  # polling the server for the studio's saves
     assert doc["analysis"]["enabled"] is True
-    assert set(extras) == {"win-bar", "bidding-table"} and extras["win-bar"]["scale"] == 1.5
+    assert set(extras) == set(defaults) and extras["win-bar"]["scale"] == 1.5
     assert errors == []

@@ -14,6 +14,8 @@ import pytest
 from PIL import Image
 
 from renderer.extras import EXTRA_SIZES
+from renderer.placement import place_extra
+from renderer.settings import default_views
 from renderer.view import ExtraType, default_view
 from tests.support import Server
 from tests.studio.test_browser import Studio, overlay_page, server, until
@@ -67,8 +69,10 @@ async def test_a_logo_slot_placed_in_the_editor_shows_on_the_preview(browser: An
     preview = await overlay_page(browser, server, "preview")
     page = studio.page
     w, h = EXTRA_SIZES[ExtraType.LOGO]
-    # the editor adds a slot in the top-right corner inside title-safe: (1484, 74)
-    band = (1484 + w / 2, 74 + 3)  # in the slot, above the fitted 2:1 image
+    # the editor adds the slot where the server finds free space: top right, under the title
+    at = place_extra(default_views()["preview"], ExtraType.LOGO)
+    assert at.fits and at.x > 1920 / 2 and at.y < 1080 / 2
+    band = (at.x + w / 2, at.y + 3)  # in the slot, above the fitted 2:1 image
     under = await rgb_at(preview, *band)
     await page.click("#elements button:text-is('+ Logo slot')")
     await page.locator("#overlay .box[data-id='logo']").wait_for()
@@ -83,7 +87,7 @@ async def test_a_logo_slot_placed_in_the_editor_shows_on_the_preview(browser: An
         await asyncio.sleep(0.05)
         doc = await server.api("GET", "/api/channels/t1/settings")
     slot = doc["outputs"]["preview"]["view"]["extras"][0]
-    assert slot["type"] == "logo" and slot["image"] and (slot["x"], slot["y"]) == (1484, 74)
+    assert slot["type"] == "logo" and slot["image"] and (slot["x"], slot["y"]) == (at.x, at.y)
     cx, cy = slot["x"] + w * slot["scale"] / 2, slot["y"] + h * slot["scale"] / 2
 
     async def shown() -> bool:
