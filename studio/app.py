@@ -231,12 +231,30 @@ class Studio:
         key = host.control_key(channel, renew=request.method == "POST")
         return web.json_response({"key": key, "set": key is not None or host.has_control_key(channel), "links": {} if key is None else self._links(channel, key)})
 
-    @staticmethod
-    def _links(channel: str, key: str) -> dict[str, str]:
+    def _links(self, channel: str, key: str) -> dict[str, str]:
+        """A link for each thing the key may do on this channel now: transport, each named
+        view (on program, and on preview), each deal (seek), each alternative line and the
+        way back (mainline), and the state a button shows (``state``)."""
         base = f"/studio/link/{channel}"
-        out = {op: f"{base}/{op}?key={key}" for op in ("toggle", "next", "back", "step", "live", "play", "pause")}
-        for n in range(1, 10):
-            out[f"view{n}"] = f"{base}/view?n={n}&key={key}"
+        q = f"key={key}"
+        out = {op: f"{base}/{op}?{q}" for op in ("toggle", "play", "pause", "next", "back", "step", "live")}
+        out["state"] = f"{base}/state?{q}"
+        can = self.host.link_targets(channel)
+        for n, name in enumerate(can["views"], 1):
+            out[f"view{n} {name}"] = f"{base}/view?n={n}&{q}"
+            out[f"view{n} {name} (preview)"] = f"{base}/view?n={n}&output=preview&{q}"
+        for g in can["games"]:
+            for d in range(1, g["deals"] + 1):
+                if can["match"]:
+                    out[f"seek {g['label']} deal {d}"] = f"{base}/seek?game={g['index'] + 1}&deal={d}&{q}"
+                else:
+                    out[f"seek deal {d}"] = f"{base}/seek?deal={d}&{q}"
+        for line in can["lines"]:
+            where = f"game={line['game']}&" if line.get("game") else ""
+            label = f"line {line['line']} of deal {line['deal']}" + (f" of game {line['game']}" if line.get("game") else "") + f": {line.get('player') or ''} {line.get('play') or ''}".rstrip()
+            out[label] = f"{base}/branch?{where}deal={line['deal']}&line={line['line']}&{q}"
+        if can["lines"]:
+            out["mainline"] = f"{base}/mainline?{q}"
         return out
 
     async def link(self, request: web.Request) -> web.Response:
@@ -250,6 +268,8 @@ class Studio:
         op = request.match_info["op"]
         if not host.check_control_key(channel, request.query.get("key", "")):
             return _refuse(401, "missing or wrong control key", "unauthorized")
+        if op == "state":  # a button's feedback: what is on air, playing or paused, which view, the deal
+            return web.json_response(host.link_state(channel), headers={"Cache-Control": "no-store"})
         if op == "view":
             n = self._index(request.query.get("n", ""))
             if n is None:

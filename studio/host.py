@@ -80,6 +80,17 @@ class StudioHost(Protocol):
         """Put the preview output's view on program and clean; returns the settings."""
         ...
 
+    def link_targets(self, channel: str) -> dict[str, Any]:
+        """What the channel's Stream Deck links may name now: ``views`` (the named views'
+        names, in order), ``games`` (a match's games, each with its deal count; one entry for
+        a game) and ``lines`` (its alternative lines)."""
+        ...
+
+    def link_state(self, channel: str) -> dict[str, Any]:
+        """A Stream Deck's button feedback: what is on air (the program's view and where it
+        is: game, deal, step), playing or paused, live or not, the speed, the line."""
+        ...
+
     def control_key(self, channel: str, *, renew: bool = False) -> str | None:
         """``renew``: a new control key for Stream Deck links, which ends every link made with
         the old one; it is shown this once (only its hash is kept).  Else None."""

@@ -96,6 +96,45 @@ class StudioBridge:
         outputs["clean"] = cur.output("clean").model_copy(update={"view": None if view is None else clean_view(view or default_view())})
         return ch.playback.put_settings(cur.model_copy(update={"outputs": outputs}))
 
+    def link_targets(self, channel: str) -> dict[str, Any]:
+        ch = self.hub.get(channel)
+        g = ch.game
+        games = [] if g is None else [{"index": p.index, "label": p.label, "deals": len(p.timeline.deals)} for p in g.parts]
+        return {
+            "views": [v.name for v in ch.settings.views],
+            "games": games,
+            "match": bool(g is not None and g.match),
+            "lines": [line.to_json() for line in line_list(g)] if g is not None else [],
+        }
+
+    def link_state(self, channel: str) -> dict[str, Any]:
+        ch = self.hub.get(channel)
+        now = self.hub.clock()
+        head = ch.playhead_json(now)
+        at = ch.program_at(now)
+        settings = ch.settings
+
+        def view_of(output: OutputName) -> dict[str, Any]:
+            v = settings.output(output).view
+            index = next((i for i, named in enumerate(settings.views) if v is not None and named == v), None)
+            return {"view": None if index is None else index + 1, "name": None if v is None else v.name}
+
+        return {
+            "channel": channel,
+            "playing": bool(head.get("playing")),
+            "live": bool(head.get("follow")),
+            "speed": head.get("speed"),
+            "loop": head.get("loop"),
+            "line": head.get("line"),
+            "game": None if at is None else at.get("game", 0) + 1,
+            "deal": None if at is None else at.get("deal", 0) + 1,
+            "step": None if at is None else at.get("step"),
+            "kind": None if at is None else at.get("kind"),
+            "program": view_of("program"),
+            "preview": view_of("preview"),
+            "views": len(settings.views),
+        }
+
     def _key_name(self, channel: str) -> str:
         return CONTROL_KEY + channel
 

@@ -122,6 +122,8 @@ export function send(patch, again) {
   const { entry, stack } = again;
   S.pending++;
   S.chain = S.chain.then(async () => {
+    /** @type {any} an edit to replay on a document someone else changed in other fields */
+    let merged = null;
     try {
       const doc = await S.api.patch(settingsUrl(), { ...patch, revision: S.doc.revision });
       adopt(doc);
@@ -130,7 +132,14 @@ export function send(patch, again) {
     } catch (err) {
       const i = entry && stack ? stack.indexOf(entry) : -1;
       if (i >= 0) stack.splice(i, 1);
-      if (err.status === 409 && err.body.current) {
+      if (err.status === 409 && err.body.current && again.mutate && again.before && again.after
+          && !touchesSame(changes(again.before, again.after), changes(content(S.doc), content(err.body.current)))) {
+        // someone else (a Stream Deck key, another studio) saved other fields meanwhile: the
+        // edit is merged field by field, replayed on their document, and nothing is asked
+        S.doc = err.body.current;
+        S.shown = content(err.body.current);
+        merged = again;
+      } else if (err.status === 409 && err.body.current) {
         showConflict(patch, err.body.current, again);
       } else if (err.status === 400) {
         S.errors = err.body.errors || [{ loc: [], msg: err.message }];
@@ -142,8 +151,16 @@ export function send(patch, again) {
       S.pending--;
       renderAll();
     }
+    if (merged) edit(merged.label, merged.mutate); // queued after this link of the chain, never awaited in it
   });
   return S.chain;
+}
+
+/** Whether two lists of changed fields (``changes`` paths) share a field: the same path, or
+ * one inside the other. */
+export function touchesSame(mine, theirs) {
+  const inside = (a, b) => a.length <= b.length && a.every((k, i) => String(k) === String(b[i]));
+  return mine.some(([p]) => theirs.some(([q]) => inside(p, q) || inside(q, p)));
 }
 
 export function adopt(doc) {
@@ -206,8 +223,13 @@ export function showConflict(patch, current, again) {
   box.hidden = false;
   const show = (v) => (v === undefined ? "(none)" : JSON.stringify(v));
   const mine = again.before && again.after ? changes(again.before, again.after) : changes({}, patch);
+  // a field by the names a producer knows: "outputs.preview.view.elements.ew-score.y"
+  const named = (path) => path.map((k, i) => {
+    const at = /^\d+$/.test(String(k)) ? valueAt(current, path.slice(0, i + 1)) : null;
+    return at && typeof at === "object" && typeof at.id === "string" ? at.id : k;
+  }).join(".");
   const rows = mine.slice(0, 12).map(([path, , value]) =>
-    h("tr", {}, h("td", {}, path.join(".")), h("td", {}, show(value)), h("td", {}, show(valueAt(current, path)))));
+    h("tr", {}, h("td", {}, named(path)), h("td", {}, show(value)), h("td", {}, show(valueAt(current, path)))));
   box.append(
     h("strong", {}, `Not saved: someone else saved revision ${current.revision} since you read ${S.doc.revision}.`),
     h("table", { class: "diff" }, h("tr", {}, h("th", {}, "field"), h("th", {}, "yours"), h("th", {}, "theirs (stored)")), rows),
