@@ -8,7 +8,7 @@ import { showErrors } from "./form.js";
 import { Editor, placed } from "./editor.js";
 import { S, enc, settingsUrl, content, previewView, ensureView, edit, undo, redo, take, adopt, notice, hide, ask } from "./session.js";
 import { renderTabs, renderPanel, dropDeadSwitches, keyUrl } from "./panel.js";
-import { control, poll, loadTimeline, airLine, renderTransport } from "./transport.js";
+import { control, poll, loadTimeline, airLine, renderTransport, seekBox } from "./transport.js";
 import { setupTables } from "./tables.js";
 
 const HOTKEYS = [
@@ -375,6 +375,7 @@ function setup() {
   $("#loop").addEventListener("change", (e) => control("loop", { value: e.target.checked }));
   $("#auto").addEventListener("change", (e) => control("auto", { value: e.target.checked }));
   $("#scrub").addEventListener("change", (e) => control("seek", { step: Number(e.target.value) }));
+  seekBox($("#seek-to"));
   $("#line-air").addEventListener("click", airLine);
   $("#line-pick").addEventListener("change", renderTransport);
   document.addEventListener("keydown", onKey);

@@ -69,12 +69,49 @@ export function renderTransport() {
   renderLines(ph);
   const m = clear($("#markers"));
   let last = null;
+  const here = st ? st.deal : null;
   S.timeline.forEach((s, i) => {
     if (s.deal === last) return;
     last = s.deal;
-    const mark = h("span", { title: `deal ${s.deal + 1} (deal number ${s.dealNumber} in the file): step ${i + 1}` }, `D${s.deal + 1}`);
-    mark.style.left = `${(100 * i) / Math.max(1, steps - 1)}%`;
+    // a click seeks to the deal's first step (the marker itself, not the slider under it)
+    const mark = h("button", { class: `mark${s.deal === here ? " here" : ""}`, dataset: { deal: String(s.deal + 1), step: String(i) },
+      title: `deal ${s.deal + 1} (deal number ${s.dealNumber} in the file): step ${i + 1}; click to go there`,
+      onclick: () => control("seek", { step: i }) }, `D${s.deal + 1}`);
+    mark.style.left = `calc(${THUMB / 2}px + (100% - ${THUMB}px) * ${i / Math.max(1, steps - 1)})`;
     m.append(mark);
+  });
+}
+
+/** the slider thumb's width in px (Chromium's default range input): its track is inset by half */
+const THUMB = 16;
+
+/** The step a "go to" box names: "D5", "D5 T3", "5 3", "deal 5 trick 3" (from 1, as the
+ * screen counts) -> the deal's first step, or the first card of that trick; null if the game
+ * has no such deal or trick.  Counts in the game on screen (the timeline's main line). */
+export function stepOf(text, timeline = S.timeline) {
+  const nums = (String(text).match(/\d+/g) || []).map(Number);
+  if (!nums.length || nums.length > 2) return null;
+  const [deal, trick] = nums;
+  const first = timeline.findIndex((s) => s.deal === deal - 1);
+  if (first < 0) return null;
+  if (!trick) return first;
+  let taken = 0;
+  for (let i = first; i < timeline.length && timeline[i].deal === deal - 1; i++) {
+    const s = timeline[i];
+    if (s.kind === "card" && taken === trick - 1) return i;
+    if (s.kind === "trick_taken") taken++;
+  }
+  return null;
+}
+
+/** The "go to" box: Enter seeks; a deal or trick the game does not have says so. */
+export function seekBox(input) {
+  input.addEventListener("keydown", (/** @type {KeyboardEvent} */ e) => {
+    if (e.key !== "Enter") return;
+    e.preventDefault();
+    const step = stepOf(input.value);
+    if (step === null) { notice(`No ${input.value.trim() || "deal"} in this game: type a deal (D5) or a deal and a trick (D5 T3).`); return; }
+    control("seek", { step });
   });
 }
 
