@@ -31,6 +31,7 @@ from renderer.reading import ANALYSIS_TYPES
 from renderer.view import Element, ElementType, ExtraType, View
 
 from .host import TRANSPORT_OPS, StudioHost
+from .looks import export_look
 from .tables import mount_tables
 from .uploads import MAX_UPLOAD, UploadNotStored, UploadRefused, store_image, upload_path
 
@@ -138,6 +139,13 @@ class Studio:
             return _refuse(400, "place: one to 16 types, a scale from 0.1 to 4", "bad_request")
         places = place_extras(view, kinds, scale=scale)
         return web.json_response({"places": [{"type": k.value, "x": p.x, "y": p.y, "fits": p.fits, "covers": list(p.covers)} for k, p in zip(kinds, places)]})
+
+    async def export(self, request: web.Request) -> web.Response:
+        """The channel's whole look as one file (:func:`studio.looks.export_look`): ``render
+        --channel-settings FILE`` takes it as it is, with no data folder."""
+        channel = request.match_info["channel"]
+        body = export_look(self.host.settings_of(channel), self.host.uploads, channel=channel)
+        return web.json_response(body, headers={"Content-Disposition": f'attachment; filename="{channel}-look.json"', "Cache-Control": "no-store"})
 
     async def legacy(self, request: web.Request) -> web.Response:
         """Read an old EGN file's ``views``/``timings``/``viewSwitches`` (the file is not kept)."""
@@ -294,6 +302,7 @@ def mount(app: web.Application, host: StudioHost) -> None:
     r.add_get("/studio/api/channels", g(st.channels), name="studio_channels")
     r.add_post("/studio/api/legacy", g(st.legacy))
     r.add_post("/studio/api/place", g(st.place))
+    r.add_get("/studio/api/channels/{channel}/export", g(st.export))
     r.add_post("/studio/api/uploads", g(st.upload))
     r.add_get("/studio/api/uploads/{name}", g(st.uploaded))
     r.add_get("/studio/api/channels/{channel}/timeline", g(st.timeline))

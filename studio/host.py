@@ -80,6 +80,10 @@ class StudioHost(Protocol):
         """Put the preview output's view on program and clean; returns the settings."""
         ...
 
+    def settings_of(self, channel: str) -> ChannelSettings:
+        """The channel's settings document as stored."""
+        ...
+
     def link_targets(self, channel: str) -> dict[str, Any]:
         """What the channel's Stream Deck links may name now: ``views`` (the named views'
         names, in order), ``games`` (a match's games, each with its deal count; one entry for

@@ -5,6 +5,7 @@ progress bar and Ctrl+C handling of a command that writes frames."""
 from __future__ import annotations
 
 import argparse
+import os
 import sys
 from collections.abc import Callable, Iterator
 from pathlib import Path
@@ -59,17 +60,38 @@ def run_frames(
     desc: str,
     on_interrupt: str,
     write: Callable[[Any, Any], int | None] | None = None,
+    progress_file: str | None = None,
 ) -> int:
     """Write every frame of ``frames`` with a progress bar; Ctrl+C keeps or removes the file.
+    With ``progress_file``, ``DONE TOTAL`` (frames) is written to that file a few times a
+    second, for a program watching the render (the studio's render jobs).
 
     Returns the exit code (0, or 130 after Ctrl+C) and says on stderr what was left.
     """
+    import time
+
     put = write or (lambda w, f: w.write(f))  # returns the frames it wrote (None: one)
     bar = progress(total, desc=desc)
+    done, told = 0, 0.0
+
+    def tell(final: bool = False) -> None:
+        nonlocal told
+        if progress_file is None:
+            return
+        now = time.monotonic()
+        if final or now - told >= 0.25:
+            told = now
+            tmp = f"{progress_file}.part"
+            with open(tmp, "w", encoding="utf-8") as f:
+                f.write(f"{done} {total or 0}\n")
+            os.replace(tmp, progress_file)
+
     try:
         for frame in frames:
             n = put(writer, frame)
             bar.update(1 if n is None else n)
+            done += 1 if n is None else n
+            tell()
     except KeyboardInterrupt:
         bar.close()
         keep = on_interrupt == "keep"
@@ -85,4 +107,5 @@ def run_frames(
         raise
     bar.close()
     writer.close()
+    tell(final=True)
     return 0

@@ -34,6 +34,7 @@ def register(sub: Any) -> None:
     add_job_arguments(p)
     p.add_argument("--background", default=None, help="draw over this colour (#rrggbb); h264 defaults to black")
     p.add_argument("--on-interrupt", choices=("keep", "remove"), default="keep", help="Ctrl+C keeps a playable file of what was written (default) or removes it")
+    p.add_argument("--progress-file", default=None, metavar="FILE", help="write 'DONE TOTAL' (frames) to FILE a few times a second (for a program watching the render)")
     p.add_argument("--workers", type=int, default=None, help="processes drawing frames beside the encoder (default: one per core for a render of 8 s or more; 0: draw in this process)")
     add_analysis_argument(p)
     p.add_argument("--ray", nargs="?", const="", default=None, metavar="ADDRESS", help="render as Ray tasks on the cluster at ADDRESS (default: a local one); GAME may be a folder of games or a match file, OUT is then a folder")
@@ -76,7 +77,8 @@ def _write_job(job: Job, writer: Any, *, game: GameInput, args: argparse.Namespa
     total = job.schedule.frames(job.fps)
     workers = auto_workers(total) if args.workers is None else max(0, args.workers)
     with job_frames(job, game, workers=workers, codec=writer.codec.name, background=args.background) as frames:
-        return run_frames(writer, frames, total=total, desc=desc, on_interrupt=args.on_interrupt, write=write_item)
+        return run_frames(writer, frames, total=total, desc=desc, on_interrupt=args.on_interrupt, write=write_item,
+                          progress_file=getattr(args, "progress_file", None))
 
 
 def run_batch(args: argparse.Namespace, games: list[Any], refused: list[tuple[str, str]]) -> int:

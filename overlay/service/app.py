@@ -31,6 +31,7 @@ from .keys import ANALYSIS, GUARD, HUB, SETTINGS, SOCKETS, STORE, TOKEN, TOKEN_C
 from .refusals import error_middleware
 from .routes import TABLES
 from .store import Store
+from .renders import mount_renders
 from .studiohost import mount_studio
 
 __all__ = ["ScaleOut", "create_app"]
@@ -126,5 +127,6 @@ def create_app(settings: ServerSettings | None = None, *, scale_out: ScaleOut | 
         scale_out.install(app)
     for table in TABLES:
         app.router.add_routes(table)
-    mount_studio(app, app[HUB], Path(settings.data_dir), protected, allow_dirs=settings.allow_dirs)
+    bridge = mount_studio(app, app[HUB], Path(settings.data_dir), protected, allow_dirs=settings.allow_dirs)
+    mount_renders(app, app[HUB], Path(settings.data_dir), protected, bridge.export_look)
     return app

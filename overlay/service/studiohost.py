@@ -96,6 +96,15 @@ class StudioBridge:
         outputs["clean"] = cur.output("clean").model_copy(update={"view": None if view is None else clean_view(view or default_view())})
         return ch.playback.put_settings(cur.model_copy(update={"outputs": outputs}))
 
+    def settings_of(self, channel: str) -> ChannelSettings:
+        return self.hub.get(channel).settings
+
+    def export_look(self, channel: str) -> dict[str, Any]:
+        """The channel's whole look as one file (:func:`studio.looks.export_look`)."""
+        from studio.looks import export_look
+
+        return export_look(self.settings_of(channel), self.uploads, channel=channel)
+
     def link_targets(self, channel: str) -> dict[str, Any]:
         ch = self.hub.get(channel)
         g = ch.game
@@ -197,8 +206,10 @@ class StudioBridge:
         return out
 
 
-def mount_studio(app: web.Application, hub: Hub, data_dir: Path, guard: Callable[[Handler], Handler], *, allow_dirs: tuple[Path, ...] = ()) -> None:
-    """Mount the studio on ``app`` (the one place the overlay does so)."""
+def mount_studio(app: web.Application, hub: Hub, data_dir: Path, guard: Callable[[Handler], Handler], *, allow_dirs: tuple[Path, ...] = ()) -> StudioBridge:
+    """Mount the studio on ``app`` (the one place the overlay does so); returns its bridge."""
     from studio.app import mount
 
-    mount(app, StudioBridge(hub, uploads=Path(data_dir) / "uploads", guard=guard, allow_dirs=allow_dirs))
+    bridge = StudioBridge(hub, uploads=Path(data_dir) / "uploads", guard=guard, allow_dirs=allow_dirs)
+    mount(app, bridge)
+    return bridge

@@ -31,7 +31,7 @@ if TYPE_CHECKING:
     from renderer.timing import Timing
     from renderer.view import View
 
-__all__ = ["Job", "JobOptions", "load_job", "frame_source", "output_views", "parse_deals", "parse_size", "load_view"]
+__all__ = ["Job", "JobOptions", "load_job", "read_channel_settings", "EXPORT_IMAGES", "frame_source", "output_views", "parse_deals", "parse_size", "load_view"]
 
 
 @dataclass(frozen=True)
@@ -176,8 +176,9 @@ def load_job(
     match: MatchData | None = None
     views = Views()
     settings: ChannelSettings | None = None
+    exported: Path | None = None
     if options.channel_settings:
-        settings = ChannelSettings.model_validate(json.loads(Path(options.channel_settings).read_text(encoding="utf-8")))
+        settings, exported = read_channel_settings(Path(options.channel_settings))
         rs = RenderSettings(settings)
         views, theme, timing, match = output_views(rs, options.output_name), rs.theme, rs.timing, rs.match
     if options.view:
@@ -215,7 +216,7 @@ def load_job(
         schedule=schedule,
         video_url=video_url,
         match=match,
-        uploads=_uploads(options),
+        uploads=_uploads(options) if exported is None or options.uploads is not None else exported,
         timeline=game.timeline,
         rules=game.document.metadata.ruleset,
         analysis=_analysis_mode(options, settings),
@@ -244,6 +245,48 @@ def _analysis_mode(options: JobOptions, settings: ChannelSettings | None) -> str
     if mode is not None and options.output_name == "clean":
         return "public"
     return mode
+
+
+#: the key of a studio export (GET /studio/api/channels/{id}/export) that carries its images
+EXPORT_IMAGES = "images"
+
+
+def read_channel_settings(path: Path) -> tuple[ChannelSettings, Path | None]:
+    """A channel's settings document (``GET …/settings``), or the studio's full export of
+    it: the same document with the uploaded images it names under :data:`EXPORT_IMAGES`
+    (file name -> base64), which are written to a folder of their own (returned; it lives as
+    long as the process), so a render needs no data folder.
+
+    Raises:
+        OSError: unreadable, not JSON, or an image that is not base64.
+        pydantic.ValidationError: settings the model refuses.
+    """
+    import base64
+    import binascii
+    import tempfile
+
+    from renderer.settings import ChannelSettings
+
+    try:
+        doc = json.loads(path.read_text(encoding="utf-8"))
+    except (UnicodeDecodeError, json.JSONDecodeError) as exc:
+        raise OSError(f"{path}: not a settings JSON file ({exc})") from None
+    images = None
+    if isinstance(doc, dict):
+        images = doc.pop(EXPORT_IMAGES, None)
+        doc.pop("export", None)  # what made the file, when
+    settings = ChannelSettings.model_validate(doc)
+    if not images:
+        return settings, None
+    folder = Path(tempfile.mkdtemp(prefix="euchre-overlay-images-"))
+    for name, data in images.items():
+        if not isinstance(name, str) or "/" in name or "\\" in name or name.startswith("."):
+            raise OSError(f"{path}: image name {str(name)[:60]!r} is not a file name")
+        try:
+            (folder / name).write_bytes(base64.b64decode(str(data), validate=True))
+        except (binascii.Error, ValueError) as exc:
+            raise OSError(f"{path}: image {name}: not base64 ({exc})") from None
+    return settings, folder
 
 
 def _uploads(options: JobOptions) -> Path | None:

@@ -6,13 +6,14 @@ import { h, clear, $, clone } from "./dom.js";
 import { renderForm } from "./form.js";
 import { S, OUTPUTS, enc, edit, ensureView, previewView, notice, ask } from "./session.js";
 import { renderGame, renderLogger } from "./tables.js";
+import { renderRender } from "./render.js";
 
 /** @import { TeamData } from "./settings.js" */
 
 const TABS = [
   ["element", "Element"], ["view", "View"], ["theme", "Theme"], ["timing", "Timing"],
   ["match", "Match"], ["outputs", "Outputs"], ["look", "Look"], ["links", "Links"],
-  ["game", "Game"], ["logger", "Logger"],
+  ["game", "Game"], ["logger", "Logger"], ["render", "Render"],
 ];
 
 function setIn(obj, path, v) {
@@ -110,6 +111,8 @@ export function renderPanel() {
     renderGame(p);
   } else if (S.tab === "logger") {
     renderLogger(p);
+  } else if (S.tab === "render") {
+    renderRender(p);
   }
 }
 

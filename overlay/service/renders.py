@@ -1,0 +1,285 @@
+"""Render from the studio: a channel's game (or a deal range) rendered with the channel's
+settings, match data and images to a video file, as a job with progress, cancel and a
+download link.
+
+A job runs ``euchre-overlay render`` itself, as a child process (the same code as the
+command; the service's event loop never draws a frame), on copies taken when it starts: the
+game the channel holds (in a match, the game on air), and the studio's full export of the
+settings (``GET /studio/api/channels/{id}/export``: the settings document with the images it
+names), so later edits do not change a render under way.  It draws in that one process
+(``--workers 0``) beside the live show, one render at a time per server (a second waits);
+progress comes from the command's ``--progress-file``; cancel is a SIGINT, which removes the
+partial file.  Files live under ``DATA/renders/{channel}/{id}/`` until deleted (``DELETE`` of
+a finished job) or the channel is.
+
+Routes (the API token, as the studio's): ``POST /studio/api/channels/{channel}/renders``
+(JSON: ``codec``, ``deals``, ``fps``, ``size``), ``GET …/renders`` (the channel's jobs),
+``GET …/renders/{id}``, ``DELETE …/renders/{id}`` (cancel, or delete a finished one's file),
+``GET …/renders/{id}/file`` (the file, as a download).
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import json
+import re
+import secrets
+import shutil
+import signal
+import sys
+import time
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from aiohttp import web
+
+from .auth import Handler
+from .errors import BadRequest, NotFound
+from .hub import Hub
+
+__all__ = ["RenderJob", "Renders", "RENDERS", "mount_renders", "CODECS", "MAX_JOBS"]
+
+#: codecs a studio render may use (``euchre-overlay render --codec``), and the file each writes
+CODECS: dict[str, str] = {"qtrle": ".mov", "prores": ".mov", "vp9": ".webm", "h264": ".mp4"}
+#: jobs kept per channel (the oldest finished ones go first)
+MAX_JOBS = 20
+_DEALS = re.compile(r"^\d{1,4}(-\d{1,4})?(,\d{1,4}(-\d{1,4})?)*$")
+_SIZE = re.compile(r"^\d{3,4}x\d{3,4}$")
+
+
+@dataclass
+class RenderJob:
+    """One render: what it draws, where it is, and its file."""
+
+    id: str
+    channel: str
+    codec: str
+    deals: str | None
+    fps: str
+    size: str | None
+    folder: Path
+    source: str
+    status: str = "waiting"  # waiting, running, done, failed, cancelled
+    done: int = 0
+    total: int = 0
+    created: float = field(default_factory=time.time)
+    ended: float | None = None
+    error: str | None = None
+    proc: asyncio.subprocess.Process | None = None
+
+    @property
+    def file(self) -> Path:
+        return self.folder / f"{self.channel}-{self.id}{CODECS[self.codec]}"
+
+    def to_json(self) -> dict[str, Any]:
+        return {
+            "id": self.id,
+            "channel": self.channel,
+            "codec": self.codec,
+            "deals": self.deals,
+            "fps": self.fps,
+            "size": self.size,
+            "source": self.source,
+            "status": self.status,
+            "done": self.done,
+            "total": self.total,
+            "progress": round(self.done / self.total, 4) if self.total else 0.0,
+            "created": self.created,
+            "ended": self.ended,
+            "error": self.error,
+            "bytes": self.file.stat().st_size if self.status == "done" and self.file.exists() else None,
+            "url": f"/studio/api/channels/{self.channel}/renders/{self.id}/file" if self.status == "done" else None,
+        }
+
+
+class Renders:
+    """The render jobs of one service (one running at a time)."""
+
+    def __init__(self, hub: Hub, data_dir: Path, export: Callable[[str], dict[str, Any]]) -> None:
+        self.hub = hub
+        self.root = Path(data_dir) / "renders"
+        self.export = export  # the studio's full export of a channel's settings
+        self.jobs: dict[str, list[RenderJob]] = {}
+        self.turn = asyncio.Lock()
+        self.tasks: set[asyncio.Task[None]] = set()
+
+    def of(self, channel: str) -> list[RenderJob]:
+        return self.jobs.get(channel, [])
+
+    def get(self, channel: str, job_id: str) -> RenderJob:
+        for j in self.of(channel):
+            if j.id == job_id:
+                return j
+        raise NotFound(f"channel {channel!r} has no render {job_id[:40]!r}", channel=channel)
+
+    def start(self, channel: str, form: Any) -> RenderJob:
+        """A new job for ``channel`` (queued behind a running one).
+
+        Raises:
+            BadRequest: a bad field (named), or a channel with no game.
+            NotFound: no such channel.
+        """
+        ch = self.hub.get(channel)
+        if not isinstance(form, dict):
+            raise BadRequest("render: expected a JSON object")
+        codec = form.get("codec", "qtrle")
+        if codec not in CODECS:
+            raise BadRequest(f"render: codec {str(codec)[:20]!r} is not one of {', '.join(CODECS)}")
+        deals = form.get("deals") or None
+        if deals is not None and (not isinstance(deals, str) or not _DEALS.match(deals.replace(" ", ""))):
+            raise BadRequest("render: deals as the screen counts them: 3, 2-4 or 1,3-5")
+        fps = str(form.get("fps", "30"))
+        if fps not in ("24", "25", "30", "50", "60", "30000/1001", "60000/1001"):
+            raise BadRequest("render: fps one of 24, 25, 30, 50, 60, 30000/1001, 60000/1001")
+        size = form.get("size") or None
+        if size is not None and (not isinstance(size, str) or not _SIZE.match(size)):
+            raise BadRequest("render: size as WIDTHxHEIGHT, e.g. 1920x1080")
+        game = ch.game
+        if game is None:
+            raise BadRequest(f"render: channel {channel!r} has no game to render")
+        document: dict[str, Any] = game.document
+        if game.match:
+            on_air = (ch.program_at(self.hub.clock()) or {}).get("game", 0) or 0
+            games = document.get("games") or []
+            if not 0 <= on_air < len(games):
+                raise BadRequest(f"render: channel {channel!r}'s match has no game {on_air + 1}")
+            document = games[on_air]["gameData"]
+        jobs = self.jobs.setdefault(channel, [])
+        finished = [j for j in jobs if j.status not in ("waiting", "running")]
+        while len(jobs) >= MAX_JOBS and finished:
+            old = finished.pop(0)
+            jobs.remove(old)
+            shutil.rmtree(old.folder, ignore_errors=True)
+        if len(jobs) >= MAX_JOBS:
+            raise BadRequest(f"render: channel {channel!r} has {MAX_JOBS} renders under way")
+        job_id = secrets.token_hex(4)
+        folder = self.root / channel / job_id
+        folder.mkdir(parents=True, exist_ok=True)
+        (folder / "game.egn").write_text(json.dumps(document), encoding="utf-8")
+        (folder / "look.json").write_text(json.dumps(self.export(channel)), encoding="utf-8")
+        job = RenderJob(job_id, channel, codec, deals.replace(" ", "") if deals else None, fps, size, folder, source=game.source)
+        jobs.append(job)
+        task = asyncio.get_running_loop().create_task(self._run(job), name=f"render-{channel}-{job_id}")
+        self.tasks.add(task)
+        task.add_done_callback(self.tasks.discard)
+        return job
+
+    async def _run(self, job: RenderJob) -> None:
+        async with self.turn:
+            if job.status == "cancelled":
+                return
+            job.status = "running"
+            args = [
+                sys.executable, "-m", "overlay.cli", "render", str(job.folder / "game.egn"), "-o", str(job.file),
+                "--codec", job.codec, "--channel-settings", str(job.folder / "look.json"), "--fps", job.fps,
+                "--workers", "0", "--on-interrupt", "remove", "--progress-file", str(job.folder / "progress"),
+            ]
+            if job.deals:
+                args += ["--deals", job.deals]
+            if job.size:
+                args += ["--size", job.size]
+            err = (job.folder / "stderr.txt").open("wb")
+            try:
+                job.proc = await asyncio.create_subprocess_exec(*args, stdout=asyncio.subprocess.DEVNULL, stderr=err, stdin=asyncio.subprocess.DEVNULL)
+                while True:
+                    try:
+                        rc = await asyncio.wait_for(job.proc.wait(), 0.25)
+                        break
+                    except asyncio.TimeoutError:
+                        self._progress(job)
+            finally:
+                err.close()
+            self._progress(job)
+            job.ended = time.time()
+            if job.status == "cancelled":
+                return
+            if rc == 0 and job.file.exists():
+                job.status = "done"
+                job.done = job.total = max(job.done, job.total)
+            else:
+                job.status = "failed"
+                tail = (job.folder / "stderr.txt").read_text(encoding="utf-8", errors="replace").strip().splitlines()
+                lines = [ln for ln in tail if ln.strip() and "\r" not in ln and "frame/s" not in ln]
+                job.error = (lines[-1] if lines else f"render exited with {rc}")[:600]
+
+    @staticmethod
+    def _progress(job: RenderJob) -> None:
+        with contextlib.suppress(OSError, ValueError):
+            done, total = (job.folder / "progress").read_text(encoding="utf-8").split()
+            job.done, job.total = int(done), int(total)
+
+    async def cancel(self, job: RenderJob) -> None:
+        """Stop a waiting or running job (its partial file is removed), or delete a finished
+        one's folder."""
+        if job.status in ("waiting", "running"):
+            was = job.status
+            job.status = "cancelled"
+            job.ended = time.time()
+            if was == "running" and job.proc is not None and job.proc.returncode is None:
+                job.proc.send_signal(signal.SIGINT)
+                try:
+                    await asyncio.wait_for(job.proc.wait(), 10)
+                except asyncio.TimeoutError:
+                    job.proc.kill()
+            return
+        self.jobs[job.channel].remove(job)
+        shutil.rmtree(job.folder, ignore_errors=True)
+
+    async def close(self) -> None:
+        for jobs in self.jobs.values():
+            for j in jobs:
+                if j.proc is not None and j.proc.returncode is None:
+                    with contextlib.suppress(ProcessLookupError):
+                        j.proc.kill()
+        for t in list(self.tasks):
+            t.cancel()
+
+
+RENDERS = web.AppKey("renders", Renders)
+
+
+def mount_renders(app: web.Application, hub: Hub, data_dir: Path, guard: Callable[[Handler], Handler], export: Callable[[str], dict[str, Any]]) -> None:
+    """The render routes on ``app``, behind ``guard`` (the token)."""
+    renders = Renders(hub, data_dir, export)
+    app[RENDERS] = renders
+
+    async def start(request: web.Request) -> web.Response:
+        try:
+            form = await request.json()
+        except ValueError:
+            raise BadRequest("render: the body is not JSON") from None
+        job = renders.start(request.match_info["channel"], form)
+        return web.json_response(job.to_json(), status=202)
+
+    async def listing(request: web.Request) -> web.Response:
+        channel = request.match_info["channel"]
+        hub.get(channel)
+        return web.json_response({"renders": [j.to_json() for j in reversed(renders.of(channel))]})
+
+    async def one(request: web.Request) -> web.Response:
+        return web.json_response(renders.get(request.match_info["channel"], request.match_info["id"]).to_json())
+
+    async def cancel(request: web.Request) -> web.Response:
+        job = renders.get(request.match_info["channel"], request.match_info["id"])
+        await renders.cancel(job)
+        return web.json_response(job.to_json())
+
+    async def download(request: web.Request) -> web.StreamResponse:
+        job = renders.get(request.match_info["channel"], request.match_info["id"])
+        if job.status != "done" or not job.file.exists():
+            raise NotFound(f"render {job.id} has no file ({job.status})", channel=job.channel)
+        return web.FileResponse(job.file, headers={"Content-Disposition": f'attachment; filename="{job.file.name}"', "Cache-Control": "no-store"})
+
+    async def stop(app: web.Application) -> None:
+        await renders.close()
+
+    app.on_shutdown.append(stop)
+    r = app.router
+    r.add_post("/studio/api/channels/{channel}/renders", guard(start))
+    r.add_get("/studio/api/channels/{channel}/renders", guard(listing))
+    r.add_get("/studio/api/channels/{channel}/renders/{id}", guard(one))
+    r.add_delete("/studio/api/channels/{channel}/renders/{id}", guard(cancel))
+    r.add_get("/studio/api/channels/{channel}/renders/{id}/file", guard(download))

@@ -1,0 +1,135 @@
+"""Render from the studio (issue 23 item 10), against the real service in process and the
+real ``euchre-overlay render`` it runs as a child process: a deal range rendered with the
+channel's settings to a file with alpha, its progress, a download decoded with PyAV, cancel;
+and the studio's full export of a look, which ``render --channel-settings`` / ``frame`` take
+as they are, images and all, with no data folder."""
+
+from __future__ import annotations
+
+import asyncio
+import io
+import json
+import subprocess
+import sys
+import time
+from pathlib import Path
+from typing import Any
+
+import av
+import numpy as np
+import pytest
+from PIL import Image
+
+from overlay.service.app import create_app
+from overlay.service.config import ServerSettings
+from overlay.service.renders import RENDERS
+from tests.support import AUTH, game
+
+ROOT = Path(__file__).resolve().parents[2]
+DOC = game(9, deals=3)
+URL = "/studio/api/channels/t1/renders"
+
+
+@pytest.fixture
+async def client(aiohttp_client: Any, settings: ServerSettings) -> Any:
+    c = await aiohttp_client(create_app(settings))
+    assert (await c.post("/api/channels", json={"id": "t1", "title": "Table 1"}, headers=AUTH)).status == 201
+    r = await c.put("/api/channels/t1/game", data=json.dumps(DOC), headers=AUTH)
+    assert r.status == 200, await r.text()
+    return c
+
+
+async def _until(client: Any, job: str, want: set[str], timeout: float = 240.0) -> dict[str, Any]:
+    t0 = time.monotonic()
+    seen: list[float] = []
+    while True:
+        body: dict[str, Any] = await (await client.get(f"{URL}/{job}", headers=AUTH)).json()
+        seen.append(body["progress"])
+        if body["status"] in want:
+            body["seen"] = seen
+            return body
+        assert time.monotonic() - t0 < timeout, body
+        await asyncio.sleep(0.1)
+
+
+async def test_a_deal_range_renders_to_a_file_with_alpha_and_downloads(client: Any) -> None:
+    r = await client.post(URL, json={"codec": "qtrle", "deals": "2", "fps": "24", "size": "640x360"}, headers=AUTH)
+    job = await r.json()
+    assert r.status == 202 and job["status"] in ("waiting", "running"), job
+    done = await _until(client, job["id"], {"done", "failed"})
+    assert done["status"] == "done", done
+    assert done["total"] > 0 and done["done"] == done["total"] and done["progress"] == 1.0
+    assert sorted(done["seen"]) == done["seen"]  # progress only goes forward
+    listed = (await (await client.get(URL, headers=AUTH)).json())["renders"]
+    assert [j["id"] for j in listed] == [job["id"]]
+    r = await client.get(done["url"], headers=AUTH)
+    assert r.status == 200 and "attachment" in r.headers["Content-Disposition"]
+    data = await r.read()
+    assert len(data) == done["bytes"]
+    with av.open(io.BytesIO(data)) as c:
+        stream = c.streams.video[0]
+        frames = [f.to_ndarray(format="rgba") for f in c.decode(video=0)]
+    assert (stream.width, stream.height) == (640, 360) and len(frames) == done["total"]
+    alpha = np.stack([f[..., 3] for f in frames[: 48]])
+    assert alpha.min() == 0 and alpha.max() == 255  # transparent around the graphics, opaque on them
+    # the token guards it; a finished job's DELETE removes its file
+    assert (await client.get(done["url"])).status == 401
+    r = await client.delete(f"{URL}/{job['id']}", headers=AUTH)
+    assert r.status == 200 and (await client.get(done["url"], headers=AUTH)).status == 404
+
+
+async def test_a_render_is_cancelled_and_its_partial_file_removed(client: Any) -> None:
+    r = await client.post(URL, json={"codec": "qtrle", "fps": "60"}, headers=AUTH)  # the whole game at 1080p60: long
+    job = await r.json()
+    await _until(client, job["id"], {"running"})
+    for _ in range(100):  # until it has drawn a few frames
+        body = await (await client.get(f"{URL}/{job['id']}", headers=AUTH)).json()
+        if body["done"] > 0:
+            break
+        await asyncio.sleep(0.1)
+    r = await client.delete(f"{URL}/{job['id']}", headers=AUTH)
+    body = await r.json()
+    assert body["status"] == "cancelled" and body["url"] is None
+    folder = client.server.app[RENDERS].root / "t1" / job["id"]
+    assert not any(folder.glob("*.mov"))
+
+
+@pytest.mark.parametrize("form, word", [({"codec": "gif"}, "codec"), ({"deals": "two"}, "deals"), ({"fps": "7"}, "fps"), ({"size": "big"}, "size")])
+async def test_bad_render_forms_are_refused_naming_the_field(client: Any, form: dict[str, Any], word: str) -> None:
+    r = await client.post(URL, json=form, headers=AUTH)
+    assert r.status == 400 and word in (await r.json())["error"]
+
+
+async def test_the_exported_look_renders_the_same_frame_with_no_data_folder(client: Any, settings: ServerSettings, tmp_path: Path) -> None:
+    # a logo (an uploaded image) in the program's view, team names in the match data
+    png = io.BytesIO()
+    Image.new("RGB", (64, 32), (230, 20, 230)).save(png, "PNG")
+    up = await (await client.post("/studio/api/uploads?name=logo.png", data=png.getvalue(), headers=AUTH)).json()
+    doc = await (await client.get("/api/channels/t1/settings", headers=AUTH)).json()
+    schema = await (await client.get("/studio/api/schema", headers=AUTH)).json()
+    view = schema["defaults"]["views"]["program"]
+    view["extras"] = [{"id": "logo", "type": "logo", "x": 1504, "y": 150, "image": up["id"]}]
+    r = await client.patch("/api/channels/t1/settings", json={
+        "revision": doc["revision"], "outputs": {"program": {"view": view}},
+        "match": {"teams": [{"name": "Harbour"}, {"name": "Lighthouse"}]}}, headers=AUTH)
+    assert r.status == 200, await r.text()
+    r = await client.get("/studio/api/channels/t1/export", headers=AUTH)
+    look = await r.json()
+    assert "attachment" in r.headers["Content-Disposition"] and list(look["images"]) == [up["id"]]
+    assert look["match"]["teams"][0]["name"] == "Harbour"
+    (tmp_path / "look.json").write_text(json.dumps(look))
+    stored = await (await client.get("/api/channels/t1/settings", headers=AUTH)).json()
+    (tmp_path / "settings.json").write_text(json.dumps(stored))
+    (tmp_path / "game.egn").write_text(json.dumps(DOC))
+
+    def frame(out: str, *extra: str) -> np.ndarray:
+        res = subprocess.run([sys.executable, "-m", "overlay.cli", "frame", str(tmp_path / "game.egn"), "--step", "12", "-o", str(tmp_path / out), *extra],
+                             capture_output=True, text=True, timeout=120, cwd=tmp_path, env={"PYTHONPATH": str(ROOT), "PATH": "/usr/bin:/bin", "HOME": str(tmp_path)})
+        assert res.returncode == 0, res.stderr
+        return np.asarray(Image.open(tmp_path / out).convert("RGBA"))
+
+    exported = frame("a.png", "--channel-settings", str(tmp_path / "look.json"))
+    with_data = frame("b.png", "--channel-settings", str(tmp_path / "settings.json"), "--uploads", str(Path(settings.data_dir) / "uploads"))
+    assert np.array_equal(exported, with_data)
+    magenta = (np.abs(exported[..., :3].astype(int) - (230, 20, 230)).max(axis=2) < 8).sum()
+    assert magenta > 1000  # the logo came with the file
