@@ -27,7 +27,7 @@ from .demo import install_demo
 from .hub import Hub
 from .analysis import LiveAnalysis
 from .guard import Guard
-from .keys import ANALYSIS, GUARD, HUB, SETTINGS, SOCKETS, STORE, TOKEN, TOKEN_CREATED
+from .keys import ANALYSIS, GUARD, HUB, RENDERS, SETTINGS, SOCKETS, STORE, TOKEN, TOKEN_CREATED
 from .refusals import error_middleware
 from .routes import TABLES
 from .store import Store
@@ -128,5 +128,5 @@ def create_app(settings: ServerSettings | None = None, *, scale_out: ScaleOut | 
     for table in TABLES:
         app.router.add_routes(table)
     bridge = mount_studio(app, app[HUB], Path(settings.data_dir), protected, allow_dirs=settings.allow_dirs)
-    mount_renders(app, app[HUB], Path(settings.data_dir), protected, bridge.export_look)
+    app[RENDERS] = mount_renders(app, app[HUB], Path(settings.data_dir), protected, bridge.export_look)
     return app

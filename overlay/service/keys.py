@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import weakref
+from typing import TYPE_CHECKING
 
 from aiohttp import web
 
@@ -12,7 +13,10 @@ from .guard import Guard
 from .hub import Hub
 from .store import Store
 
-__all__ = ["SETTINGS", "STORE", "HUB", "ANALYSIS", "TOKEN", "TOKEN_CREATED", "SOCKETS", "GUARD"]
+if TYPE_CHECKING:  # renders imports these keys
+    from .renders import Renders
+
+__all__ = ["SETTINGS", "STORE", "HUB", "ANALYSIS", "TOKEN", "TOKEN_CREATED", "SOCKETS", "GUARD", "RENDERS"]
 
 SETTINGS = web.AppKey("settings", ServerSettings)
 STORE = web.AppKey("store", Store)
@@ -27,3 +31,5 @@ TOKEN_CREATED = web.AppKey("token_created", str)
 SOCKETS: web.AppKey[weakref.WeakSet[web.WebSocketResponse]] = web.AppKey("sockets")
 #: the connection rules of ``serve``'s site (time limits, caps; :mod:`overlay.service.guard`)
 GUARD = web.AppKey("guard", Guard)
+#: the studio's render jobs (:mod:`overlay.service.renders`)
+RENDERS: web.AppKey[Renders] = web.AppKey("renders")

@@ -29,18 +29,19 @@ import shutil
 import signal
 import sys
 import time
-from collections.abc import Callable
+from collections.abc import Awaitable, Callable
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
 from aiohttp import web
 
-from .auth import Handler
 from .errors import BadRequest, NotFound
 from .hub import Hub
 
-__all__ = ["RenderJob", "Renders", "RENDERS", "mount_renders", "CODECS", "MAX_JOBS"]
+__all__ = ["RenderJob", "Renders", "mount_renders", "CODECS", "MAX_JOBS"]
+
+Handler = Callable[[web.Request], Awaitable[web.StreamResponse]]
 
 #: codecs a studio render may use (``euchre-overlay render --codec``), and the file each writes
 CODECS: dict[str, str] = {"qtrle": ".mov", "prores": ".mov", "vp9": ".webm", "h264": ".mp4"}
@@ -219,11 +220,15 @@ class Renders:
             job.status = "cancelled"
             job.ended = time.time()
             if was == "running" and job.proc is not None and job.proc.returncode is None:
-                job.proc.send_signal(signal.SIGINT)
+                job.proc.send_signal(signal.SIGINT)  # the command removes what it wrote (--on-interrupt remove)
                 try:
                     await asyncio.wait_for(job.proc.wait(), 10)
                 except asyncio.TimeoutError:
                     job.proc.kill()
+                    await job.proc.wait()
+            # interrupted before its first frame, the command had no file to remove yet: no
+            # partial file is left either way
+            job.file.unlink(missing_ok=True)
             return
         self.jobs[job.channel].remove(job)
         shutil.rmtree(job.folder, ignore_errors=True)
@@ -238,13 +243,9 @@ class Renders:
             t.cancel()
 
 
-RENDERS = web.AppKey("renders", Renders)
-
-
-def mount_renders(app: web.Application, hub: Hub, data_dir: Path, guard: Callable[[Handler], Handler], export: Callable[[str], dict[str, Any]]) -> None:
-    """The render routes on ``app``, behind ``guard`` (the token)."""
+def mount_renders(app: web.Application, hub: Hub, data_dir: Path, guard: Callable[[Handler], Handler], export: Callable[[str], dict[str, Any]]) -> Renders:
+    """The render routes on ``app``, behind ``guard`` (the token); returns the jobs."""
     renders = Renders(hub, data_dir, export)
-    app[RENDERS] = renders
 
     async def start(request: web.Request) -> web.Response:
         try:
@@ -283,3 +284,4 @@ def mount_renders(app: web.Application, hub: Hub, data_dir: Path, guard: Callabl
     r.add_get("/studio/api/channels/{channel}/renders/{id}", guard(one))
     r.add_delete("/studio/api/channels/{channel}/renders/{id}", guard(cancel))
     r.add_get("/studio/api/channels/{channel}/renders/{id}/file", guard(download))
+    return renders

@@ -18,6 +18,7 @@ from overlay.service.guard import Guard
 from overlay.service.hub import Hub
 from overlay.service.auth import token_hash
 from overlay.service.keys import STORE, TOKEN, TOKEN_CREATED
+from overlay.service.renders import Renders
 from overlay.service.store import Store
 from tests.support import AUTH, game, make_channel
 from tests.support import TOKEN as TOKEN_VALUE
@@ -117,6 +118,7 @@ def test_app_state_sits_under_the_typed_keys_only(settings: ServerSettings) -> N
         keys.TOKEN_CREATED: str,
         keys.SOCKETS: weakref.WeakSet,
         keys.GUARD: Guard,
+        keys.RENDERS: Renders,
     }
     assert set(declared) == set(expected), "a key was added to overlay.service.keys: list its type here"
     assert set(app) == set(expected), [k for k in app if k not in expected]

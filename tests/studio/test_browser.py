@@ -64,8 +64,15 @@ class Studio:
         return s
 
     async def box(self, element: str) -> dict[str, float]:
-        b: dict[str, float] = await self.page.locator(f"#overlay .box[data-id='{element}']").bounding_box()
-        return b
+        """The element's box on screen (waiting while the editor redraws its boxes)."""
+        loc = self.page.locator(f"#overlay .box[data-id='{element}']")
+        for _ in range(50):
+            await loc.wait_for(state="visible")
+            b: dict[str, float] | None = await loc.bounding_box()
+            if b is not None:
+                return b
+            await asyncio.sleep(0.05)
+        raise AssertionError(f"the editor never showed {element}'s box")
 
     async def scale(self) -> float:
         """Screen pixels per view pixel on the preview."""

@@ -129,6 +129,7 @@ async def test_a_stream_deck_press_between_two_edits_is_merged_and_only_the_same
         async with aiohttp.ClientSession() as http:
             async with http.get(f"{srv.base}/studio/link/t1/view?n=1&output=preview&key={key}") as r:
                 assert r.status == 200
+        await s.page.locator("#overlay .box[data-id='ew-score']").wait_for()
         await s.drag("ew-score", 0, 120)
         await s.page.locator("#conflict").wait_for(state="visible")
         assert "ew-score" in await s.page.locator("#conflict").text_content()

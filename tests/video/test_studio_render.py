@@ -22,7 +22,7 @@ from PIL import Image
 
 from overlay.service.app import create_app
 from overlay.service.config import ServerSettings
-from overlay.service.renders import RENDERS
+from overlay.service.keys import RENDERS
 from tests.support import AUTH, game
 
 ROOT = Path(__file__).resolve().parents[2]
