@@ -57,6 +57,8 @@ class MatchData(BaseModel):
     players: tuple[PlayerData, ...] = Field(default_factory=_players, max_length=10, title="Players", description="Per seat, in seat order (seat 1 = EGN seat 0).")
     intro: int | None = Field(None, ge=0, le=9, title="Player intro", description="Seat (0-based) the player-intro lower third shows now; empty = hidden.")
     stats: str | None = Field(None, pattern=r"^(team-[01]|seat-[0-9])$", title="Statistics lower third", description="Whose statistics the statistics lower third shows now: team-0 (N/S), team-1 (E/W) or seat-N (0-based); empty = hidden.")
+    intro_seconds: float = Field(0.0, ge=0, le=600, title="Intro auto-out", description="Seconds a player intro stays on air before it hides by itself; 0 = until Hide.")
+    stats_seconds: float = Field(0.0, ge=0, le=600, title="Statistics auto-out", description="Seconds the statistics lower third stays on air before it hides by itself; 0 = until Hide.")
 
     def title_for(self, file_title: str | None) -> str | None:
         """The title the title element shows: the event title, else the file's (the event

@@ -59,6 +59,7 @@ class Channel(ChannelCore):
 
     def start(self) -> None:
         self.fanout.start()
+        self.playback.schedule_outs(None, self.settings.match)
         if self.follow.path:
             self.follow.start(self.follow.path)
 
@@ -66,6 +67,7 @@ class Channel(ChannelCore):
         """Stop the file watcher and the pump (awaited: no task outlives the channel) and
         close every socket of the channel (pages, state clients, logger feeds)."""
         self.closed = True
+        self.playback.stop_outs()
         await self.follow.close()
         await self.fanout.close(reason=reason)
         text = bye_text(reason)

@@ -8,11 +8,14 @@ and ``mainline`` put an alternative line on air and take it off (:mod:`overlay.s
 
 from __future__ import annotations
 
+import asyncio
 import copy
+import logging
 from collections.abc import Callable
 from dataclasses import replace
 from typing import Any
 
+from renderer.matchdata import MatchData
 from renderer.settings import ChannelSettings, RenderSettings
 from renderer.timing import Timing, durations_of
 
@@ -32,12 +35,58 @@ MIN_SPEED = 0.0625
 MAX_SPEED = 16.0
 
 
+log = logging.getLogger("overlay.service.playback")
+
+#: lower thirds that hide by themselves: the match field shown, and the field of its seconds
+AUTO_OUT = (("intro", "intro_seconds"), ("stats", "stats_seconds"))
+
+
 class Playback:
     """Control commands and settings of a channel: they change its Director, its line on air
     and its settings, stored first."""
 
     def __init__(self, channel: ChannelCore) -> None:
         self.channel = channel
+        #: the auto-out of each lower third on air (match field -> its timer)
+        self.outs: dict[str, asyncio.TimerHandle] = {}
+
+    def schedule_outs(self, old: MatchData | None, new: MatchData) -> None:
+        """A lower third put on air with an auto-out time (``match.intro_seconds``,
+        ``match.stats_seconds``) hides by itself that many seconds later: the settings change
+        (stored, so every output and every process follows it).  ``old`` None: the channel
+        starts with one on air (after a restart its time counts again from the start)."""
+        for field, seconds_field in AUTO_OUT:
+            value, seconds = getattr(new, field), float(getattr(new, seconds_field))
+            fired = old is None or getattr(old, field) != value or float(getattr(old, seconds_field)) != seconds
+            if value is None or seconds <= 0:
+                timer = self.outs.pop(field, None)
+                if timer is not None:
+                    timer.cancel()
+            elif fired or field not in self.outs:
+                timer = self.outs.pop(field, None)
+                if timer is not None:
+                    timer.cancel()
+                try:
+                    loop = asyncio.get_running_loop()
+                except RuntimeError:  # no loop (a tool building a channel): nothing times out
+                    continue
+                self.outs[field] = loop.call_later(seconds, self._auto_out, field, value)
+
+    def _auto_out(self, field: str, value: object) -> None:
+        self.outs.pop(field, None)
+        ch = self.channel
+        cur = ch.settings
+        if ch.closed or getattr(cur.match, field) != value:
+            return  # hidden, or another one fired, meanwhile
+        try:
+            self.put_settings(cur.model_copy(update={"match": cur.match.model_copy(update={field: None})}))
+        except Exception as exc:  # a store refusal: it stays on air until Hide, as without the timer
+            log.warning("channel %s: the %s auto-out was not stored: %s", ch.id, field, exc)
+
+    def stop_outs(self) -> None:
+        for timer in self.outs.values():
+            timer.cancel()
+        self.outs.clear()
 
     def control(self, req: ControlRequest) -> dict[str, Any]:
         """Apply a Director command; returns the new playhead.
@@ -225,6 +274,7 @@ class Playback:
         ch = self.channel
         ch.check_alive()
         RenderSettings(doc)  # validate before storing
+        old_match = ch.settings.match
         stored = ch.record.save_settings(doc)
         old_timing = ch.render.timing
         ch.settings = stored
@@ -239,6 +289,7 @@ class Playback:
             if ch.on_air is not None:
                 # the main line's saved place keeps its progress through its step, in the new timing
                 ch.on_air = replace(ch.on_air, resume=self._retimed(ch.on_air.resume, old_timing))
+        self.schedule_outs(old_match, stored.match)
         ch.poke()
         return stored
 

@@ -163,6 +163,14 @@ export interface MatchData {
    * Statistics lower third — Whose statistics the statistics lower third shows now: team-0 (N/S), team-1 (E/W) or seat-N (0-based); empty = hidden. (default null)
    */
   stats?: string | null;
+  /**
+   * Intro auto-out — Seconds a player intro stays on air before it hides by itself; 0 = until Hide. (default 0.0)
+   */
+  intro_seconds?: number;
+  /**
+   * Statistics auto-out — Seconds the statistics lower third stays on air before it hides by itself; 0 = until Hide. (default 0.0)
+   */
+  stats_seconds?: number;
 }
 
 /** One output of a channel: what it shows and how far behind live it runs. */
