@@ -77,6 +77,14 @@ async def info(srv: Server, channel: str) -> dict[str, Any]:
     return body
 
 
+async def new_channel(page: Any, name: str) -> None:
+    """The studio's *New*: a channel named ``name``, opened."""
+    await page.click("#ch-new")
+    await page.fill("#ask-input", name)
+    await page.click("#ask-ok")
+    await wait_js(page, f"document.querySelector('#channel').value === '{name}'")
+
+
 async def wait_js(page: Any, js: str, timeout: float = 5.0) -> None:
     """Until ``js`` (an expression) is true on ``page`` (the studio's CSP forbids eval, which
     playwright's wait_for_function uses)."""
@@ -100,10 +108,7 @@ async def until(check: Any, timeout: float = 5.0) -> None:
 
 async def test_a_producer_makes_a_channel_and_loads_games_by_picker_and_by_drop(browser: Any, server: Server, tmp_path: Path) -> None:
     page = await studio(browser, server)
-    await page.click("#ch-new")
-    await page.fill("#ask-input", "table1")
-    await page.click("#ask-ok")
-    await wait_js(page, "document.querySelector('#channel').value === 'table1'")
+    await new_channel(page, "table1")
     await tab(page, "Game")
     await page.wait_for_selector("#panel :text('No game yet.')")
     # the file input
@@ -224,10 +229,7 @@ async def test_a_producer_starts_a_live_game_and_opens_the_logger_page_without_a
     """README step 5 in the studio alone: a channel, a new game with its players and rules,
     a feed key, and the logger page opened from the link that carries the key."""
     page = await studio(browser, server)
-    await page.click("#ch-new")
-    await page.fill("#ask-input", "table2")
-    await page.click("#ask-ok")
-    await wait_js(page, "document.querySelector('#channel').value === 'table2'")
+    await new_channel(page, "table2")
     await tab(page, "Game")
     await page.wait_for_selector("#new-game[open]")  # open by itself on a channel with no game
     await page.fill("#new-title", "Semi-final")
