@@ -9,8 +9,9 @@ pixels; the only difference from drawing op by op is one 8-bit rounding of the g
 composite (at most 1/255 where the group's own ops overlap).
 
 A group is cached only where the result cannot depend on t: it references no track, no
-enclosing op before it moves or fades it by a track, and at run time it starts with global
-alpha 1, no shadow in effect and no clip.
+enclosing op before it moves or fades it by a track, it holds no layer (``ly``, which opens a
+group too and is never cached), and at run time it starts with global alpha 1, no shadow in
+effect and no clip.
 
 The page player (``overlay/static/player.js``) caches the same groups by the same rules,
 reading the same categories from the op table (``ops.json``); a browser test compares its
@@ -70,8 +71,11 @@ def plan(ops: list[Op], defs: dict[str, list[Op]], *, min_draws: int = 2) -> Pla
     def_text: dict[str, str] = {}
     for i, op in enumerate(ops):
         name = op[0]
-        if name == "s":
-            stack.append([i, not level_dyn, False, 0, set(), False])
+        if name == "s" or name == "ly":
+            # a layer is never cached, nor is a group holding one (its opacity is drawn at run time)
+            if name == "ly" and stack:
+                stack[-1][2] = True
+            stack.append([i, not level_dyn and name == "s", name == "ly", 0, set(), False])
             dyn_stack.append(level_dyn)
             continue
         if name == "r":

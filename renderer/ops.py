@@ -45,6 +45,7 @@ __all__ = [
     "PAINTS",
     "IMAGE_ID",
     "FITS",
+    "BLENDS",
     "fit_rect",
     "SceneError",
     "names_in",
@@ -92,6 +93,10 @@ class FieldType(str, Enum):
     #: how an image fills its box: ``"contain"`` (all of it, aspect kept) or ``"cover"``
     #: (the whole box, aspect kept, the overflow cropped evenly)
     FIT = "fit"
+    #: how a layer lands on what is under it: ``"over"`` (source-over) or ``"plus"`` (the
+    #: two added, clamped: Canvas2D's "lighter"; two layers at alphas summing to 1 then
+    #: dissolve one into the other, what both draw the same staying as it is)
+    BLEND = "blend"
 
 
 @dataclass(frozen=True)
@@ -148,6 +153,17 @@ OPS: tuple[OpSpec, ...] = (
         "global alpha; off inside sprites",
     ),
     OpSpec("cl", S, _f("x:num y:num w:num h:num r:num"), "clip to a rounded rect (intersects the clip)"),
+    OpSpec(
+        "ly",
+        S,
+        _f("alpha:anim blend:blend"),
+        "save, then begin a layer: the ops up to the matching restore draw into a transparent "
+        "page-sized layer (global alpha 1, no shadow, no clip; the transform as before), which "
+        "the restore composites at alpha (clamped to 0..1) x the global alpha through the clip "
+        "in effect, by blend (over: source-over; plus: added, Canvas2D's lighter): a group's "
+        "opacity (overlaps inside it not showing through), a clip that leaves the drawing "
+        "inside it as it is, and with plus a dissolve of one layer into another",
+    ),
     OpSpec(
         "rr",
         D,
@@ -281,11 +297,13 @@ _TYPE_DOC = {
     FieldType.STOPS: "[[offset 0..1, colour], ...]",
     FieldType.IMAGE: "an image's content id: 32 hex digits of its md5, a dot, png|jpg|webp|gif",
     FieldType.FIT: '"contain" or "cover"',
+    FieldType.BLEND: '"over" or "plus"',
 }
 
 #: an image id (the content hash names the image; see studio.uploads)
 IMAGE_ID = re.compile(r"^[0-9a-f]{32}\.(png|jpg|webp|gif)$")
 FITS = ("contain", "cover")
+BLENDS = ("over", "plus")
 
 
 # validation --------------------------------------------------------------------------------
@@ -340,11 +358,17 @@ def _field_problem(kind: FieldType, v: Any, tracks: int, defs: Mapping[str, Any]
         return None if isinstance(v, str) and IMAGE_ID.match(v) else f"{v!r} is not an image id (md5 hex + .png/.jpg/.webp/.gif)"
     if kind is FieldType.FIT:
         return None if v in FITS else f"{v!r} is not one of {list(FITS)}"
+    if kind is FieldType.BLEND:
+        return None if v in BLENDS else f"{v!r} is not one of {list(BLENDS)}"
     if kind is FieldType.PATH:
         if isinstance(v, str) and v and set(v) <= set("MLCQZ0123456789.-+eE ,"):
             return None
         return f"{v!r} is not path data with M L C Q Z only"
     return None if isinstance(v, str) else f"{v!r} is not a string"
+
+
+#: how each op moves the save depth (a layer is a save that composites at its restore)
+_DEPTH = {"s": 1, "ly": 1, "r": -1}
 
 
 def check_ops(ops: list[Any], *, tracks: int, defs: Mapping[str, Any], source: str = "scene", path: str = "/ops") -> None:
@@ -370,7 +394,7 @@ def check_ops(ops: list[Any], *, tracks: int, defs: Mapping[str, Any], source: s
                 raise SceneError(f"{op[0]!r} field {f.name}: {problem}", source=source, path=f"{where}/{j}")
         if op[0] == "sp" and in_sprite:
             raise SceneError("sprites never nest", source=source, path=where)
-        depth += {"s": 1, "r": -1}.get(op[0], 0)
+        depth += _DEPTH.get(op[0], 0)
         if depth < 0:
             raise SceneError("restore without a save", source=source, path=where)
     if depth:

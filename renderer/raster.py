@@ -232,6 +232,8 @@ class _Exec:
         #: device rects drawn this frame (top-level executor only), for the next frame's clear
         self.dirty: list[skia.IRect] | None = None
         self.stack: list[tuple[float, tuple[int, float, float, float] | None, bool]] = []
+        #: per open save: None, or for a layer (``ly``) the canvas it lands on, its surface and alpha
+        self.opened: list[tuple[skia.Canvas, skia.Surface, float, bool] | None] = []
         self.in_sprite = False
         self.fonts: dict[tuple[str, float], skia.Font] = {}
 
@@ -358,7 +360,7 @@ class _Exec:
                 if hit is not None and self.alpha == 1.0 and self.shadow is None and not self.clipped:
                     end, key = hit
                     group = ops[i - 1 : end]
-                    area = self.assets.layers.draw(c, key, lambda rc: _Exec(rc, self.scene, self.t, self.assets).run(group))
+                    area = self.assets.layers.draw(self.c, key, lambda rc: _Exec(rc, self.scene, self.t, self.assets).run(group))
                     if self.dirty is not None and area is not None:
                         self.dirty.append(area)
                     i = end
@@ -373,9 +375,24 @@ class _Exec:
     def op_s(self, op: Op) -> None:
         self.c.save()
         self.stack.append((self.alpha, self.shadow, self.clipped))
+        self.opened.append(None)
 
     def op_r(self, op: Op) -> None:
-        self.c.restore()
+        layer = self.opened.pop() if self.opened else None
+        if layer is None:
+            self.c.restore()
+        else:  # the end of a layer: composite it onto the canvas it began on
+            parent, surf, a, plus = layer
+            self.c = parent
+            if a > 0.0:
+                p = skia.Paint()
+                p.setAlphaf(a)
+                if plus:
+                    p.setBlendMode(skia.BlendMode.kPlus)
+                parent.save()
+                parent.resetMatrix()
+                parent.drawImage(surf.makeImageSnapshot(), 0, 0, skia.SamplingOptions(), p)
+                parent.restore()
         self.alpha, self.shadow, self.clipped = self.stack.pop()
 
     def op_tr(self, op: Op) -> None:
@@ -389,6 +406,22 @@ class _Exec:
 
     def op_a(self, op: Op) -> None:
         self.alpha *= min(1.0, max(0.0, self.num(op[1])))
+
+    def op_ly(self, op: Op) -> None:
+        """A layer as Chromium draws one: a cleared canvas-sized surface without the clip,
+        drawn on under the same matrix, composited through the clip at its restore (skia's
+        saveLayer would clip each draw inside it, which differs where draws overlap on an
+        anti-aliased clip edge)."""
+        a = min(1.0, max(0.0, self.num(op[1]))) * self.alpha
+        size = self.c.getBaseLayerSize()
+        surf = skia.Surface.MakeRaster(skia.ImageInfo.MakeN32Premul(size.width(), size.height()))
+        lc = surf.getCanvas()
+        lc.clear(0)
+        lc.setMatrix(self.c.getTotalMatrix())
+        self.stack.append((self.alpha, self.shadow, self.clipped))
+        self.opened.append((self.c, surf, a, op[2] == "plus"))
+        self.c = lc
+        self.alpha, self.shadow, self.clipped = 1.0, None, False  # the layer's own canvas has no clip
 
     def op_sh(self, op: Op) -> None:
         self.shadow = None if self.in_sprite else (parse_colour(op[1]), float(op[2]), float(op[3]), float(op[4]))

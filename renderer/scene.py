@@ -265,6 +265,12 @@ class Builder:
     def shadow(self, colour: str, blur: float, dx: float = 0.0, dy: float = 0.0) -> None:
         self.ops.append(["sh", colour, _r(blur), _r(dx), _r(dy)])
 
+    def layer(self, a: Num, blend: str = "over") -> None:
+        """Save and begin a layer composited at ``a`` by the matching :meth:`restore` (a
+        group's opacity: what it draws does not show through itself); ``blend`` "plus" adds
+        it to what is under it (a dissolve, with a layer under it at ``1 - a``)."""
+        self.ops.append(["ly", a if isinstance(a, dict) else round(a, 4), blend])
+
     def clip(self, x: float, y: float, w: float, h: float, r: float = 0.0) -> None:
         self.ops.append(["cl", _r(x), _r(y), _r(w), _r(h), _r(r)])
 

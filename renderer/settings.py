@@ -32,6 +32,8 @@ __all__ = [
     "OutputName",
     "OutputSettings",
     "ViewSwitch",
+    "Cue",
+    "CUE_KEYS",
     "Look",
     "AnalysisSettings",
     "ChannelSettings",
@@ -80,6 +82,46 @@ class ViewSwitch(_Model):
 
     step: int = Field(ge=0, title="Step", description="Timeline step (0-based) where the switch happens.")
     view: str = Field(min_length=1, max_length=64, title="View", description="Id of one of the channel's named views.")
+
+
+CueKind = Literal["view", "intro", "stats", "hide", "line", "stinger"]
+
+#: hotkeys a cue may take: F1-F12 (the studio's own keys are letters, digits and arrows)
+CUE_KEYS = tuple(f"F{n}" for n in range(1, 13))
+
+
+class Cue(_Model):
+    """One segment of the rundown, fired by its button, its hotkey or its Stream Deck link.
+
+    ``view``: put the named view ``view`` on program and clean by ``transition`` (default:
+    the channel's TAKE transition); ``intro``: the player intro of ``seat`` (it hides by
+    itself after ``match.intro_seconds``); ``stats``: the statistics lower third of ``stats``
+    (``team-0``, ``team-1``, ``seat-N``); ``hide``: both lower thirds off; ``line``: the
+    alternative ``line`` of ``deal`` (of ``game`` in a match) on air; ``stinger``: the TAKE
+    stinger over program and clean (the layout as it is)."""
+
+    id: str = Field(min_length=1, max_length=32, pattern=r"^[A-Za-z0-9_-]+$", title="Id", description="Names the cue in its link (letters, digits, - and _).")
+    name: str = Field("", max_length=64, title="Name", description="What the producer reads on the cue's button.")
+    kind: CueKind = Field(title="Kind", description="view, intro, stats, hide, line or stinger.")
+    view: str | None = Field(None, max_length=64, title="View", description="Id of one of the channel's named views (kind view).")
+    transition: Literal["default", "cut", "mix", "wipe", "stinger"] = Field("default", title="Transition", description="How a view cue goes on air; default = the channel's TAKE transition.")
+    seat: int | None = Field(None, ge=0, le=9, title="Seat", description="The player (0-based seat) of an intro cue.")
+    stats: str | None = Field(None, pattern=r"^(team-[01]|seat-[0-9])$", title="Statistics", description="Whose statistics a stats cue shows: team-0, team-1 or seat-N.")
+    deal: int | None = Field(None, ge=1, le=1000, title="Deal", description="The deal (from 1) of a line cue.")
+    line: int | None = Field(None, ge=1, le=99, title="Line", description="The alternative line (from 1) of a line cue.")
+    game: int | None = Field(None, ge=1, le=99, title="Game", description="In a match, the game (from 1) of a line cue.")
+    hotkey: str | None = Field(None, max_length=3, title="Hotkey", description="F1-F12 in the studio, or none.", json_schema_extra={"enum": [*CUE_KEYS, None]})
+
+    @model_validator(mode="after")
+    def _complete(self) -> Cue:
+        """A cue that lacks what its kind needs would do nothing when fired."""
+        need = {"view": ("view",), "intro": ("seat",), "stats": ("stats",), "line": ("deal", "line")}.get(self.kind, ())
+        missing = [n for n in need if getattr(self, n) is None]
+        if missing:
+            raise ValueError(f"cue {self.id!r} ({self.kind}) needs {' and '.join(missing)}")
+        if self.hotkey is not None and self.hotkey not in CUE_KEYS:
+            raise ValueError(f"cue {self.id!r}: hotkey {self.hotkey!r} is not one of F1-F12")
+        return self
 
 
 class Look(_Model):
@@ -140,6 +182,13 @@ class ChannelSettings(_Model):
         description="Named views put on the outputs at chosen steps.",
     )
 
+    rundown: tuple[Cue, ...] = Field(
+        (),
+        max_length=64,
+        title="Rundown",
+        description="The segments the producer fires, in order: each with its button, hotkey and Stream Deck link.",
+    )
+
     analysis: AnalysisSettings = Field(
         default_factory=AnalysisSettings,
         title="Analysis",
@@ -162,7 +211,7 @@ class ChannelSettings(_Model):
     #: top-level fields (JSON names) added after ``PUT .../settings`` began to require the
     #: whole document (09ada26): a client written before one of them leaves it out, and the
     #: PUT gives it its default.  Every field added from now on belongs here (a test checks).
-    LATER_FIELDS: ClassVar[frozenset[str]] = frozenset({"cueTimes", "analysis"})
+    LATER_FIELDS: ClassVar[frozenset[str]] = frozenset({"cueTimes", "analysis", "rundown"})
 
     @classmethod
     def put_required(cls) -> list[str]:
@@ -172,11 +221,24 @@ class ChannelSettings(_Model):
 
     @model_validator(mode="after")
     def _switches_name_views(self) -> ChannelSettings:
-        """A switch to a view that does not exist would silently show nothing new."""
+        """A switch to a view that does not exist would silently show nothing new; so would a
+        view cue, and two cues of one id or one hotkey could not both be fired."""
         ids = {v.id for v in self.views}
         for i, sw in enumerate(self.view_switches):
             if sw.view not in ids:
                 raise ValueError(f"view switch {i} (step {sw.step}) names view {sw.view!r}, which is not one of the channel's views")
+        seen: set[str] = set()
+        keys: dict[str, str] = {}
+        for cue in self.rundown:
+            if cue.id in seen:
+                raise ValueError(f"two cues of the rundown have the id {cue.id!r}")
+            seen.add(cue.id)
+            if cue.kind == "view" and cue.view not in ids:
+                raise ValueError(f"cue {cue.id!r} names view {cue.view!r}, which is not one of the channel's views")
+            if cue.hotkey is not None:
+                if cue.hotkey in keys:
+                    raise ValueError(f"cues {keys[cue.hotkey]!r} and {cue.id!r} both take the hotkey {cue.hotkey}")
+                keys[cue.hotkey] = cue.id
         return self
 
     def switched_view(self, step: int | None) -> View | None:

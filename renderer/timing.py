@@ -12,7 +12,7 @@ from engine.state import GameState, StepKind, Timeline
 from .easing import EASINGS
 from .ops import IMAGE_ID
 
-__all__ = ["StepTiming", "Transition", "Timing", "DEFAULT_TIMING", "EaseName", "durations_of"]
+__all__ = ["StepTiming", "Transition", "TakeTransition", "Timing", "DEFAULT_TIMING", "EaseName", "durations_of"]
 
 
 def _ease_name(value: str) -> str:
@@ -56,6 +56,17 @@ class Transition(BaseModel):
     image: str | None = Field(None, pattern=IMAGE_ID.pattern, title="Stinger image", description="An uploaded image (id) the stinger carries, fitted inside its middle; empty = the theme's colours only.")
 
 
+class TakeTransition(BaseModel):
+    """How a new layout goes on air when the producer takes it (the studio's TAKE, a view
+    link, a rundown cue): drawn by :mod:`renderer.take` on every output."""
+
+    model_config = ConfigDict(extra="forbid", frozen=True)
+
+    style: Literal["cut", "mix", "wipe", "stinger"] = Field("cut", title="TAKE transition", description="cut: the new layout appears at once; mix: the old picture dissolves into the new one; wipe: an edge sweeps left to right with the new layout behind it; stinger: a full panel in the theme's colours (with the deal transition's stinger image, if any) sweeps in, covers the change at half time and sweeps out.")
+    run_time: float = Field(0.5, gt=0, le=5, title="TAKE time", description="Seconds the mix, wipe or stinger takes.")
+    ease: EaseName = Field("inout", title="TAKE easing", description="Easing of the mix, wipe or stinger.")
+
+
 class Timing(BaseModel):
     """Timing of every step kind; the Director advances by ``total`` seconds per step."""
 
@@ -71,6 +82,7 @@ class Timing(BaseModel):
     deal_scored: StepTiming = _st(1.0, 2.5, "out", "Deal scored")
     game_over: StepTiming = _st(1.0, 6.0, "back", "Game over")
     transition: Transition = Field(default_factory=Transition, title="Deal transition", description="Between deals: a cut or a wipe.")
+    take: TakeTransition = Field(default_factory=TakeTransition, title="TAKE transition", description="How a layout the producer takes goes on air: a cut, a mix or a wipe (a TAKE may name another).")
     analysis: StepTiming = Field(
         default_factory=lambda: StepTiming(run_time=0.6, hold=0.0, ease="inout"),
         title="Analysis",

@@ -24,7 +24,7 @@ from renderer.legacy import views_from_legacy
 from renderer.matchdata import MatchData
 from renderer.settings import ChannelSettings, default_views
 from renderer.theme import Theme
-from renderer.timing import Timing
+from renderer.timing import TakeTransition, Timing
 from renderer.analysis import default_extras
 from renderer.placement import ON_FELT, place_extras
 from renderer.reading import ANALYSIS_TYPES
@@ -212,7 +212,33 @@ class Studio:
         return web.json_response({"steps": steps, "lines": lines, "settingsProblem": host.settings_problem(channel)})
 
     async def take(self, request: web.Request) -> web.Response:
-        return web.json_response(_settings_json(self.host.take(request.match_info["channel"])))
+        channel = request.match_info["channel"]
+        transition = self._transition(channel, request.query)
+        if isinstance(transition, web.Response):
+            return transition
+        return web.json_response(_settings_json(self.host.take(channel, transition)))
+
+    async def cue(self, request: web.Request) -> web.Response:
+        """Fire a rundown cue by its id, or ``next`` (GO)."""
+        return web.json_response(self.host.fire_cue(request.match_info["channel"], request.match_info["cue"]))
+
+    def _transition(self, channel: str, query: Any) -> TakeTransition | None | web.Response:
+        """The TAKE transition a query names (``transition`` cut/mix/wipe, ``duration``
+        seconds; what it leaves out from the channel's ``timing.take``), None when it names
+        none, or a 400 that says what is wrong."""
+        if "transition" not in query and "duration" not in query:
+            return None
+        base = self.host.settings_of(channel).timing.take
+        update: dict[str, Any] = base.model_dump()
+        if "transition" in query:
+            update["style"] = query["transition"]
+        if "duration" in query:
+            update["run_time"] = query["duration"]
+        try:
+            return TakeTransition.model_validate(update)
+        except ValidationError as exc:
+            problems = "; ".join(f"{'transition' if e['loc'] == ('style',) else 'duration'}: {e['msg']}" for e in exc.errors())
+            return _refuse(400, f"TAKE transition refused: {problems} (transition is cut, mix, wipe or stinger; duration is seconds, above 0 and at most 5)")
 
     @staticmethod
     def _index(raw: str) -> int | None:
@@ -227,7 +253,11 @@ class Studio:
         if n is None:
             return _refuse(400, f"view number {request.match_info['n']!r} is not 1..99")
         output = request.query.get("output", "preview")
-        return web.json_response(_settings_json(self.host.switch_view(request.match_info["channel"], n, output)))
+        channel = request.match_info["channel"]
+        transition = self._transition(channel, request.query)
+        if isinstance(transition, web.Response):
+            return transition
+        return web.json_response(_settings_json(self.host.switch_view(channel, n, output, transition)))
 
     async def control_key(self, request: web.Request) -> web.Response:
         host = self.host
@@ -240,14 +270,21 @@ class Studio:
         return web.json_response({"key": key, "set": key is not None or host.has_control_key(channel), "links": {} if key is None else self._links(channel, key)})
 
     def _links(self, channel: str, key: str) -> dict[str, str]:
-        """A link for each thing the key may do on this channel now: transport, each named
-        view (on program, and on preview), each deal (seek), each alternative line and the
+        """A link for each thing the key may do on this channel now: transport, TAKE (by the
+        channel's transition and by each one), each rundown cue and GO (the next cue), each named view (on program, and on preview), each deal (seek), each alternative line and the
         way back (mainline), and the state a button shows (``state``)."""
         base = f"/studio/link/{channel}"
         q = f"key={key}"
         out = {op: f"{base}/{op}?{q}" for op in ("toggle", "play", "pause", "next", "back", "step", "live")}
         out["state"] = f"{base}/state?{q}"
+        out["take"] = f"{base}/take?{q}"
+        for style in ("cut", "mix", "wipe", "stinger"):
+            out[f"take ({style})"] = f"{base}/take?transition={style}&{q}"
         can = self.host.link_targets(channel)
+        for n, cue in enumerate(can.get("cues", []), 1):
+            out[f"cue {n} {cue['name'] or cue['id']}"] = f"{base}/cue?id={cue['id']}&{q}"
+        if can.get("cues"):
+            out["cue next (GO)"] = f"{base}/cue?id=next&{q}"
         for n, name in enumerate(can["views"], 1):
             out[f"view{n} {name}"] = f"{base}/view?n={n}&{q}"
             out[f"view{n} {name} (preview)"] = f"{base}/view?n={n}&output=preview&{q}"
@@ -268,8 +305,9 @@ class Studio:
     async def link(self, request: web.Request) -> web.Response:
         """A Stream Deck link: plain GET, the control key instead of the token.
 
-        Transport ops and ``view`` (``n``, optional ``output``) only; nothing else is reachable
-        with the key.
+        Transport ops, ``view`` (``n``, optional ``output``), ``take`` (each with an optional
+        ``transition`` and ``duration``) and ``cue`` (``id``, or ``next``) only; nothing else is
+        reachable with the key.
         """
         host = self.host
         channel = request.match_info["channel"]
@@ -282,10 +320,24 @@ class Studio:
             n = self._index(request.query.get("n", ""))
             if n is None:
                 return _refuse(400, "view link needs n=1..99")
-            host.switch_view(channel, n, request.query.get("output", "program"))
+            transition = self._transition(channel, request.query)
+            if isinstance(transition, web.Response):
+                return transition
+            host.switch_view(channel, n, request.query.get("output", "program"), transition)
             return web.json_response({"ok": True, "view": n + 1})
+        if op == "cue":  # a rundown cue by its id, or next (GO)
+            cue = request.query.get("id", "")
+            if not cue:
+                return _refuse(400, "cue link needs id=<cue id> or id=next")
+            return web.json_response(host.fire_cue(channel, cue))
+        if op == "take":  # the preview's layout on air, by the channel's TAKE transition or the one named
+            transition = self._transition(channel, request.query)
+            if isinstance(transition, web.Response):
+                return transition
+            host.take(channel, transition)
+            return web.json_response({"ok": True})
         if op not in TRANSPORT_OPS:
-            return _refuse(403, f"a control key allows {', '.join(TRANSPORT_OPS)} and view only, not {op!r}", "forbidden")
+            return _refuse(403, f"a control key allows {', '.join(TRANSPORT_OPS)}, view, take and cue only, not {op!r}", "forbidden")
         params = {k: v for k, v in request.query.items() if k in ("step", "deal", "game", "line", "speed", "value")}
         return web.json_response(host.control(channel, op, params))
 
@@ -307,6 +359,7 @@ def mount(app: web.Application, host: StudioHost) -> None:
     r.add_get("/studio/api/uploads/{name}", g(st.uploaded))
     r.add_get("/studio/api/channels/{channel}/timeline", g(st.timeline))
     r.add_post("/studio/api/channels/{channel}/take", g(st.take))
+    r.add_post("/studio/api/channels/{channel}/cue/{cue}", g(st.cue))
     r.add_post("/studio/api/channels/{channel}/view/{n}", g(st.switch_view))
     r.add_get("/studio/api/channels/{channel}/control-key", g(st.control_key))
     r.add_post("/studio/api/channels/{channel}/control-key", g(st.control_key))

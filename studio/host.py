@@ -21,6 +21,7 @@ from aiohttp import web
 from engine.state import GameState
 from renderer.altline import LineInfo
 from renderer.settings import ChannelSettings
+from renderer.timing import TakeTransition
 
 from .games import Held
 
@@ -72,21 +73,33 @@ class StudioHost(Protocol):
         control API answers it (JSON)."""
         ...
 
-    def switch_view(self, channel: str, index: int, output: str) -> ChannelSettings:
-        """Put the channel's named view number ``index`` (0-based) on ``output``; returns the settings."""
+    def switch_view(self, channel: str, index: int, output: str, transition: TakeTransition | None = None) -> ChannelSettings:
+        """Put the channel's named view number ``index`` (0-based) on ``output``; returns the
+        settings.  Program and clean go over to it by ``transition`` (None: the channel's
+        ``timing.take``); the preview cuts."""
         ...
 
-    def take(self, channel: str) -> ChannelSettings:
-        """Put the preview output's view on program and clean; returns the settings."""
+    def take(self, channel: str, transition: TakeTransition | None = None) -> ChannelSettings:
+        """Put the preview output's view on program and clean by ``transition`` (None: the
+        channel's ``timing.take``; :mod:`renderer.take`); returns the settings."""
         ...
 
     def settings_of(self, channel: str) -> ChannelSettings:
         """The channel's settings document as stored."""
         ...
 
+    def fire_cue(self, channel: str, cue: str) -> dict[str, Any]:
+        """Fire the rundown cue of id ``cue`` (``next``: the one after the cue fired last, the
+        first at the start); returns what was fired (``cue``, ``name``, ``index`` from 1,
+        ``cues``, ``next``).
+
+        Raises the host's NotFound for a cue the rundown lacks, its BadRequest for ``next``
+        past the last cue."""
+        ...
+
     def link_targets(self, channel: str) -> dict[str, Any]:
         """What the channel's Stream Deck links may name now: ``views`` (the named views'
-        names, in order), ``games`` (a match's games, each with its deal count; one entry for
+        names, in order), ``cues`` (the rundown's, each ``id`` and ``name``), ``games`` (a match's games, each with its deal count; one entry for
         a game) and ``lines`` (its alternative lines)."""
         ...
 

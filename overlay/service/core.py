@@ -26,7 +26,7 @@ from typing import Any, Protocol
 from aiohttp import web
 
 from engine.state import GameState, Timeline
-from renderer.settings import OUTPUTS, ChannelSettings, RenderSettings
+from renderer.settings import OUTPUTS, ChannelSettings, OutputName, RenderSettings
 from renderer.timing import durations_of
 
 from . import feed
@@ -36,7 +36,7 @@ from .clients import Page, StateSub
 from .director import Director, Playhead
 from .errors import NotFound
 from .feedlog import FeedLog
-from .outputs import SceneCache, lags_of, marks_of
+from .outputs import SceneCache, TakeFx, lags_of, marks_of
 from .record import ChannelRecord
 from .store import Store
 
@@ -101,6 +101,13 @@ class ChannelCore:
         self.on_air: OnAir | None = None
         #: the logger's activity: last message taken, refusals (the studio's overview)
         self.feed_log = FeedLog()
+        #: per output, the TAKE transition under way (overlay.service.outputs.TakeFx)
+        self.takes: dict[OutputName, TakeFx] = {}
+        #: bumped at every take: a take that leaves the settings as they were (a stinger cue)
+        #: still makes the outputs draw again
+        self.take_seq = 0
+        #: the rundown cue fired last (its id), for GO (the next one) and the button feedback
+        self.last_cue: str | None = None
 
     # ------------------------------------------------------------------ views
 

@@ -16,16 +16,18 @@ import math
 import time
 from typing import Any
 
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 
 from engine.state import GameState
+from renderer.scene import Scene
 from renderer.statboard import stats_book
 from renderer.settings import OUTPUTS, OutputName
 
 from .branching import LineGame
+from .feed import Loaded
 from .clients import Page, StateSub, bye, bye_text
 from .core import ChannelCore
-from .outputs import SceneCache
+from .outputs import SceneCache, TakeFx, frozen_scene, render
 from .errors import BadRequest
 from .masking import Mask, mask_of
 from .protocol import SceneMessage, StateMessage, dump
@@ -106,7 +108,7 @@ class FanOut:
 
     def _scene_key(self, output: OutputName, size: tuple[int, int], now: float) -> tuple[Any, ...]:
         pos = self.channel.director.position(now - self.channel.settings.output(output).delay)
-        return (pos.key, pos.version, self.channel.render.revision, size)
+        return (pos.key, pos.version, self.channel.render.revision, self.channel.take_seq, size)
 
     def scene_text(
         self, output: OutputName, size: tuple[int, int], now: float, *, snapshot: bool
@@ -121,28 +123,6 @@ class FanOut:
         steps = () if game is None else game.steps
         if step is not None and step >= len(steps):
             step = None
-        w = self.channel.where(game, step)
-        head = SceneMessage(
-            seq=self.out_seq,
-            channel=self.channel.id,
-            output=output,
-            step=step,
-            steps=len(steps),
-            deal=None if step is None else steps[step].deal,
-            game=w["game"],
-            games=w["games"],
-            game_title=w["game_title"],
-            age=round(pos.offset, 4),
-            rate=pos.rate,
-            playing=pos.playing,
-            snapshot=snapshot,
-            jump=pos.jump,
-            width=size[0],
-            height=size[1],
-        )
-        data = dump(head)
-        del data["scene"]
-        text = json.dumps(data, separators=(",", ":"), ensure_ascii=False)
         if game is not None and not steps and game.timeline.players:
             # players seated, no deal yet: the pre-show picture, not a blank page
             scene = self.cache.preshow((pos.version, self.channel.render.revision, output, size, -1), game.timeline, self.channel.render, title=game.timeline.title)
@@ -159,7 +139,87 @@ class FanOut:
                 stats_of=lambda: stats_book(part.timeline).at(step - part.first_step),
                 shown=lambda st: self.shown_state(output, st),
             )
+        age, rate = round(pos.offset, 4), pos.rate
+        fx = self.channel.takes.get(output)
+        if fx is not None:
+            if fx.over(now):
+                del self.channel.takes[output]
+            elif step is not None and game is not None and scene != "null":
+                scene, age, rate = self._taken(fx, output, size, now, pos.offset, pos.rate if pos.playing else 0.0, scene, steps, step, game)
+        w = self.channel.where(game, step)
+        head = SceneMessage(
+            seq=self.out_seq,
+            channel=self.channel.id,
+            output=output,
+            step=step,
+            steps=len(steps),
+            deal=None if step is None else steps[step].deal,
+            game=w["game"],
+            games=w["games"],
+            game_title=w["game_title"],
+            age=age,
+            rate=rate,
+            playing=pos.playing,
+            snapshot=snapshot,
+            jump=pos.jump,
+            width=size[0],
+            height=size[1],
+        )
+        data = dump(head)
+        del data["scene"]
+        text = json.dumps(data, separators=(",", ":"), ensure_ascii=False)
         return text[:-1] + ',"scene":' + scene + "}", self.out_seq, step
+
+    def _taken(
+        self,
+        fx: TakeFx,
+        output: OutputName,
+        size: tuple[int, int],
+        now: float,
+        offset: float,
+        rate: float,
+        scene: str,
+        steps: Sequence[GameState],
+        step: int,
+        game: Loaded,
+    ) -> tuple[str, float, float]:
+        """The scene of ``step`` with the TAKE under way on ``output`` (:mod:`renderer.take`),
+        and the age and rate the page draws it at.
+
+        Moving, the take sits on the step's clock (the step's own animation goes on under
+        it).  Still (paused, or a live game waiting for its next action), both pictures are
+        frozen where they stand and the message runs a clock of its own (age 0, rate 1) for
+        the take; the next message puts the step's clock back."""
+        from renderer.take import in_take, take_scene
+
+        before_rs = fx.before
+        before_view = before_rs.view(output, step)
+        state = steps[step]
+        mask = mask_of(before_view, state)
+        part = game.part_of(step)
+        before = render(
+            state if mask is None else mask.state(state),
+            view=before_view,
+            theme=before_rs.theme,
+            timing=before_rs.timing,
+            title=part.title,
+            size=size,
+            match=before_rs.match,
+            line=game.line if isinstance(game, LineGame) else None,
+            stats_of=lambda: stats_book(part.timeline).at(step - part.first_step),
+        )
+        old, new = Scene.from_json(json.loads(before), source="take"), Scene.from_json(json.loads(scene), source="take")
+        elapsed = now - fx.at
+        rs = self.channel.render
+        accent, panel, image = rs.theme.accent, rs.theme.panel, rs.timing.transition.image
+        if rate > 0.0:
+            start = offset - elapsed * rate
+            tr = fx.transition.model_copy(update={"run_time": fx.transition.run_time * rate})
+            if not in_take(tr, start):
+                return scene, round(offset, 4), rate
+            return take_scene(old, new, tr, start, accent=accent, panel=panel, image=image).dumps(), round(offset, 4), rate
+        old, new = frozen_scene(old, offset), frozen_scene(new, offset)
+        return take_scene(old, new, fx.transition, -elapsed, accent=accent, panel=panel, image=image).dumps(), 0.0, 1.0
 
     def state_text(self, output: OutputName, now: float) -> str:
         pos = self.channel.director.position(now - self.channel.settings.output(output).delay)

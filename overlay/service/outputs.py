@@ -10,14 +10,16 @@ from __future__ import annotations
 
 import functools
 from collections import OrderedDict
+from dataclasses import dataclass
 from collections.abc import Callable, Sequence
 from typing import TYPE_CHECKING, Any
 
 from engine.state import GameState, StepKind, Timeline
 from renderer.matchdata import MatchData
+from renderer.scene import Scene, sample
 from renderer.settings import RenderSettings
 from renderer.theme import Theme
-from renderer.timing import Timing
+from renderer.timing import TakeTransition, Timing
 from renderer.view import View
 
 from renderer.settings import ChannelSettings, OutputName
@@ -29,7 +31,7 @@ if TYPE_CHECKING:
 #: the statistics of the game up to the step being drawn, computed only when a view shows them
 StatsOf = Callable[[], "MatchStats | None"]
 
-__all__ = ["marks_of", "lags_of", "SceneCache"]
+__all__ = ["marks_of", "lags_of", "SceneCache", "TakeFx", "frozen_scene"]
 
 
 def marks_of(steps: Sequence[GameState] | None) -> list[int]:
@@ -40,6 +42,37 @@ def marks_of(steps: Sequence[GameState] | None) -> list[int]:
 def lags_of(timing: Timing) -> dict[str, float]:
     """The Director's live catch-up bounds from the Timing settings."""
     return {"max_lag": float(timing.live_lag), "skip_lag": float(timing.live_skip)}
+
+
+@dataclass(frozen=True)
+class TakeFx:
+    """A TAKE transition under way on one output: the settings it leaves (``before``), when
+    it began on the hub's clock (``at``) and how it goes (:mod:`renderer.take`)."""
+
+    before: RenderSettings
+    at: float
+    transition: TakeTransition
+
+    def over(self, now: float) -> bool:
+        return now - self.at >= self.transition.run_time
+
+
+def _constant(value: Any, tracks: list[list[Any]], t: float) -> Any:
+    if isinstance(value, dict):
+        return round(sample(tracks[value["k"]], t), 4) + 0.0 if set(value) == {"k"} else value
+    if isinstance(value, list):
+        return [_constant(v, tracks, t) for v in value]
+    return value
+
+
+def frozen_scene(scene: Scene, t: float) -> Scene:
+    """``scene`` as it stands at its time ``t``, every track replaced by its value then: what a
+    paused output shows, so a TAKE over it can run on a clock of its own."""
+    if not scene.tracks:
+        return scene
+    defs = {sid: _constant(ops, scene.tracks, t) for sid, ops in scene.defs.items()}
+    ops = _constant(scene.ops, scene.tracks, t)
+    return Scene(scene.width, scene.height, scene.background, 0.0, scene.fonts, [], defs, ops, scene.elements, scene.images)
 
 
 def render(

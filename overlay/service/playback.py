@@ -16,15 +16,15 @@ from dataclasses import replace
 from typing import Any
 
 from renderer.matchdata import MatchData
-from renderer.settings import ChannelSettings, RenderSettings
-from renderer.timing import Timing, durations_of
+from renderer.settings import OUTPUTS, ChannelSettings, RenderSettings
+from renderer.timing import TakeTransition, Timing, durations_of
 
 from .branching import OnAir, find_branch, line_game
 from .core import ChannelCore
 from .director import Director, Playhead
 from .errors import BadRequest, Unprocessable
 from .protocol import ControlRequest
-from .outputs import lags_of, marks_of
+from .outputs import TakeFx, lags_of, marks_of
 
 __all__ = ["Playback"]
 
@@ -264,8 +264,11 @@ class Playback:
             return part.first_step
         raise BadRequest("seek needs 'step', 'deal' or 'game'")
 
-    def put_settings(self, doc: ChannelSettings) -> ChannelSettings:
+    def put_settings(self, doc: ChannelSettings, *, take: TakeTransition | None = None) -> ChannelSettings:
         """Validate with the renderer's models, store (revision-checked), apply.
+
+        ``take``: the outputs whose view this changes go over to it by that transition
+        (:mod:`renderer.take`; a cut, or None, shows the new view at once).
 
         Raises:
             pydantic.ValidationError: a view/theme/timing the renderer refuses.
@@ -277,8 +280,10 @@ class Playback:
         old_match = ch.settings.match
         stored = ch.record.save_settings(doc)
         old_timing = ch.render.timing
+        before = ch.render
         ch.settings = stored
         ch.render = RenderSettings(stored)
+        self._start_takes(before, take)
         ch.director.max_delay = ch.window
         if ch.render.timing != old_timing:
             now = ch.hub.clock()
@@ -292,6 +297,32 @@ class Playback:
         self.schedule_outs(old_match, stored.match)
         ch.poke()
         return stored
+
+    def _start_takes(self, before: RenderSettings, take: TakeTransition | None) -> None:
+        """Start ``take`` on every output whose view the new settings change (where the
+        output stands now); a cut ends any take under way on them."""
+        ch = self.channel
+        now = ch.hub.clock()
+        for output in OUTPUTS:
+            step = ch.director.position(now - ch.settings.output(output).delay).step
+            if before.view(output, step) == ch.render.view(output, step):
+                continue
+            if take is None or take.style == "cut":
+                ch.takes.pop(output, None)
+            else:
+                ch.takes[output] = TakeFx(before, now, take)
+                ch.take_seq += 1
+
+    def take_over(self, take: TakeTransition) -> None:
+        """Run ``take`` on program and clean over the layout they show (a stinger cue: the
+        picture does not change, the stinger goes over it)."""
+        ch = self.channel
+        ch.check_alive()
+        now = ch.hub.clock()
+        for output in ("program", "clean"):
+            ch.takes[output] = TakeFx(ch.render, now, take)
+        ch.take_seq += 1
+        ch.poke()
 
     def _retimed(self, resume: Playhead, old_timing: Timing) -> Playhead:
         """``resume`` (a place on the main line timed by ``old_timing``) at the same progress

@@ -16,6 +16,7 @@ from aiohttp import web
 from engine.state import GameState
 from renderer.altline import LineInfo
 from renderer.settings import OUTPUTS, ChannelSettings, OutputName, clean_view
+from renderer.timing import TakeTransition
 from studio.games import Held
 from studio.host import TRANSPORT_OPS, Handler
 
@@ -26,6 +27,12 @@ from .protocol import ControlRequest, dump
 from .store import CONTROL_KEY, HASHED, control_key_hash
 
 __all__ = ["StudioBridge"]
+
+
+def _next_cue(settings: ChannelSettings, last: str | None) -> str | None:
+    """The cue GO fires next: the one after ``last`` (the first when none was fired)."""
+    at = next((i for i, c in enumerate(settings.rundown) if c.id == last), -1) + 1
+    return settings.rundown[at].id if at < len(settings.rundown) else None
 
 
 class StudioBridge:
@@ -75,7 +82,7 @@ class StudioBridge:
                 return o
         raise BadRequest(f"output {output!r} is not one of {', '.join(OUTPUTS)}")
 
-    def switch_view(self, channel: str, index: int, output: str) -> ChannelSettings:
+    def switch_view(self, channel: str, index: int, output: str, transition: TakeTransition | None = None) -> ChannelSettings:
         ch = self.hub.get(channel)
         out = self._output(output)
         cur = ch.settings
@@ -83,9 +90,10 @@ class StudioBridge:
             raise NotFound(f"channel {channel!r} has {len(cur.views)} named view(s), not a view {index + 1}", channel=channel)
         outputs = dict(cur.outputs)
         outputs[out] = cur.output(out).model_copy(update={"view": cur.views[index]})
-        return ch.playback.put_settings(cur.model_copy(update={"outputs": outputs}))
+        take = None if out == "preview" else transition or cur.timing.take
+        return ch.playback.put_settings(cur.model_copy(update={"outputs": outputs}), take=take)
 
-    def take(self, channel: str) -> ChannelSettings:
+    def take(self, channel: str, transition: TakeTransition | None = None) -> ChannelSettings:
         from renderer.view import default_view
 
         ch = self.hub.get(channel)
@@ -94,10 +102,46 @@ class StudioBridge:
         outputs = dict(cur.outputs)
         outputs["program"] = cur.output("program").model_copy(update={"view": view})
         outputs["clean"] = cur.output("clean").model_copy(update={"view": None if view is None else clean_view(view or default_view())})
-        return ch.playback.put_settings(cur.model_copy(update={"outputs": outputs}))
+        return ch.playback.put_settings(cur.model_copy(update={"outputs": outputs}), take=transition or cur.timing.take)
 
     def settings_of(self, channel: str) -> ChannelSettings:
         return self.hub.get(channel).settings
+
+    def fire_cue(self, channel: str, cue: str) -> dict[str, Any]:
+        ch = self.hub.get(channel)
+        cur = ch.settings
+        cues = cur.rundown
+        if not cues:
+            raise NotFound(f"channel {channel!r} has no rundown", channel=channel)
+        if cue == "next":
+            at = next((i for i, c in enumerate(cues) if c.id == ch.last_cue), -1) + 1
+            if at >= len(cues):
+                raise BadRequest(f"the rundown of channel {channel!r} is over: its last cue ({cues[-1].id!r}) was fired; fire a cue by its id to go on")
+        else:
+            found = next((i for i, c in enumerate(cues) if c.id == cue), None)
+            if found is None:
+                raise NotFound(f"channel {channel!r} has no cue {cue!r} (its cues: {', '.join(c.id for c in cues)})", channel=channel)
+            at = found
+        c = cues[at]
+        take = cur.timing.take if c.transition == "default" else cur.timing.take.model_copy(update={"style": c.transition})
+        if c.kind == "view":
+            view = next(v for v in cur.views if v.id == c.view)  # (the settings model checks it names one)
+            outputs = dict(cur.outputs)
+            outputs["program"] = cur.output("program").model_copy(update={"view": view})
+            outputs["clean"] = cur.output("clean").model_copy(update={"view": clean_view(view)})
+            ch.playback.put_settings(cur.model_copy(update={"outputs": outputs}), take=take)
+        elif c.kind in ("intro", "stats", "hide"):
+            update: dict[str, Any] = {"intro": c.seat} if c.kind == "intro" else {"stats": c.stats} if c.kind == "stats" else {"intro": None, "stats": None}
+            ch.playback.put_settings(cur.model_copy(update={"match": cur.match.model_copy(update=update)}))
+        elif c.kind == "line":
+            params = {"deal": str(c.deal), "line": str(c.line)}
+            if c.game is not None:
+                params["game"] = str(c.game)
+            self.control(channel, "branch", params)
+        else:  # stinger
+            ch.playback.take_over(cur.timing.take.model_copy(update={"style": "stinger"}))
+        ch.last_cue = c.id
+        return {"cue": c.id, "name": c.name, "index": at + 1, "cues": len(cues), "next": cues[at + 1].id if at + 1 < len(cues) else None}
 
     def export_look(self, channel: str) -> dict[str, Any]:
         """The channel's whole look as one file (:func:`studio.looks.export_look`)."""
@@ -111,6 +155,7 @@ class StudioBridge:
         games = [] if g is None else [{"index": p.index, "label": p.label, "deals": len(p.timeline.deals)} for p in g.parts]
         return {
             "views": [v.name for v in ch.settings.views],
+            "cues": [{"id": c.id, "name": c.name} for c in ch.settings.rundown],
             "games": games,
             "match": bool(g is not None and g.match),
             "lines": [line.to_json() for line in line_list(g)] if g is not None else [],
@@ -142,6 +187,8 @@ class StudioBridge:
             "program": view_of("program"),
             "preview": view_of("preview"),
             "views": len(settings.views),
+            "cue": ch.last_cue,
+            "nextCue": _next_cue(settings, ch.last_cue),
         }
 
     def _key_name(self, channel: str) -> str:

@@ -74,7 +74,11 @@
  */
 /**
  * What a save saves besides the context's own state: global alpha, shadow, clipped.
- * @typedef {[alpha: number, shadow: Shadow | null, clipped: boolean]} Saved
+ * @typedef {[alpha: number, shadow: Shadow | null, clipped: boolean, layer?: OpenGroup]} Saved
+ */
+/**
+ * A layer being drawn (the "ly" op): the context it composites onto at its restore, at alpha.
+ * @typedef {{ parent: Context2D, ctx: Context2D, alpha: number, plus: boolean }} OpenGroup
  */
 /**
  * Grow the bounds being computed by a box in user space (under `matrix`, default the
@@ -189,11 +193,28 @@ const OPS = {
   },
   r: {
     run(pl) {
-      pl.ctx.restore();
       const saved = pl.stack.pop();
       if (saved === undefined) throw new Error("restore without a save");
+      const layer = saved[3];
+      if (layer) pl._endGroup(layer);
+      else pl.ctx.restore();
       [pl.alpha, pl.shadow, pl.clipped] = saved;
       pl.ctx.globalAlpha = pl.alpha;
+    },
+  },
+  ly: {
+    run(pl, op) {
+      if (pl.preparing) { // only the state matters while the cache is filled
+        pl.ctx.save();
+        pl.stack.push([pl.alpha, pl.shadow, pl.clipped]);
+        return;
+      }
+      const a = Math.min(1, Math.max(0, pl._num(op[1])));
+      pl.stack.push([pl.alpha, pl.shadow, pl.clipped, pl._beginGroup(a * pl.alpha, op[2] === "plus")]);
+      pl.alpha = 1;
+      pl.shadow = null;
+      pl.clipped = false; // the layer's own canvas has no clip (the parent's applies when it lands)
+      pl.ctx.globalAlpha = 1;
     },
   },
   tr: {
@@ -525,8 +546,10 @@ export function plan(ops, defs, minDraws) {
   const defText = new Map();
   for (let i = 0; i < ops.length; i++) {
     const op = ops[i], name = op[0];
-    if (name === "s") {
-      stack.push([i, !levelDyn, false, 0, new Set(), false]);
+    if (name === "s" || name === "ly") {
+      // a layer is never cached, nor is a group holding one (its opacity is drawn at run time)
+      if (name === "ly" && stack.length) stack[stack.length - 1][2] = true;
+      stack.push([i, !levelDyn && name === "s", name === "ly", 0, new Set(), false]);
       dynStack.push(levelDyn);
       continue;
     }
@@ -622,8 +645,14 @@ export class EuchrePlayer {
     this.canvas = canvas;
     const ctx = context2d(canvas);
     if (!ctx) throw new Error("EuchrePlayer: the canvas has no 2d context");
-    /** @type {Context2D} the context drawn on (a plane's while a group is cached) */
+    /** @type {Context2D} the context drawn on (a plane's while a group is cached, a layer's inside "ly") */
     this.ctx = ctx;
+    /** @type {Context2D} the page canvas's own context */
+    this.pageCtx = ctx;
+    /** @type {Context2D[]} page-sized contexts of "ly" layers, one per nesting depth */
+    this.groupCtxs = [];
+    this.groupDepth = 0;
+    this.preparing = false; // _prepare walks the ops: layers are plain saves then
     /** @type {Scene | null} */
     this.scene = null;
     this.startTime = 0;
@@ -857,6 +886,8 @@ export class EuchrePlayer {
   /** Draw the scene at its time t, and the layer (if any) at layerT (default t - its start).
    * @param {number} t @param {number} [layerT] */
   renderAt(t, layerT) {
+    this.ctx = this.pageCtx; // (a layer a failed frame left open is dropped)
+    this.groupDepth = 0;
     const s = this.scene, c = this.ctx;
     this.lastT = t;
     this.lastLayerT = layerT;
@@ -941,6 +972,56 @@ export class EuchrePlayer {
     if (this.shadow) c.shadowColor = "rgba(0,0,0,0)";
   }
 
+  /* Begin an "ly" layer: a cleared page-sized canvas under the current transform (no clip:
+   * the parent's applies when the layer is composited), drawn on until its restore. */
+  /** @param {number} alpha @param {boolean} plus @returns {OpenGroup} */
+  _beginGroup(alpha, plus) {
+    const W = this.canvas.width, H = this.canvas.height;
+    let lc = this.groupCtxs[this.groupDepth];
+    if (!lc || lc.canvas.width !== W || lc.canvas.height !== H) {
+      /** @type {Context2D | null} */
+      let made;
+      if (typeof document !== "undefined") {
+        const cv = document.createElement("canvas");
+        cv.width = W;
+        cv.height = H;
+        made = cv.getContext("2d");
+      } else {
+        made = new OffscreenCanvas(W, H).getContext("2d");
+      }
+      if (!made) throw new Error("EuchrePlayer: a layer canvas has no 2d context");
+      lc = made;
+      this.groupCtxs[this.groupDepth] = lc;
+    }
+    this.groupDepth++;
+    const parent = this.ctx;
+    lc.save();
+    lc.setTransform(1, 0, 0, 1, 0, 0);
+    lc.clearRect(0, 0, W, H);
+    lc.setTransform(parent.getTransform());
+    lc.globalAlpha = 1;
+    lc.shadowColor = "rgba(0,0,0,0)";
+    lc.textAlign = "left";
+    lc.textBaseline = "alphabetic";
+    this.ctx = lc;
+    return { parent: parent, ctx: lc, alpha: alpha, plus: plus };
+  }
+
+  /* End an "ly" layer: composite it onto the context it began on, at its alpha. */
+  /** @param {OpenGroup} g */
+  _endGroup(g) {
+    g.ctx.restore();
+    this.groupDepth--;
+    const p = g.parent;
+    p.save();
+    p.setTransform(1, 0, 0, 1, 0, 0);
+    p.globalAlpha = g.alpha;
+    if (g.plus) p.globalCompositeOperation = "lighter";
+    if (g.alpha > 0) p.drawImage(g.ctx.canvas, 0, 0);
+    p.restore();
+    this.ctx = p;
+  }
+
   /* Blit the static group ops[start:end] (content id `id`) from the layer cache.  False on a
    * miss (the caller draws it op by op; the next frame's _prepare caches it). */
   /** @param {Op[]} ops @param {number} start @param {number} end @param {number} id @returns {boolean} */
@@ -973,9 +1054,11 @@ export class EuchrePlayer {
     const c = this.ctx;
     this._reset();
     c.save();
+    this.preparing = true;
     try {
       this._run(ops, false, groups, 0, ops.length, true);
     } finally {
+      this.preparing = false;
       while (this.stack.length) { this.stack.pop(); c.restore(); }
       c.restore();
     }
@@ -1126,7 +1209,7 @@ export class EuchrePlayer {
     };
     for (let i = from; i < to; i++) {
       const op = ops[i], name = op[0];
-      if (name === "s") st.push([copyMatrix(m), sh]);
+      if (name === "s" || name === "ly") st.push([copyMatrix(m), sh]);
       else if (name === "r") { const top = st.pop(); if (top) [m, sh] = top; }
       else if (op[0] === "sh") sh = inSprite ? null : [op[2], op[3], op[4]];
       else if (MOVE[name]) m = MOVE[name](this, m, op);

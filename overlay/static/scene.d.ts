@@ -24,10 +24,12 @@ export type SpriteId = string;
 export type ImageId = string;
 /** "contain" or "cover" */
 export type Fit = "contain" | "cover";
+/** "over" or "plus" */
+export type Blend = "over" | "plus";
 /** [[offset 0..1, colour], ...] */
 export type Stops = [offset: number, colour: Colour][];
 /** The name of a field type of the op table. */
-export type FieldType = "anim" | "num" | "paint" | "colour" | "font" | "text" | "path" | "sprite" | "stops" | "image" | "fit";
+export type FieldType = "anim" | "num" | "paint" | "colour" | "font" | "text" | "path" | "sprite" | "stops" | "image" | "fit" | "blend";
 
 // ---- paints (renderer.ops.PAINTS)
 
@@ -64,6 +66,10 @@ export interface Ops {
   /** state: clip to a rounded rect (intersects the clip) */
   cl: ["cl", x: number, y: number, w: number, h: number, r: number];
   /**
+   * state: save, then begin a layer: the ops up to the matching restore draw into a transparent page-sized layer (global alpha 1, no shadow, no clip; the transform as before), which the restore composites at alpha (clamped to 0..1) x the global alpha through the clip in effect, by blend (over: source-over; plus: added, Canvas2D's lighter): a group's opacity (overlaps inside it not showing through), a clip that leaves the drawing inside it as it is, and with plus a dissolve of one layer into another
+   */
+  ly: ["ly", alpha: Anim, blend: Blend];
+  /**
    * draw: rounded rect (r clamped to half the shorter side; 0 = square corners); the stroke, centred on the outline, is drawn when lw > 0
    */
   rr: ["rr", x: number, y: number, w: number, h: number, r: number, fill: Paint, stroke: Paint, lw: number];
@@ -88,7 +94,7 @@ export type Op = Ops[OpName];
 /** What an op does to the picture (renderer.ops.Category). */
 export type Category = "state" | "move" | "draw";
 /** The ops of category state: save/restore, shadow, clip: change what later draws inherit. */
-export type StateOpName = "s" | "r" | "sh" | "cl";
+export type StateOpName = "s" | "r" | "sh" | "cl" | "ly";
 /** The ops of category move: transform and global alpha: a track here moves or fades what follows. */
 export type MoveOpName = "tr" | "sc" | "ro" | "a";
 /** The ops of category draw: put pixels on the canvas. */

@@ -7,12 +7,13 @@ import { renderForm } from "./form.js";
 import { S, OUTPUTS, enc, edit, ensureView, previewView, notice, ask } from "./session.js";
 import { renderGame, renderLogger } from "./tables.js";
 import { renderRender } from "./render.js";
+import { renderRundown } from "./rundown.js";
 
 /** @import { TeamData } from "./settings.js" */
 
 const TABS = [
   ["element", "Element"], ["view", "View"], ["theme", "Theme"], ["timing", "Timing"],
-  ["match", "Match"], ["outputs", "Outputs"], ["look", "Look"], ["links", "Links"],
+  ["match", "Match"], ["rundown", "Rundown"], ["outputs", "Outputs"], ["look", "Look"], ["links", "Links"],
   ["game", "Game"], ["logger", "Logger"], ["render", "Render"],
 ];
 
@@ -105,6 +106,8 @@ export function renderPanel() {
     renderOutputs(p);
   } else if (S.tab === "look") {
     renderLook(p);
+  } else if (S.tab === "rundown") {
+    renderRundown(p);
   } else if (S.tab === "links") {
     renderLinks(p);
   } else if (S.tab === "game") {
@@ -198,7 +201,7 @@ async function importLook(file) {
 
 async function renderLinks(p) {
   const box = h("div");
-  p.append(h("p", { class: "help" }, "Stream Deck / Companion: plain GET links with this channel's control key. The key allows transport and view switching only; revoke it to stop every link."), box);
+  p.append(h("p", { class: "help" }, "Stream Deck / Companion: plain GET links with this channel's control key. The key allows transport, view switching, TAKE and the rundown's cues only; revoke it to stop every link."), box);
   const show = (r) => {
     clear(box);
     if (!r.key && !r.set) { box.append(h("button", { onclick: async () => show(await S.api.post(keyUrl())) }, "Make a control key")); return; }

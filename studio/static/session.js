@@ -187,15 +187,27 @@ export function redo() {
   send(u.patch, { entry: u, stack: S.undo, label: u.label });
 }
 
-/** TAKE: the preview's layout goes on program and clean, after every edit sent before it. */
+/** TAKE: the preview's layout goes on program and clean, after every edit sent before it,
+ * by the transition chosen beside the button (cut, mix or wipe, and its seconds). */
 export function take() {
-  S.chain = S.chain.then(takeNow);
+  const style = /** @type {HTMLSelectElement} */ ($("#take-style")).value;
+  const time = Number(/** @type {HTMLInputElement} */ ($("#take-time")).value);
+  const q = style === "cut" || !(time > 0) ? `transition=${style}` : `transition=${style}&duration=${time}`;
+  S.chain = S.chain.then(() => takeNow(q));
   return S.chain;
 }
 
-async function takeNow() {
+/** The transition TAKE offers first: the channel's own (its Timing settings). */
+export function takeDefaults() {
+  const t = S.doc && S.doc.timing && S.doc.timing.take;
+  /** @type {HTMLSelectElement} */ ($("#take-style")).value = t ? t.style : "cut";
+  /** @type {HTMLInputElement} */ ($("#take-time")).value = String(t ? t.run_time : 0.5);
+}
+
+/** @param {string} query the transition (a live edit always cuts) */
+async function takeNow(query = "transition=cut") {
   try {
-    adopt(await S.api.post(`/studio/api/channels/${enc(S.ch)}/take`));
+    adopt(await S.api.post(`/studio/api/channels/${enc(S.ch)}/take?${query}`));
   } catch (err) { notice(err.message); }
   renderAll();
 }

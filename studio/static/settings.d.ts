@@ -21,6 +21,10 @@ export interface ChannelSettings {
   views?: View[];
   /** Named views put on the outputs at chosen steps. (default []) */
   viewSwitches?: ViewSwitch[];
+  /**
+   * The segments the producer fires, in order: each with its button, hotkey and Stream Deck link. (default [])
+   */
+  rundown?: Cue[];
   /** Analysis on air: on or off, and what the clean output may show. */
   analysis?: AnalysisSettings;
   /** A legacy file's timings (step index -> cue time in seconds), kept to sync a render to a video. */
@@ -67,6 +71,40 @@ export interface CardStyle {
   bower?: string;
   /** Corner radius as a fraction of card width. (default 0.075) */
   radius?: number;
+}
+
+/**
+ * One segment of the rundown, fired by its button, its hotkey or its Stream Deck link.
+ * ``view``: put the named view ``view`` on program and clean by ``transition`` (default:
+ * the channel's TAKE transition); ``intro``: the player intro of ``seat`` (it hides by
+ * itself after ``match.intro_seconds``); ``stats``: the statistics lower third of ``stats``
+ * (``team-0``, ``team-1``, ``seat-N``); ``hide``: both lower thirds off; ``line``: the
+ * alternative ``line`` of ``deal`` (of ``game`` in a match) on air; ``stinger``: the TAKE
+ * stinger over program and clean (the layout as it is).
+ */
+export interface Cue {
+  /** Names the cue in its link (letters, digits, - and _). */
+  id: string;
+  /** What the producer reads on the cue's button. (default "") */
+  name?: string;
+  /** view, intro, stats, hide, line or stinger. */
+  kind: "view" | "intro" | "stats" | "hide" | "line" | "stinger";
+  /** Id of one of the channel's named views (kind view). (default null) */
+  view?: string | null;
+  /** How a view cue goes on air; default = the channel's TAKE transition. (default "default") */
+  transition?: "default" | "cut" | "mix" | "wipe" | "stinger";
+  /** The player (0-based seat) of an intro cue. (default null) */
+  seat?: number | null;
+  /** Statistics — Whose statistics a stats cue shows: team-0, team-1 or seat-N. (default null) */
+  stats?: string | null;
+  /** The deal (from 1) of a line cue. (default null) */
+  deal?: number | null;
+  /** The alternative line (from 1) of a line cue. (default null) */
+  line?: number | null;
+  /** In a match, the game (from 1) of a line cue. (default null) */
+  game?: number | null;
+  /** F1-F12 in the studio, or none. (default null) */
+  hotkey?: string | null;
 }
 
 /** One placed element. */
@@ -213,6 +251,21 @@ export interface StepTiming {
   ease?: "linear" | "step" | "in" | "out" | "inout" | "back";
 }
 
+/**
+ * How a new layout goes on air when the producer takes it (the studio's TAKE, a view
+ * link, a rundown cue): drawn by :mod:`renderer.take` on every output.
+ */
+export interface TakeTransition {
+  /**
+   * TAKE transition — cut: the new layout appears at once; mix: the old picture dissolves into the new one; wipe: an edge sweeps left to right with the new layout behind it; stinger: a full panel in the theme's colours (with the deal transition's stinger image, if any) sweeps in, covers the change at half time and sweeps out. (default "cut")
+   */
+  style?: "cut" | "mix" | "wipe" | "stinger";
+  /** TAKE time — Seconds the mix, wipe or stinger takes. (default 0.5) */
+  run_time?: number;
+  /** TAKE easing — Easing of the mix, wipe or stinger. (default "inout") */
+  ease?: "linear" | "step" | "in" | "out" | "inout" | "back";
+}
+
 /** One team (seats of the same parity). */
 export interface TeamData {
   /**
@@ -279,6 +332,10 @@ export interface Timing {
   game_over?: StepTiming;
   /** Deal transition — Between deals: a cut or a wipe. */
   transition?: Transition;
+  /**
+   * TAKE transition — How a layout the producer takes goes on air: a cut, a mix or a wipe (a TAKE may name another).
+   */
+  take?: TakeTransition;
   /**
    * How analysis elements move when a new analysis is shown: the win-probability bar slides from its last value over the run time; marks and tables fade in (hold is not used).
    */

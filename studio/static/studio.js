@@ -6,13 +6,14 @@ import { h, clear, $, clone } from "./dom.js";
 import { Api } from "./api.js";
 import { showErrors } from "./form.js";
 import { Editor, placed } from "./editor.js";
-import { S, enc, settingsUrl, content, previewView, ensureView, edit, undo, redo, take, adopt, notice, hide, ask } from "./session.js";
+import { fireCue, cueOfKey } from "./rundown.js";
+import { S, enc, settingsUrl, content, previewView, ensureView, edit, undo, redo, take, takeDefaults, adopt, notice, hide, ask } from "./session.js";
 import { renderTabs, renderPanel, dropDeadSwitches, keyUrl } from "./panel.js";
 import { control, poll, loadTimeline, airLine, renderTransport, seekBox } from "./transport.js";
 import { setupTables } from "./tables.js";
 
 const HOTKEYS = [
-  ["Space", "play / pause"], ["→", "next"], ["←", "back"], ["L", "go live"], ["1–9", "switch the preview to view 1–9"],
+  ["Space", "play / pause"], ["→", "next"], ["←", "back"], ["L", "go live"], ["T", "TAKE (by the transition beside the button)"], ["G", "GO: fire the rundown's next cue"], ["F1–F12", "fire the rundown cue of that key"], ["1–9", "switch the preview to view 1–9"],
   ["Ctrl+Z", "undo"], ["Ctrl+Shift+Z", "redo"], ["arrows", "nudge the selection 1 px (Shift: 10 px) while the editor has focus"],
   ["Esc", "clear the selection"], ["O", "every table at a glance (the overview)"], ["?", "this list"],
 ];
@@ -66,6 +67,7 @@ async function openChannel(id) {
   hide("#conflict"); hide("#notice");
   S.doc = await S.api.get(settingsUrl());
   S.shown = content(S.doc);
+  takeDefaults();
   S.lines = [];
   const tl = await loadTimeline();
   if (tl.settingsProblem) notice(`The stored settings were refused and this channel runs on defaults until you save: ${tl.settingsProblem}`);
@@ -311,6 +313,8 @@ function onKey(e) {
   if (ctrl && (e.key === "z" || e.key === "Z")) { if (typing(e)) return; e.preventDefault(); (e.shiftKey ? redo : undo)(); return; }
   if (ctrl && e.key === "y") { if (typing(e)) return; e.preventDefault(); redo(); return; }
   if (typing(e) || ctrl || e.altKey) return;
+  const cue = /^F([1-9]|1[0-2])$/.test(e.key) ? cueOfKey(e.key) : undefined;
+  if (cue) { e.preventDefault(); fireCue(cue.id); return; }
   const inEditor = document.activeElement === $("#overlay") && editor.selection.size > 0;
   const step = e.shiftKey ? 10 : 1;
   if (inEditor && e.key.startsWith("Arrow")) {
@@ -323,6 +327,8 @@ function onKey(e) {
   else if (e.key === "ArrowRight") { e.preventDefault(); control("next"); }
   else if (e.key === "ArrowLeft") { e.preventDefault(); control("back"); }
   else if (e.key === "l" || e.key === "L") control("live");
+  else if (e.key === "t" || e.key === "T") take();
+  else if (e.key === "g" || e.key === "G") fireCue("next");
   else if (/^[1-9]$/.test(e.key)) switchView(Number(e.key) - 1);
   else if (e.key === "?") $("#help").showModal();
   else if (e.key === "Escape") editor.select([]);

@@ -20,6 +20,8 @@ from renderer import raster as raster_module
 from renderer.build import build_scene
 from renderer.easing import EASINGS
 from renderer.ops import OP, OPS, PAINTS, Category, SceneError, check_ops, names_in, require_handlers, table, table_json
+from renderer.take import take_scene
+from renderer.timing import TakeTransition
 from renderer.scene import Builder, Scene
 from renderer.view import Perspective, default_view
 
@@ -90,6 +92,9 @@ def _every_builder_method(b: Builder) -> None:
     b.defs["x"] = [["rr", 0, 0, 100, 140, 7, "#ffffffff", None, 0]]
     b.sprite("x", 0, 0, 0.5)
     b.image(PHOTO, 0, 0, 20, 10, "cover")
+    b.layer(k, "plus")
+    b.rrect(0, 0, 10, 10, 2, "#ffffffff")
+    b.restore()
     b.restore()
 
 
@@ -112,6 +117,11 @@ def test_every_scene_the_renderer_builds_follows_the_table() -> None:
             again = Scene.from_json(json.loads(scene.dumps()), source=f"step {state.step}")  # checks every op
             assert again.dumps() == scene.dumps()
             seen |= {op[0] for ops in [scene.ops, *scene.defs.values()] for op in ops}
+            if state.step % 4 == 0 and view is not None:  # a TAKE from the default view to this one
+                plain = build_scene(state, None, size=(1280, 720), photos=photos)
+                taken = take_scene(plain, scene, TakeTransition(style="mix"), 0.2)
+                Scene.from_json(json.loads(taken.dumps()), source=f"take at step {state.step}")
+                seen |= {op[0] for op in taken.ops}
     assert seen == set(OP), set(OP) - seen  # real scenes use the whole op set
 
 
@@ -128,6 +138,7 @@ BAD: list[tuple[str, Any, str]] = [
     ("text fill is a colour", ["t", "bold", 10, 0, 0, "x", None, 0], "/ops/1/6"),
     ("image id is a content id", ["im", "../overlay.sqlite3", 0, 0, 1, 1, "contain"], "/ops/1/1"),
     ("image fit", ["im", "0" * 32 + ".png", 0, 0, 1, 1, "stretch"], "/ops/1/6"),
+    ("layer blend", ["ly", 1, "multiply"], "/ops/1/2"),
 ]
 
 

@@ -175,6 +175,25 @@ def _alpha(b: Builder) -> None:
     b.restore()
 
 
+def _layer(b: Builder) -> None:
+    """A group's opacity: two overlapping shapes, a shadowed one and a card, faded as one
+    (the overlap does not show through), nested in a layer at a fixed alpha and under a
+    global alpha and a clip (the parent's clip holds when the layer lands)."""
+    b.save()
+    b.clip(0, 0, 200, 150, 10)
+    b.alpha(0.8)
+    b.layer(b.tween(0, 1, 0.0, 1.0, "linear"))
+    b.rrect(10, 10, 120, 100, 12, "#2f8cffff")
+    b.shadow("#00000099", 8, 3, 4)
+    b.rrect(60, 50, 150, 90, 12, "#ffffffff", "#000000ff", 3)
+    b.restore()
+    b.layer(0.5, "plus")
+    b.sprite("card", 140, 10, 0.8)
+    b.rrect(120, 40, 80, 60, 6, "#ff7a1aff")
+    b.restore()
+    b.restore()
+
+
 def _shadow(b: Builder) -> None:
     b.save()
     b.shadow("#00000099", 14, 0, 4)
@@ -325,6 +344,7 @@ CASES: list[Case] = [
     Case("scale", _scale, ts=(0.0, 0.5, 1.0), uses={"sc"}),
     Case("rotate", _rotate, ts=(0.0, 0.42, 1.0), uses={"ro"}),
     Case("alpha", _alpha, ts=(0.0, 0.3, 1.0), uses={"a", "s", "r", "rr"}),
+    Case("layer", _layer, ts=(0.0, 0.4, 1.0), uses={"ly", "cl", "a", "sh", "sp", "rr"}, sprites={"card": _card}),
     Case("shadow", _shadow, uses={"sh", "rr", "p", "lin"}),
     Case("clip", _clip, uses={"cl", "rr", "p"}),
     Case("rounded-rect", _rounded_rect, uses={"rr", "lin"}),
@@ -540,3 +560,25 @@ def test_player_refuses_an_unknown_op(page: Any) -> None:
         scene,
     )
     assert message == "unknown scene op ell"
+
+
+@pytest.mark.parametrize("style", ["mix", "wipe", "stinger"])
+def test_player_matches_skia_on_a_take(page: Any, style: str) -> None:
+    """A TAKE under way (renderer/take.py): two layouts of one game frame, mixed or wiped,
+    drawn by both executors mid-way (the wipe's moving clip included)."""
+    from renderer.take import take_scene
+    from renderer.timing import TakeTransition
+    from renderer.view import default_view
+
+    tl = load_game(json.dumps(generate_game(2)), source="g").timeline
+    state = next(s for s in tl.steps if s.kind is StepKind.CARD and s.trick is not None and len(s.trick.cards) == 2)
+    view = default_view()
+    moved = tuple(e.model_copy(update={"x": e.x + 600}) if e.type.value in ("ns-score", "ew-score") else e for e in view.elements)
+    old = build_scene(state, view, size=(1280, 720))
+    new = build_scene(state, view.model_copy(update={"elements": moved}), size=(1280, 720))
+    scene = take_scene(old, new, TakeTransition(style=style, run_time=0.6), 0.1)
+    ts = [0.3, 0.45]
+    for t, png in zip(ts, page.evaluate(DRAW, [scene.dumps(), ts])):
+        f = figures(scene, t, premul(png))
+        print(style, t, f)
+        assert_parity(f"take {style} at t={t}", f)

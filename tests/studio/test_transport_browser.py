@@ -5,6 +5,7 @@ deal and a trick."""
 
 from __future__ import annotations
 
+import asyncio
 import json
 from collections.abc import AsyncIterator
 from pathlib import Path
@@ -68,4 +69,94 @@ async def test_a_deal_marker_lands_on_its_deal_and_the_box_on_a_trick(browser: A
     await page.press("#seek-to", "Enter")
     await page.wait_for_selector("#notice:has-text('No D40 in this game')")
     assert await _step(server) == want
+    assert not s.errors
+
+
+#: in the program page: the alpha drawn in a box of its canvas at each animation frame for
+#: `ms` milliseconds, once its scene holds a layer (a mix under way)
+WATCH = """async ([x, y, w, h, ms]) => {
+    const o = window.euchreOverlay;
+    const t0 = performance.now();
+    while (!(o.player.scene && o.player.scene.ops.some((op) => op[0] === "ly"))) {
+        if (performance.now() - t0 > 5000) return null;
+        await new Promise((r) => setTimeout(r, 10));
+    }
+    const canvas = o.player.canvas, ctx = canvas.getContext("2d");
+    const out = [];
+    const start = performance.now();
+    while (performance.now() - start < ms) {
+        await new Promise((r) => requestAnimationFrame(r));
+        const d = ctx.getImageData(x, y, w, h).data;
+        let sum = 0;
+        for (let i = 3; i < d.length; i += 4) sum += d[i];
+        out.push(sum / (w * h));
+    }
+    return out;
+}"""
+
+
+async def test_take_with_a_mix_fades_the_program_to_the_new_layout(browser: Any, server: Server) -> None:
+    """The producer picks mix, 1.2 s, and presses TAKE: the program page fades the score bug
+    in at its new place over that time (a frame mid-way is neither picture)."""
+    s = await Studio.open(browser, server)
+    page = s.page
+    doc = await server.api("GET", "/api/channels/t1/settings")
+    schema = await server.api("GET", "/studio/api/schema")
+    view = schema["defaults"]["views"]["preview"]
+    for e in view["elements"]:
+        if e["type"] in ("ns-score", "ew-score"):
+            e["x"] += 900
+    await server.api("PATCH", "/api/channels/t1/settings", json={"revision": doc["revision"], "outputs": {"preview": {"view": view}}})
+    await page.select_option("#take-style", "mix")
+    await page.fill("#take-time", "1.2")
+    program = next(f for f in page.frames if "output=program" in f.url)
+    await program.wait_for_function("window.euchreOverlay && window.euchreOverlay.state.drawnSeq > 0")
+    watch = asyncio.ensure_future(program.evaluate(WATCH, [996, 60, 200, 70, 1800]))
+    await page.click("#take")
+    series = await watch
+    assert series is not None, "the program never got the mix"
+    start, end = series[0], series[-1]
+    assert end > start + 40  # the score bug came in where nothing stood
+    between = [v for v in series if start + 5 < v < end - 5]
+    assert len(between) >= 8, series  # seen part-way on many frames: a fade, not a cut
+    assert all(b >= a - 2 for a, b in zip(series, series[1:])), series  # it only comes in
+    doc = await server.api("GET", "/api/channels/t1/settings")
+    assert doc["outputs"]["program"]["view"]["elements"] == view["elements"]
+    assert not s.errors
+
+
+async def test_a_rundown_built_and_fired_from_the_studio(browser: Any, server: Server) -> None:
+    """The producer adds two cues in the Rundown tab (a player intro on F2, a stinger),
+    fires the first by its key and the next by GO: the intro goes on air, the stinger runs
+    over the program page."""
+    s = await Studio.open(browser, server)
+    page = s.page
+    await page.click("#tabs button:has-text('Rundown')")
+    await page.select_option("#cue-kind", "intro")
+    await page.select_option("#cue-seat", "2")
+    await page.fill("#cue-name", "Intro North")
+    await page.select_option("#cue-key", "F2")
+    await page.click("#cue-add")
+    await page.wait_for_selector("ol.rundown li[data-cue='cue1']")
+    await page.select_option("#cue-kind", "stinger")
+    await page.fill("#cue-name", "Sting")
+    await page.click("#cue-add")
+    await page.wait_for_selector("ol.rundown li[data-cue='cue2']")
+    doc = await server.api("GET", "/api/channels/t1/settings")
+    assert [(c["id"], c["kind"], c.get("seat"), c.get("hotkey")) for c in doc["rundown"]] == [("cue1", "intro", 2, "F2"), ("cue2", "stinger", None, None)]
+    await page.locator("#overlay").focus()
+    await page.keyboard.press("F2")
+
+    async def intro_on() -> bool:
+        return (await server.api("GET", "/api/channels/t1/settings"))["match"]["intro"] == 2
+
+    await until(intro_on, 5.0)
+    program = next(f for f in page.frames if "output=program" in f.url)
+    await page.click("#cue-go")
+    await page.wait_for_selector("#cue-where:has-text('fired: cue2')")
+    await program.wait_for_function(
+        "(() => { const s = window.euchreOverlay.player.scene; return !!s && s.ops.some((op) => op[0] === 'rr' && op[1] === 0 && op[2] === 0 && op[3] === s.w && op[4] === s.h); })()",
+        timeout=5000,
+    )
+    assert await page.locator("#cue-go").is_disabled()  # the rundown is over
     assert not s.errors
