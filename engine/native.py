@@ -37,12 +37,18 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Literal
 
-__all__ = ["COMPILED", "GROUP", "BUILD", "STAMP_NAME", "FORMAT", "PURE_ENV", "Native", "activate", "status", "mode", "stamp_problem", "source_digest", "abi"]
+__all__ = ["subpackage_path", "COMPILED", "GROUP", "BUILD", "STAMP_NAME", "FORMAT", "PURE_ENV", "Native", "activate", "status", "mode", "stamp_problem", "source_digest", "abi"]
 
 #: engine modules compiled with mypyc: the replay's hot path (with the frozen values' builder),
 #: and the load's upgrade walk and validation checks (their shares of a summary-only load,
 #: profiled under ``bench engine``)
-COMPILED: tuple[str, ...] = ("deal", "dealstate", "layout", "rules", "replay", "branch", "frozen", "upgrade", "validate")
+COMPILED: tuple[str, ...] = (
+    "deal", "dealstate", "layout", "rules", "replay", "branch", "frozen", "upgrade", "validate",
+    # the codecs' hot paths (profiled under the side-by-side harness: bit streams, deal packing
+    # and unpacking, the fast protobuf readers and the acceptance check)
+    "fastcheck", "codec.bitstream", "codec.deal_pack", "codec.deal_unpack", "codec.pool",
+    "codec.fastread", "codec.fastwire", "codec.fastmeta", "codec.protobuf", "codec.deal_layout",
+)
 
 #: mypyc's group name: the compiled code of every module sits in one shared library,
 #: ``engine/_native__mypyc*.so``, which each module's small extension module imports
@@ -103,8 +109,9 @@ def stamp_problem(build: Path, root: Path) -> str | None:
         except OSError:
             return f"{name} is gone since it was built"
     for name in [GROUP + "__mypyc", *COMPILED]:
-        if not (build / "engine" / (name + abi())).is_file():
-            return f"engine/{name}{abi()} is missing"
+        rel = name.replace(".", "/")
+        if not (build / "engine" / (rel + abi())).is_file():
+            return f"engine/{rel}{abi()} is missing"
     return None
 
 
@@ -143,6 +150,15 @@ def _load_library(package_path: list[str]) -> str | None:
         package_path.remove(folder)
         return f"its library does not load ({exc})"
     return None
+
+
+def subpackage_path(package: str, package_path: list[str]) -> None:
+    """Put the build's folder of subpackage ``package`` (``"codec"``) first on its ``__path__``
+    when the engine runs compiled (the subpackage calls this before importing its modules)."""
+    if _status is not None and _status.mode == "compiled":
+        folder = str(BUILD / "engine" / package)
+        if folder not in package_path:
+            package_path.insert(0, folder)
 
 
 def status() -> Native:

@@ -4,8 +4,9 @@ Run as ``python -m tests.native_digest [FIXTURE_FOLDER]`` by ``tests/engine/test
 once with ``EUCHRE_OVERLAY_PURE=1`` and once without: the compiled engine must make exactly
 what the pure one makes.  Prints one JSON object: the mode, and per case the SHA-256 of the
 full replay (the ``repr`` of every state of the timeline and of its branches, the summaries,
-every problem), of the summary-only replay, of a strict load and, for some generated games,
-of a replay that reuses an earlier one (``previous``, as a live feed does).
+every problem), of the summary-only replay, of a strict load, of both binary forms (bytes,
+decoded documents, what damaged files raise) and, for some generated games, of a replay that
+reuses an earlier one (``previous``, as a live feed does).
 
 The cases: every ``.egn`` of the fixture folder when given (reference games, broken ones
 among them), and games of the project's seeded generator over many rulesets, with and
@@ -100,8 +101,37 @@ def _resumed(data: bytes, name: str) -> list[str]:
     return _full(load_game(data, source=name, previous=earlier.timeline))
 
 
+def _codecs(data: bytes, name: str) -> list[str]:
+    """What the binary codecs make of the game (compiled: their hot paths too): both forms'
+    bytes, what decoding them gives, and what a damaged file raises."""
+    from engine import codec
+
+    try:
+        doc = json.loads(data)
+    except ValueError:
+        return ["not JSON"]
+    out: list[str] = []
+    for encode, decode in ((codec.encode_condensed, codec.decode_condensed), (codec.encode_expanded, codec.decode_expanded)):
+        try:
+            blob = encode(doc, source=name)
+        except ValueError as exc:
+            out.append(f"{type(exc).__name__}: {exc}")
+            continue
+        out.append(hashlib.sha256(blob).hexdigest())
+        # as written, truncated, one byte flipped (a file the reference writes may not read
+        # back: its g124 quirk, which the codecs keep)
+        for cut in (len(blob), len(blob) // 3, len(blob) - 2):
+            damaged = blob if cut == len(blob) else blob[:cut] if cut == len(blob) // 3 else blob[:cut] + bytes([blob[cut] ^ 0x5A]) + blob[cut + 1 :]
+            try:
+                out.append(json.dumps(decode(damaged, source=name), sort_keys=True))
+            except ValueError as exc:
+                out.append(f"{type(exc).__name__}: {exc}")
+    return out
+
+
 def digest(name: str, data: bytes) -> str:
     parts = _attempt(data, name) + ["--summary"] + _attempt(data, name, summary_only=True)
+    parts += ["--codecs"] + _codecs(data, name)
     parts += ["--strict"] + _attempt(data, name, strict=True)
     if name.startswith("generated:") and int(name.split(":")[1]) % 5 == 0:
         parts += ["--resumed"] + _resumed(data, name)

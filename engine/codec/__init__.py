@@ -13,6 +13,10 @@ from __future__ import annotations
 import json
 from typing import Any
 
+from .. import native
+
+native.subpackage_path("codec", __path__)
+
 from ..errors import CodecError, EgnError, Place, SizeLimitError
 from ..sniff import detect_form as detect  # the one content sniffer, shared with engine.load
 from ..sniff import is_binary

@@ -39,7 +39,7 @@ __all__ = [
 #: Nesting bound for the reader (EGN messages nest at most ~8 deep).
 MAX_DEPTH = 32
 
-_LONE_SURROGATE = re.compile("[\ud800-\udfff]")
+_LONE_SURROGATE = re.compile("[" + chr(0xD800) + "-" + chr(0xDFFF) + "]")  # (chr: mypyc takes no surrogate literals)
 
 WIRE_VARINT = 0
 WIRE_I64 = 1
