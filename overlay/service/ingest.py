@@ -12,6 +12,8 @@ records from a real table), so the operator sees them; errors are refused.
 
 from __future__ import annotations
 
+import asyncio
+
 import copy
 import json
 import time
@@ -29,6 +31,10 @@ from .outputs import SceneCache, marks_of
 from .protocol import ActionIn, FeedAck
 
 __all__ = ["Ingest"]
+
+
+#: a PUT body from this size on is read in a worker thread (:meth:`Ingest.put_game_async`)
+THREAD_BODY = 256 * 1024
 
 
 class Ingest:
@@ -133,7 +139,32 @@ class Ingest:
         ch.check_alive()
         if ch.game is not None and feed.digest(data) == ch.game.digest:
             return self._unchanged()
-        loaded = feed.load_bytes(data, source=source, strict=strict, previous=ch.game)
+        return self._take_put(feed.load_bytes(data, source=source, strict=strict, previous=ch.game))
+
+    async def put_game_async(self, data: bytes, *, source: str, strict: bool = True) -> FeedAck:
+        """:meth:`put_game` with a large body read and replayed in a worker thread, so the
+        channel's pages and every other request are served meanwhile (a multi-megabyte game
+        took the loop for its whole parse); a small one is read at once (the hop costs more).
+        Should another write land while the thread reads, the body is read again against
+        it, on the loop.
+
+        Raises:
+            EgnError: as :meth:`put_game`.
+        """
+        ch = self.channel
+        ch.check_alive()
+        if len(data) < THREAD_BODY or (ch.game is not None and feed.digest(data) == ch.game.digest):
+            return self.put_game(data, source=source, strict=strict)
+        previous = ch.game
+        loaded = await asyncio.to_thread(feed.load_bytes, data, source=source, strict=strict, previous=previous)
+        ch.check_alive()
+        if ch.game is not previous:
+            return self.put_game(data, source=source, strict=strict)
+        return self._take_put(loaded)
+
+    def _take_put(self, loaded: feed.Loaded) -> FeedAck:
+        """Commit a game the logger PUT (read against the channel's current game)."""
+        ch = self.channel
         if ch.game is not None and loaded.document == ch.game.document:
             # same game in another encoding: keep the new bytes, nothing to show
             ch.record.save_game(loaded.data, source=loaded.source, seq=ch.seq)

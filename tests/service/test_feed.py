@@ -336,3 +336,46 @@ async def test_live_catch_up_marks_follow_the_feed(client: Any) -> None:
         assert r.status == 200, await r.text()
     ch = client.server.app[HUB].channels["marks"]
     assert ch.director.times.marks == frozenset(marks_of(ch.game.steps)) and len(ch.director.times.marks) == 3
+
+
+async def test_a_large_game_is_read_off_the_loop_and_others_are_served_meanwhile(client: Any) -> None:
+    """A megabyte PUT (66 deals, laid out with wide indents, as some editors save) is read in
+    a worker thread: the loop answers other requests while it is read, and the game lands
+    as a small one would; a refused large body still names its place and keeps the game."""
+    import threading
+
+    from engine.generate import generate_game
+    from overlay.service import feed
+    from overlay.service.ingest import THREAD_BODY
+
+    await make_channel(client, doc=game(3, 1))
+    doc = generate_game(3, ruleset={"winning_score": 50}, deals=100)
+    body = json.dumps(doc, indent=32).encode()
+    assert len(body) > max(THREAD_BODY, 1 << 20)
+    readers: list[str] = []
+    real = feed.load_bytes
+
+    def spy(*args: Any, **kwargs: Any) -> Any:  # our own function, watched: which thread reads
+        readers.append(threading.current_thread().name)
+        return real(*args, **kwargs)
+
+    feed.load_bytes = spy  # type: ignore[assignment]
+    try:
+        put = asyncio.ensure_future(client.put("/api/channels/t1/game", data=body, headers=AUTH))
+        served = 0
+        while not put.done():
+            r = await client.get("/api/channels/t1/state")
+            assert r.status == 200
+            served += 1
+        r = await put
+    finally:
+        feed.load_bytes = real  # type: ignore[assignment]
+    assert r.status == 200, await r.text()
+    assert readers and all(name != threading.main_thread().name for name in readers)
+    assert served >= 1
+    state = await (await client.get("/api/channels/t1/state")).json()
+    assert state["steps"] == (await r.json())["steps"] > 600
+    bad = body.replace(b'"Pass"', b'"Pazz"', 1)
+    r = await client.put("/api/channels/t1/game", data=bad, headers=AUTH)
+    assert r.status == 400 and "deal" in (await r.text())
+    assert (await (await client.get("/api/channels/t1/state")).json())["steps"] == state["steps"]

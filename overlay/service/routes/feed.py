@@ -65,7 +65,7 @@ async def put_game(request: web.Request) -> web.Response:
     # a body has no file name: errors name the channel ("channel t1: line 1, ..."), not a
     # made-up file ("t1.egn" read as if the channel were the file); ?source= names it
     try:
-        ack = ch.ingest.put_game(data, source=_source(request, f"channel {ch.id}"), strict=strict)
+        ack = await ch.ingest.put_game_async(data, source=_source(request, f"channel {ch.id}"), strict=strict)
     except REFUSED as exc:
         _note_refused(request, ch, exc, None)
         raise
