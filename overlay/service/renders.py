@@ -10,7 +10,9 @@ names), so later edits do not change a render under way.  It draws in that one p
 (``--workers 0``) beside the live show, one render at a time per server (a second waits);
 progress comes from the command's ``--progress-file``; cancel is a SIGINT, which removes the
 partial file.  Files live under ``DATA/renders/{channel}/{id}/`` until deleted (``DELETE`` of
-a finished job) or the channel is.
+a finished job) or the channel is.  Each job's record sits beside its file (``job.json``,
+written at every change of status), so a restarted server lists the channel's renders as
+they were: finished ones with their files, one the stop interrupted as failed, with why.
 
 Routes (the API token, as the studio's): ``POST /studio/api/channels/{channel}/renders``
 (JSON: ``codec``, ``deals``, ``fps``, ``size``), ``GET …/renders`` (the channel's jobs),
@@ -75,6 +77,36 @@ class RenderJob:
     def file(self) -> Path:
         return self.folder / f"{self.channel}-{self.id}{CODECS[self.codec]}"
 
+    def save(self) -> None:
+        """Write the job's record beside its file (what a restarted server lists)."""
+        record = {k: v for k, v in self.to_json().items() if k not in ("bytes", "url", "progress")}
+        with contextlib.suppress(OSError):
+            tmp = self.folder / "job.json.tmp"
+            tmp.write_text(json.dumps(record), encoding="utf-8")
+            tmp.replace(self.folder / "job.json")
+
+    @classmethod
+    def load(cls, folder: Path) -> RenderJob | None:
+        """The job recorded in ``folder`` (None: no readable record).  One the server's stop
+        interrupted (waiting or running) is failed, its partial file removed."""
+        try:
+            r = json.loads((folder / "job.json").read_text(encoding="utf-8"))
+            job = cls(str(r["id"]), str(r["channel"]), str(r["codec"]), r.get("deals"), str(r["fps"]), r.get("size"), folder, str(r.get("source") or ""))
+            if job.codec not in CODECS or job.id != folder.name:
+                return None
+            job.status, job.done, job.total = str(r["status"]), int(r.get("done") or 0), int(r.get("total") or 0)
+            job.created, job.ended, job.error = float(r["created"]), r.get("ended"), r.get("error")
+        except (OSError, ValueError, KeyError, TypeError):
+            return None
+        if job.status in ("waiting", "running"):
+            job.file.unlink(missing_ok=True)
+            job.status, job.error = "failed", "the server stopped during this render; start it again"
+            job.ended = job.ended or job.created
+            job.save()
+        elif job.status == "done" and not job.file.exists():
+            job.status, job.error = "failed", "its file is gone"
+        return job
+
     def to_json(self) -> dict[str, Any]:
         return {
             "id": self.id,
@@ -106,6 +138,16 @@ class Renders:
         self.jobs: dict[str, list[RenderJob]] = {}
         self.turn = asyncio.Lock()
         self.tasks: set[asyncio.Task[None]] = set()
+        self._reload()
+
+    def _reload(self) -> None:
+        """The jobs recorded under the data folder (a restarted server), oldest first."""
+        if not self.root.is_dir():
+            return
+        for channel_dir in sorted(p for p in self.root.iterdir() if p.is_dir()):
+            found = [j for j in (RenderJob.load(d) for d in channel_dir.iterdir() if d.is_dir()) if j is not None and j.channel == channel_dir.name]
+            if found:
+                self.jobs[channel_dir.name] = sorted(found, key=lambda j: j.created)[-MAX_JOBS:]
 
     def of(self, channel: str) -> list[RenderJob]:
         return self.jobs.get(channel, [])
@@ -163,6 +205,7 @@ class Renders:
         (folder / "look.json").write_text(json.dumps(self.export(channel)), encoding="utf-8")
         job = RenderJob(job_id, channel, codec, deals.replace(" ", "") if deals else None, fps, size, folder, source=game.source)
         jobs.append(job)
+        job.save()
         task = asyncio.get_running_loop().create_task(self._run(job), name=f"render-{channel}-{job_id}")
         self.tasks.add(task)
         task.add_done_callback(self.tasks.discard)
@@ -173,6 +216,7 @@ class Renders:
             if job.status == "cancelled":
                 return
             job.status = "running"
+            job.save()
             args = [
                 sys.executable, "-m", "overlay.cli", "render", str(job.folder / "game.egn"), "-o", str(job.file),
                 "--codec", job.codec, "--channel-settings", str(job.folder / "look.json"), "--fps", job.fps,
@@ -196,6 +240,7 @@ class Renders:
             self._progress(job)
             job.ended = time.time()
             if job.status == "cancelled":
+                job.save()
                 return
             if rc == 0 and job.file.exists():
                 job.status = "done"
@@ -205,6 +250,7 @@ class Renders:
                 tail = (job.folder / "stderr.txt").read_text(encoding="utf-8", errors="replace").strip().splitlines()
                 lines = [ln for ln in tail if ln.strip() and "\r" not in ln and "frame/s" not in ln]
                 job.error = (lines[-1] if lines else f"render exited with {rc}")[:600]
+            job.save()
 
     @staticmethod
     def _progress(job: RenderJob) -> None:
@@ -229,6 +275,7 @@ class Renders:
             # interrupted before its first frame, the command had no file to remove yet: no
             # partial file is left either way
             job.file.unlink(missing_ok=True)
+            job.save()
             return
         self.jobs[job.channel].remove(job)
         shutil.rmtree(job.folder, ignore_errors=True)

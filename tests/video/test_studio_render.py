@@ -72,6 +72,21 @@ async def test_a_deal_range_renders_to_a_file_with_alpha_and_downloads(client: A
     assert (stream.width, stream.height) == (640, 360) and len(frames) == done["total"]
     alpha = np.stack([f[..., 3] for f in frames[: 48]])
     assert alpha.min() == 0 and alpha.max() == 255  # transparent around the graphics, opaque on them
+    # a restarted server lists it as it was (its record sits beside its file); a job the stop
+    # interrupted is listed as failed, with why, and leaves no partial file
+    from overlay.service.renders import Renders
+
+    renders = client.server.app[RENDERS]
+    stopped = renders.root / "t1" / "0badf00d"
+    stopped.mkdir()
+    record = json.loads((renders.root / "t1" / job["id"] / "job.json").read_text())
+    (stopped / "job.json").write_text(json.dumps({**record, "id": "0badf00d", "status": "running", "created": record["created"] + 1}))
+    (stopped / f"t1-0badf00d.mov").write_bytes(b"partial")
+    again = Renders(renders.hub, renders.root.parent, renders.export)
+    back = {j.id: j.to_json() for j in again.of("t1")}
+    assert back[job["id"]]["status"] == "done" and back[job["id"]]["bytes"] == done["bytes"] and back[job["id"]]["url"] == done["url"]
+    assert back["0badf00d"]["status"] == "failed" and "server stopped" in back["0badf00d"]["error"]
+    assert not (stopped / "t1-0badf00d.mov").exists()
     # the token guards it; a finished job's DELETE removes its file
     assert (await client.get(done["url"])).status == 401
     r = await client.delete(f"{URL}/{job['id']}", headers=AUTH)
