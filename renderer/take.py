@@ -19,6 +19,7 @@ so the picture goes on where the step before left it.
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from typing import Any
 
 from .easing import ease
@@ -36,17 +37,25 @@ def in_take(transition: TakeTransition, start: float) -> bool:
     return transition.style != "cut" and start + transition.run_time > 0.0
 
 
+def _sampled(b: Builder, start: float, run: float, value: Callable[[float], float]) -> Num:
+    """A take begun before the scene's clock (``start`` < 0): ``value`` of the time since the
+    take began, in short linear pieces from 0 to the take's end."""
+    end = start + run
+    keys: list[tuple[float, float] | tuple[float, float, str]] = [(0.0, value(-start))]
+    keys += [(end * i / _PIECES, value(end * i / _PIECES - start), "linear") for i in range(1, _PIECES + 1)]
+    return b.track(keys)
+
+
 def _keys(b: Builder, start: float, run: float, ease_name: str, a: float, z: float) -> Num:
     """``a`` at the take's start to ``z`` at its end, on the scene's clock (from 0)."""
     if start >= 0.0:
         return b.track([(start, a), (start + run, z, ease_name)])
-    keys: list[tuple[float, float] | tuple[float, float, str]] = []
-    t0 = 0.0
-    for i in range(_PIECES + 1):
-        t = t0 + (start + run - t0) * i / _PIECES
-        p = ease(ease_name, min(max((t - start) / run, 0.0), 1.0))
-        keys.append((t, a + (z - a) * p) if i == 0 else (t, a + (z - a) * p, "linear"))
-    return b.track(keys)
+    return _sampled(b, start, run, lambda u: a + (z - a) * ease(ease_name, min(u / run, 1.0)))
+
+
+def _switch(b: Builder, at: float, a: float, z: float) -> Num:
+    """``a`` up to scene time ``at``, ``z`` after it (``z`` throughout when ``at`` is past)."""
+    return b.track([(at, a), (at, z)]) if at > 0.0 else z
 
 
 def _shifted(value: Any, by: int) -> Any:
@@ -115,11 +124,11 @@ def take_scene(
         # the old picture until half time, the new one from then, a panel over the change
         half = start + run / 2
         b.save()
-        b.alpha(b.track([(max(0.0, half), 1.0 if half > 0 else 0.0), (max(0.0, half), 0.0, "step")]))
+        b.alpha(_switch(b, half, 1.0, 0.0))
         b.ops.extend(old_ops)
         b.restore()
         b.save()
-        b.alpha(b.track([(max(0.0, half), 0.0 if half > 0 else 1.0), (max(0.0, half), 1.0, "step")]))
+        b.alpha(_switch(b, half, 0.0, 1.0))
         b.ops.extend(new_ops)
         b.restore()
         x = _stinger_x(b, start, run, name, W)
@@ -171,14 +180,11 @@ def _stinger_x(b: Builder, start: float, run: float, ease_name: str, W: float) -
     half = run / 2
     if start >= 0.0:
         return b.track([(start, -W), (start + half, 0.0, ease_name), (start + run, W, ease_name)])
-    keys: list[tuple[float, float] | tuple[float, float, str]] = []
-    end = start + run
-    for i in range(_PIECES + 1):
-        t = end * i / _PIECES
-        u = t - start
-        x = -W + W * ease(ease_name, min(u / half, 1.0)) if u < half else W * ease(ease_name, min((u - half) / half, 1.0))
-        keys.append((t, x) if i == 0 else (t, x, "linear"))
-    return b.track(keys)
+
+    def x(u: float) -> float:
+        return -W + W * ease(ease_name, min(u / half, 1.0)) if u < half else W * ease(ease_name, min((u - half) / half, 1.0))
+
+    return _sampled(b, start, run, x)
 
 
 def _edge_alpha(start: float, run: float) -> list[tuple[float, float] | tuple[float, float, str]]:

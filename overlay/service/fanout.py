@@ -27,7 +27,7 @@ from .branching import LineGame
 from .feed import Loaded
 from .clients import Page, StateSub, bye, bye_text
 from .core import ChannelCore
-from .outputs import SceneCache, TakeFx, frozen_scene, render
+from .outputs import SceneCache, TakeFx, frozen_scene
 from .errors import BadRequest
 from .masking import Mask, mask_of
 from .protocol import SceneMessage, StateMessage, dump
@@ -145,7 +145,7 @@ class FanOut:
             if fx.over(now):
                 del self.channel.takes[output]
             elif step is not None and game is not None and scene != "null":
-                scene, age, rate = self._taken(fx, output, size, now, pos.offset, pos.rate if pos.playing else 0.0, scene, steps, step, game)
+                scene, age, rate = self._taken(fx, output, size, now, pos.offset, pos.rate if pos.playing else 0.0, scene, steps, step, game, pos.version)
         w = self.channel.where(game, step)
         head = SceneMessage(
             seq=self.out_seq,
@@ -182,6 +182,7 @@ class FanOut:
         steps: Sequence[GameState],
         step: int,
         game: Loaded,
+        pos_version: int,
     ) -> tuple[str, float, float]:
         """The scene of ``step`` with the TAKE under way on ``output`` (:mod:`renderer.take`),
         and the age and rate the page draws it at.
@@ -192,21 +193,16 @@ class FanOut:
         the take; the next message puts the step's clock back."""
         from renderer.take import in_take, take_scene
 
-        before_rs = fx.before
-        before_view = before_rs.view(output, step)
-        state = steps[step]
-        mask = mask_of(before_view, state)
+        before_mask = mask_of(fx.before.view(output, step), steps[step])
         part = game.part_of(step)
-        before = render(
-            state if mask is None else mask.state(state),
-            view=before_view,
-            theme=before_rs.theme,
-            timing=before_rs.timing,
+        before = self.cache.get(
+            (pos_version, fx.before.revision, output, size, step),
+            steps,
+            fx.before,
             title=part.title,
-            size=size,
-            match=before_rs.match,
             line=game.line if isinstance(game, LineGame) else None,
             stats_of=lambda: stats_book(part.timeline).at(step - part.first_step),
+            shown=lambda st: st if before_mask is None else before_mask.state(st),
         )
         old, new = Scene.from_json(json.loads(before), source="take"), Scene.from_json(json.loads(scene), source="take")
         elapsed = now - fx.at

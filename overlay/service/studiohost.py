@@ -17,6 +17,7 @@ from engine.state import GameState
 from renderer.altline import LineInfo
 from renderer.settings import OUTPUTS, ChannelSettings, OutputName, clean_view
 from renderer.timing import TakeTransition
+from renderer.view import View
 from studio.games import Held
 from studio.host import TRANSPORT_OPS, Handler
 
@@ -29,10 +30,23 @@ from .store import CONTROL_KEY, HASHED, control_key_hash
 __all__ = ["StudioBridge"]
 
 
+def _after(settings: ChannelSettings, last: str | None) -> int:
+    """The index of the cue GO fires next: the one after ``last`` (0 when none was fired;
+    ``len(rundown)`` past the end)."""
+    return next((i for i, c in enumerate(settings.rundown) if c.id == last), -1) + 1
+
+
 def _next_cue(settings: ChannelSettings, last: str | None) -> str | None:
-    """The cue GO fires next: the one after ``last`` (the first when none was fired)."""
-    at = next((i for i, c in enumerate(settings.rundown) if c.id == last), -1) + 1
+    at = _after(settings, last)
     return settings.rundown[at].id if at < len(settings.rundown) else None
+
+
+def _on_program(cur: ChannelSettings, view: View | None) -> ChannelSettings:
+    """``cur`` with ``view`` on program and its clean form on clean (None: their defaults)."""
+    outputs = dict(cur.outputs)
+    outputs["program"] = cur.output("program").model_copy(update={"view": view})
+    outputs["clean"] = cur.output("clean").model_copy(update={"view": None if view is None else clean_view(view)})
+    return cur.model_copy(update={"outputs": outputs})
 
 
 class StudioBridge:
@@ -94,15 +108,9 @@ class StudioBridge:
         return ch.playback.put_settings(cur.model_copy(update={"outputs": outputs}), take=take)
 
     def take(self, channel: str, transition: TakeTransition | None = None) -> ChannelSettings:
-        from renderer.view import default_view
-
         ch = self.hub.get(channel)
         cur = ch.settings
-        view = cur.output("preview").view
-        outputs = dict(cur.outputs)
-        outputs["program"] = cur.output("program").model_copy(update={"view": view})
-        outputs["clean"] = cur.output("clean").model_copy(update={"view": None if view is None else clean_view(view or default_view())})
-        return ch.playback.put_settings(cur.model_copy(update={"outputs": outputs}), take=transition or cur.timing.take)
+        return ch.playback.put_settings(_on_program(cur, cur.output("preview").view), take=transition or cur.timing.take)
 
     def settings_of(self, channel: str) -> ChannelSettings:
         return self.hub.get(channel).settings
@@ -114,7 +122,7 @@ class StudioBridge:
         if not cues:
             raise NotFound(f"channel {channel!r} has no rundown", channel=channel)
         if cue == "next":
-            at = next((i for i, c in enumerate(cues) if c.id == ch.last_cue), -1) + 1
+            at = _after(cur, ch.last_cue)
             if at >= len(cues):
                 raise BadRequest(f"the rundown of channel {channel!r} is over: its last cue ({cues[-1].id!r}) was fired; fire a cue by its id to go on")
         else:
@@ -126,10 +134,7 @@ class StudioBridge:
         take = cur.timing.take if c.transition == "default" else cur.timing.take.model_copy(update={"style": c.transition})
         if c.kind == "view":
             view = next(v for v in cur.views if v.id == c.view)  # (the settings model checks it names one)
-            outputs = dict(cur.outputs)
-            outputs["program"] = cur.output("program").model_copy(update={"view": view})
-            outputs["clean"] = cur.output("clean").model_copy(update={"view": clean_view(view)})
-            ch.playback.put_settings(cur.model_copy(update={"outputs": outputs}), take=take)
+            ch.playback.put_settings(_on_program(cur, view), take=take)
         elif c.kind in ("intro", "stats", "hide"):
             update: dict[str, Any] = {"intro": c.seat} if c.kind == "intro" else {"stats": c.stats} if c.kind == "stats" else {"intro": None, "stats": None}
             ch.playback.put_settings(cur.model_copy(update={"match": cur.match.model_copy(update=update)}))
