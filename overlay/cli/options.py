@@ -7,7 +7,7 @@ from __future__ import annotations
 import argparse
 import os
 import sys
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Iterable
 from pathlib import Path
 from typing import Any
 
@@ -54,7 +54,7 @@ def progress(total: int | None, *, desc: str, unit: str = "frame") -> Any:
 
 def run_frames(
     writer: Any,
-    frames: Iterator[Any],
+    frames: Iterable[Any],
     *,
     total: int | None,
     desc: str,
