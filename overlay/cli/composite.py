@@ -56,9 +56,9 @@ class _Muxer:
         self._last_pts = -1
 
     def frame(self, rgba: Any, time: float) -> None:
-        import av
+        from ..video.writer import video_frame
 
-        f = av.VideoFrame.from_ndarray(rgba, format="rgba")
+        f = video_frame(rgba, "rgba")
         pts = max(self._last_pts + 1, round(time * self.rate))
         self._last_pts = pts
         f.pts = pts

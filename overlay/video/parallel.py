@@ -26,8 +26,8 @@ received belongs to the run some worker is drawing, and that worker's slots hold
 frames this process has yet to take (all later runs' frames are greater), so it has a free
 slot and can always go on.
 
-Workers are forked from a fork server that has imported what they need (:func:`prestart`
-starts it early).
+Workers are forked from a fork server that has imported what they need (the server's start
+is paid once per process); until the first is ready, this process draws the next runs itself.
 
 With the analysis drawn, each worker analyses the steps its runs touch (the solver's work is
 shared between them by steps, partly done twice where a step spans runs of both).
@@ -55,7 +55,7 @@ if TYPE_CHECKING:
     from .job import Job
     from .writer import VideoWriter
 
-__all__ = ["RUN", "SLOTS", "HELD", "RenderWorkerError", "ParallelFrames", "auto_workers", "job_frames", "prestart", "slots_for", "write_item"]
+__all__ = ["RUN", "SLOTS", "HELD", "RenderWorkerError", "ParallelFrames", "auto_workers", "job_frames", "slots_for", "write_item"]
 
 #: frames per run handed to a worker (short: the workers stay on neighbouring frames)
 RUN = 8
@@ -109,15 +109,6 @@ def _context() -> Any:
     ctx = multiprocessing.get_context("forkserver")
     ctx.set_forkserver_preload(PRELOAD)
     return ctx
-
-
-def prestart() -> None:
-    """Start the fork server now, so that its imports run while this process loads the game
-    (``render`` calls it first); starting workers later does it anyway."""
-    from multiprocessing import forkserver
-
-    _context()
-    forkserver.ensure_running()
 
 
 @dataclass(frozen=True)

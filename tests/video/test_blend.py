@@ -56,6 +56,29 @@ def test_yuv_blend_gives_the_rgba_blends_picture(frames: list[av.VideoFrame]) ->
     assert blender.yuv == 3 and blender.conversions == 1  # one overlay picture, converted once
 
 
+@pytest.mark.parametrize("size", [SIZE, (1281, 720), (1280, 721)], ids=["720p", "odd-width", "odd-height"])
+def test_a_new_overlay_picture_is_converted_where_it_changed_to_the_whole_conversion(size: tuple[int, int]) -> None:
+    """A card moving, panels coming in: the kept YUVA picture, converted band by band, is the
+    whole picture's conversion byte for byte."""
+    from renderer.raster import to_rgba
+
+    steps = load_game(json.dumps(generate_game(3)), source="g.egn").timeline.steps
+    blender = Blender()
+    main = av.VideoFrame(size[0], size[1], "yuv420p")
+    for plane in main.planes:
+        plane.update(bytes([90]) * plane.buffer_size)
+    partial = 0
+    for step, t in [(12, 0.0), (12, 0.1), (12, 0.25), (13, 0.0), (13, 0.3), (14, 0.05), (14, 0.6)]:
+        overlay = raster(build_broadcast_scene(steps[step], size=size), t)
+        blender.blend(main, overlay)
+        want = av.VideoFrame.from_ndarray(to_rgba(overlay), format="rgba").reformat(format="yuva420p")
+        for got_plane, want_plane in zip(blender._planes, want.planes):
+            assert np.array_equal(got_plane, np.frombuffer(want_plane, np.uint8).reshape(want_plane.height, want_plane.line_size)[:, : want_plane.width]), (step, t)
+        partial += bool(blender._pixels.bands) and blender._pixels.bands != [(0, size[1], 0, size[0])]
+    if size[1] % 2 == 0:
+        assert partial >= 3  # converted band by band, not whole
+
+
 def test_nothing_on_air_leaves_the_frame_untouched_and_other_formats_blend_in_rgba(frames: list[av.VideoFrame]) -> None:
     blender = Blender()
     frame = frames[0]
