@@ -262,6 +262,10 @@ class VideoWriter:
         stream = self._container.add_stream(self.codec.encoder, rate=fps, options=dict(self.codec.options))
         stream.width, stream.height = w, h
         stream.pix_fmt = self.codec.pix_fmt
+        if self.codec.repeat == "delta":
+            # a key frame a second (FFmpeg's default is every 12th: a qtrle key frame codes
+            # every row, about three times a delta frame's cost); editors still seek quickly
+            stream.codec_context.gop_size = max(12, round(float(fps)))
         if self.codec.encoder == "libvpx-vp9":
             # webm: tell players the stream has alpha (the muxer writes the AlphaMode element)
             stream.metadata["alpha_mode"] = "1"
