@@ -215,10 +215,6 @@ def _shadow_layer(
     c.restore()
 
 
-#: a cached rounded-rect shadow is placed to 1/SHADOW_STEPS of a pixel
-SHADOW_STEPS = 8
-
-
 @lru_cache(maxsize=1024)
 def _rect_path(x: float, y: float, w: float, h: float) -> skia.Path:
     return skia.Path.Rect(skia.Rect.MakeXYWH(x, y, w, h))
@@ -298,10 +294,9 @@ class _Exec:
     def rr_shadow(self, x: float, y: float, w: float, h: float, r: float, fill: str) -> None:
         """Canvas2D-style shadow of a rounded rect (see :meth:`draw_shadow`), from a cache.
 
-        The shadow is made once per shape, device transform and sub-pixel offset (to
-        1/:data:`SHADOW_STEPS` px) as a coverage mask (A8, tinted by the paint) and blitted at
-        an integer position: the pixels of drawing it in place (to within a level), for the
-        price of a blit, also while a card moves.
+        The shadow is made once per shape, device transform and sub-pixel offset as a coverage
+        mask (A8, tinted by the paint) and blitted at an integer position: the pixels of
+        drawing it in place, for the price of a blit when the card or panel stands still.
         """
         assert self.shadow is not None
         if not self.assets.sprite_cache:
@@ -316,13 +311,9 @@ class _Exec:
         m = self.c.getTotalMatrix()
         m.preTranslate(x, y)
         sigma = SIGMA(blur)
-        # the position to 1/SHADOW_STEPS px: a moving card's shadow finds its mask again (at a
-        # new sub-pixel offset every frame it missed the cache and was blurred anew, about
-        # 1.5 ms each); a blurred edge moved by at most half a step changes by under a level
-        tx = round((m.getTranslateX() + dx) * SHADOW_STEPS) / SHADOW_STEPS
-        ty = round((m.getTranslateY() + dy) * SHADOW_STEPS) / SHADOW_STEPS
+        tx, ty = m.getTranslateX() + dx, m.getTranslateY() + dy
         ix, iy = math.floor(tx), math.floor(ty)
-        fx, fy = tx - ix, ty - iy
+        fx, fy = round(tx - ix, 3), round(ty - iy, 3)
         sx, kx, ky, sy = (round(v, 6) for v in (m.getScaleX(), m.getSkewX(), m.getSkewY(), m.getScaleY()))
         key = (round(w, 3), round(h, 3), round(r, 3), sx, kx, ky, sy, round(sigma, 3), fx, fy)
         hit = self.assets.shadows.get(key)
