@@ -24,12 +24,13 @@ blends the premultiplied overlay over the frame (:func:`renderer.frames.composit
 
 from __future__ import annotations
 
+from dataclasses import dataclass
 from fractions import Fraction
 from typing import Any
 
 import skia  # type: ignore[import-not-found]
 
-__all__ = ["Blender"]
+__all__ = ["Blender", "Prepared"]
 
 #: the decoded formats blended in YUV (others take the RGBA path)
 YUV_FORMATS = frozenset({"yuv420p"})
@@ -44,6 +45,15 @@ REACH, MARGIN = 2, 4
 TILE = 64
 
 
+@dataclass(frozen=True)
+class Prepared:
+    """An overlay picture ready to blend: the picture (``None``: nothing on air) and, for the
+    YUV blend, its YUVA 4:2:0 frame (``None``: blended in RGBA)."""
+
+    image: skia.Image | None
+    yuva: Any
+
+
 class Blender:
     """Lays overlay pictures over decoded frames; one per video (a graph of its size).
 
@@ -55,7 +65,8 @@ class Blender:
         self._graph: Any = None
         self._shape: tuple[int, int, str] | None = None
         self._overlay: skia.Image | None = None
-        self._overlay_frame: Any = None
+        self._overlay_frame: Any = None  # the kept YUVA picture (changed in place)
+        self._prepared: Prepared | None = None
         self._pixels: Any = None  # overlay.video.writer.Pixels of the overlay pictures (straight RGBA)
         self._planes: list[Any] = []  # the kept YUVA picture's planes, as arrays
         self._reformatters: dict[int, Any] = {}  # by rows converted
@@ -68,23 +79,41 @@ class Blender:
     def blend(self, frame: Any, overlay: skia.Image | None) -> Any:
         """``frame`` (an ``av.VideoFrame``) with ``overlay`` (premultiplied, the frame's
         size, or ``None``) over it: a new frame for the encoder (its pts is the caller's)."""
-        import av
+        yuv = not self.rgb and frame.format.name in YUV_FORMATS
+        return self.blend_prepared(frame, self.prepare(overlay, yuv=yuv))
 
-        fmt = frame.format.name
-        if self.rgb or fmt not in YUV_FORMATS:
-            from renderer.frames import composite_over
-
-            rgba = frame.to_ndarray(format="rgba")
-            composite_over(rgba, overlay)
-            self.rgba += 1
-            return av.VideoFrame.from_ndarray(rgba, format="rgba")
+    def prepare(self, overlay: skia.Image | None, *, yuv: bool = True) -> Prepared:
+        """``overlay`` ready for :meth:`blend_prepared`: with ``yuv``, converted to YUVA (only
+        where it changed since the last picture prepared; the same picture again costs
+        nothing).  The result is never changed afterwards, so another thread may prepare the
+        next picture while this one is blended (``inject``'s painter)."""
         if overlay is None:
-            self.untouched += 1
-            return frame
-        if overlay is not self._overlay:
+            return Prepared(None, None)
+        if not yuv:
+            return Prepared(overlay, None)
+        if overlay is not self._overlay or self._prepared is None:
             self._convert(overlay)
             self._overlay = overlay
             self.conversions += 1
+            self._prepared = Prepared(overlay, _copy(self._overlay_frame))
+        return self._prepared
+
+    def blend_prepared(self, frame: Any, prepared: Prepared) -> Any:
+        """``frame`` with an overlay from :meth:`prepare` over it: a new frame for the encoder."""
+        from ..video.writer import video_frame
+
+        fmt = frame.format.name
+        if self.rgb or fmt not in YUV_FORMATS or (prepared.image is not None and prepared.yuva is None):
+            from renderer.frames import composite_over
+
+            rgba = frame.to_ndarray(format="rgba")
+            composite_over(rgba, prepared.image)
+            self.rgba += 1
+            return video_frame(rgba, "rgba")
+        if prepared.image is None:
+            self.untouched += 1
+            return frame
+        over_frame = prepared.yuva
         shape = (frame.width, frame.height, fmt)
         if self._graph is None or self._shape != shape:
             self._graph = self._make_graph(*shape)
@@ -93,10 +122,10 @@ class Blender:
         self._n += 1
         frame.pts = self._n
         frame.time_base = _TB
-        self._overlay_frame.pts = self._n
-        self._overlay_frame.time_base = _TB
+        over_frame.pts = self._n
+        over_frame.time_base = _TB
         main.push(frame)
-        over.push(self._overlay_frame)
+        over.push(over_frame)
         out = sink.pull()
         self.yuv += 1
         return out
@@ -151,8 +180,26 @@ class Blender:
 _TB = Fraction(1, 1000)
 
 
-def _planes(frame: Any) -> list[Any]:
-    """The planes of ``frame`` as (rows, width) arrays over its own memory."""
+def _copy(frame: Any) -> Any:
+    """A copy of a YUVA frame (its planes), which the kept picture's next change leaves alone."""
+    import av
+
+    out = av.VideoFrame(frame.width, frame.height, frame.format.name)
+    for dst, src in zip(out.planes, frame.planes):
+        if dst.line_size == src.line_size:
+            dst.update(src)
+        else:  # (the same format and size: the same layout, but be safe)
+            _planes_of(dst)[...] = _planes_of(src)
+    return out
+
+
+def _planes_of(plane: Any) -> Any:
+    """One plane as a (rows, width) array over its own memory."""
     import numpy as np
 
-    return [np.frombuffer(p, np.uint8).reshape(p.height, p.line_size)[:, : p.width] for p in frame.planes]
+    return np.frombuffer(plane, np.uint8).reshape(plane.height, plane.line_size)[:, : plane.width]
+
+
+def _planes(frame: Any) -> list[Any]:
+    """The planes of ``frame`` as (rows, width) arrays over its own memory."""
+    return [_planes_of(p) for p in frame.planes]

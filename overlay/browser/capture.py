@@ -253,6 +253,9 @@ class LiveCapture(_Browser):
             # no white page behind the canvas (never take a playwright screenshot from here on:
             # it resets this override when it is done)
             cdp.send("Emulation.setDefaultBackgroundColorOverride", {"color": {"r": 0, "g": 0, "b": 0, "a": 0}})
+            # two frames painted over it before the screencast starts: its first frame was at
+            # times the last one painted on white, and a page at rest sends no other
+            self.page.evaluate("() => new Promise((r) => requestAnimationFrame(() => requestAnimationFrame(r)))")
             w, h = self.size
             cdp.send("Page.startScreencast", {"format": "png", "maxWidth": w, "maxHeight": h, "everyNthFrame": 1})
         except BaseException:

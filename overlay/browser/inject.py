@@ -102,7 +102,7 @@ def inject(
     """
     import av
 
-    from .blend import Blender
+    from .blend import YUV_FORMATS, Blender
 
     is_file = Path(src).exists()
     pace = is_file if realtime is None else realtime
@@ -117,6 +117,7 @@ def inject(
         vin.codec_context.thread_type = "AUTO"
         blender = Blender(rgb=lossless)
         overlay.video_size = source.size
+        yuv = not lossless and vin.codec_context.pix_fmt in YUV_FORMATS
         rate = Fraction(vin.average_rate or vin.guessed_rate or 30)
         period = 1.0 / float(rate)
         out = av.open(sys.stdout.buffer if dst == "-" else dst, "w", format=output_format(dst))
@@ -129,6 +130,7 @@ def inject(
         vout.width, vout.height = vin.codec_context.width, vin.codec_context.height
         aout = out.add_stream_from_template(ain) if ain is not None else None
         enc = _Encoder(out, vout, aout, rate)
+        painter = _Painter(overlay, blender, period, yuv=yuv)
         try:
             start_pts: float | None = None
             last_pts = -1
@@ -163,7 +165,7 @@ def inject(
                             continue
                         if behind > 1.0:
                             stats.late += 1
-                        picture = blender.blend(frame, overlay.image(now))
+                        picture = blender.blend_prepared(frame, painter.latest())
                         stats.lateness.append(time.monotonic() - due)
                         stats.blended_yuv, stats.blended_rgba, stats.overlay_conversions = blender.yuv, blender.rgba, blender.conversions
                         pts = max(last_pts + 1, round(vt * float(rate)))
@@ -182,6 +184,7 @@ def inject(
                 else:  # a stream that stops (sender gone, read timeout) ends the output cleanly
                     print(f"euchre-overlay: input ended: {exc}", file=sys.stderr)
         finally:
+            painter.close()
             enc.close()
     finally:
         inp.close()
@@ -190,6 +193,65 @@ def inject(
     if fault is not None:
         raise fault
     return stats
+
+
+class _Painter:
+    """Draws the live overlay in a thread of its own, once a frame period, and prepares each
+    new picture for the blend (:meth:`Blender.prepare`: converted where it changed), so that
+    the video's frames never wait for a drawing: each takes the newest finished picture.
+
+    Drawing a frame while cards and panels move takes longer than a frame period on a busy
+    core (25-35 ms at 1080p with another job on the other core); drawn on the video's path,
+    each such frame came out late and the video fell behind.  Here the overlay's animation
+    shows fewer pictures for that while, and the video keeps its time.  A picture is drawn
+    for the moment it will be shown: its time is ahead by the last drawing's duration.
+    """
+
+    def __init__(self, overlay: LiveOverlay, blender: Any, period: float, *, yuv: bool) -> None:
+        self.overlay, self.blender, self.period, self.yuv = overlay, blender, period, yuv
+        self._cond = threading.Condition()
+        self._latest: Any = None
+        self._error: BaseException | None = None
+        self._stop = False
+        self.thread = threading.Thread(target=self._run, name="inject-painter", daemon=True)
+        self.thread.start()
+
+    def _run(self) -> None:
+        lead = 0.0
+        try:
+            while not self._stop:
+                began = time.monotonic()
+                prepared = self.blender.prepare(self.overlay.image(began + lead), yuv=self.yuv)
+                with self._cond:
+                    self._latest = prepared
+                    self._cond.notify_all()
+                took = time.monotonic() - began
+                lead = min(took, self.period)
+                if took < self.period:
+                    time.sleep(self.period - took)
+        except BaseException as exc:  # noqa: BLE001 - raised in the video's thread
+            with self._cond:
+                self._error = exc
+                self._cond.notify_all()
+
+    def latest(self, timeout: float = 10.0) -> Any:
+        """The newest prepared picture (the first: waited for).
+
+        Raises:
+            Exception: the painter's, if it failed.
+        """
+        with self._cond:
+            if self._latest is None and self._error is None:
+                self._cond.wait_for(lambda: self._latest is not None or self._error is not None, timeout)
+            if self._error is not None:
+                raise self._error
+            if self._latest is None:
+                raise OSError("the overlay was not drawn within 10 s")
+            return self._latest
+
+    def close(self) -> None:
+        self._stop = True
+        self.thread.join(timeout=5)
 
 
 class _Encoder:
