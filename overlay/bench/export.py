@@ -242,6 +242,8 @@ def _inject(args: argparse.Namespace, size: tuple[int, int], url: str, tmp: Path
                     f"inject_{label}_p50_late_ms": round(stats.late_ms(0.5), 1),
                     f"inject_{label}_p99_late_ms": round(stats.late_ms(0.99), 1),
                     f"inject_{label}_p99_late_periods": round(stats.late_ms(0.99) / (1000.0 / 30), 2),
+                    # frame periods the overlay's animation skipped (a drawing longer than a period)
+                    f"inject_{label}_overlay_skipped": stats.overlay_skipped,
                 }
             )
         else:

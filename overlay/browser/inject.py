@@ -2,13 +2,16 @@
 
 :class:`~overlay.browser.follower.LiveOverlay` follows a channel as its OBS page does (the
 page WebSocket: the step's scene, its analysis layer and the uploaded images they name: what
-is on air, :class:`renderer.onair.OnAir`) and draws it with skia at the time a video frame is
+is on air, :class:`renderer.onair.OnAir`) and draws it with skia for the time a video frame is
 composited: the overlay is what the page would show at that moment.  It reaches the server
 over loopback, so ``inject --serve`` runs the server in the same process, and ``--server
 URL`` follows a server elsewhere.
 
-:func:`inject` reads the input (a file or a stream URL), draws the overlay over each
-decoded frame, encodes H.264 and copies the audio packets.  A file input is paced to real
+:func:`inject` reads the input (a file or a stream URL), lays the overlay over each decoded
+frame, encodes H.264 and copies the audio packets.  The overlay is drawn in a thread of its
+own once a frame period (:class:`_Painter`), and each frame takes the newest finished
+picture: a picture slower to draw than a period (moving cards on a busy core) costs the
+overlay's animation a frame (counted), never the video's.  A file input is paced to real
 time (as a live source would be); a frame finished after its due time is *late*, and one
 more than :data:`DROP_AFTER` frames late is *dropped* (not encoded), so a stream catches up
 instead of drifting.  Both are counted and shown.
@@ -53,9 +56,13 @@ class InjectStats:
     blended_yuv: int = 0
     blended_rgba: int = 0
     overlay_conversions: int = 0
+    #: frame periods the overlay's animation skipped: a picture that took longer than a period
+    #: to draw (the video kept its time; its frames took the newest finished picture)
+    overlay_skipped: int = 0
 
     def line(self) -> str:
-        return f"{self.frames} frames, {self.late} late, {self.dropped} dropped"
+        skipped = f", {self.overlay_skipped} overlay frames skipped" if self.overlay_skipped else ""
+        return f"{self.frames} frames, {self.late} late, {self.dropped} dropped{skipped}"
 
     def late_ms(self, q: float = 0.99) -> float:
         """The ``q`` quantile of :attr:`lateness`, in milliseconds (0 without frames)."""
@@ -132,6 +139,7 @@ def inject(
         enc = _Encoder(out, vout, aout, rate)
         painter = _Painter(overlay, blender, period, yuv=yuv)
         try:
+            painter.latest()  # the first picture before the clock starts
             start_pts: float | None = None
             last_pts = -1
             next_status = time.monotonic() + 1.0
@@ -168,6 +176,7 @@ def inject(
                         picture = blender.blend_prepared(frame, painter.latest())
                         stats.lateness.append(time.monotonic() - due)
                         stats.blended_yuv, stats.blended_rgba, stats.overlay_conversions = blender.yuv, blender.rgba, blender.conversions
+                        stats.overlay_skipped = painter.skipped
                         pts = max(last_pts + 1, round(vt * float(rate)))
                         last_pts = pts
                         enc.put(("v", picture, pts))
@@ -209,6 +218,7 @@ class _Painter:
 
     def __init__(self, overlay: LiveOverlay, blender: Any, period: float, *, yuv: bool) -> None:
         self.overlay, self.blender, self.period, self.yuv = overlay, blender, period, yuv
+        self.skipped = 0  # frame periods a drawing overran
         self._cond = threading.Condition()
         self._latest: Any = None
         self._error: BaseException | None = None
@@ -226,6 +236,7 @@ class _Painter:
                     self._latest = prepared
                     self._cond.notify_all()
                 took = time.monotonic() - began
+                self.skipped += int(took / self.period)
                 lead = min(took, self.period)
                 if took < self.period:
                     time.sleep(self.period - took)

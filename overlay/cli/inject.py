@@ -78,7 +78,8 @@ def run_inject(args: argparse.Namespace) -> int:
             overlay.stop()
         if tty:
             print(file=sys.stderr)
-        print(f"euchre-overlay: {stats.frames} frames written, {stats.late} late, {stats.dropped} dropped", file=sys.stderr)
+        skipped = f"; the overlay's animation skipped {stats.overlay_skipped} frames (drawing slower than the video)" if stats.overlay_skipped else ""
+        print(f"euchre-overlay: {stats.frames} frames written, {stats.late} late, {stats.dropped} dropped{skipped}", file=sys.stderr)
         if stats.dropped:
             print("euchre-overlay: could not keep up in real time (frames dropped)", file=sys.stderr)
         return 0

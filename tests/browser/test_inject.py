@@ -158,3 +158,39 @@ def test_a_stopped_stream_ends_the_output_cleanly(server: str, tmp_path: Path) -
         audio = [f for f in b.decode(audio=0)]
     assert len(frames) == stats.frames >= 50  # most of the three seconds sent, all playable
     assert sum(f.samples for f in audio) / 48000 > 2.0  # the audio came through
+
+
+class _SlowOverlay:
+    """An overlay that takes three frame periods to draw each picture (a frame of moving cards
+    on a core another job holds): a real skia picture, a red square moving one pixel a draw."""
+
+    def __init__(self, size: tuple[int, int], period: float) -> None:
+        self.video_size = size
+        self.period = period
+        self.draws = 0
+
+    def image(self, now: float) -> Any:
+        import skia
+
+        time.sleep(3 * self.period)
+        self.draws += 1
+        surf = skia.Surface.MakeRaster(skia.ImageInfo.MakeN32Premul(*self.video_size))
+        canvas = surf.getCanvas()
+        canvas.clear(0)
+        canvas.drawRect(skia.Rect.MakeXYWH(20 + self.draws, 20, 40, 40), skia.Paint(Color=0xFFFF0000))
+        return surf.makeImageSnapshot()
+
+
+def test_a_slow_overlay_skips_its_own_frames_not_the_videos(tmp_path: Path) -> None:
+    """Drawing slower than the video: the video keeps its time (no frame dropped or late), the
+    overlay's animation shows fewer pictures (counted), and every frame carries the overlay."""
+    src, dst = tmp_path / "in.mp4", tmp_path / "out.mp4"
+    write_input(src, seconds=2.0, size=(320, 180), fps=25)
+    overlay = _SlowOverlay((320, 180), 1 / 25)
+    stats = inject(str(src), str(dst), overlay, realtime=True)  # type: ignore[arg-type]
+    assert stats.frames == 50 and stats.dropped == 0 and stats.late == 0, stats.line()
+    assert stats.late_ms(0.99) < 40.0, stats.late_ms(0.99)  # under one period (40 ms)
+    assert stats.overlay_skipped >= 20 and "overlay frames skipped" in stats.line(), stats.line()
+    with av.open(str(dst)) as c:
+        red = [int(((f[..., 0] > 180) & (f[..., 1] < 90) & (f[..., 2] < 90)).sum()) for f in (v.to_ndarray(format="rgb24") for v in c.decode(video=0))]
+    assert len(red) == 50 and min(red) > 900, red  # the 40x40 square on every frame
