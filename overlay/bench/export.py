@@ -103,9 +103,9 @@ def _timed_render(job: Any, game: Any, codec: str, n: int, path: Path, *, worker
     with job_frames(job, game, workers=workers, codec=codec, background=None) as frames:
         for item in frames:
             write_item(writer, item)
-        drawn = getattr(frames, "worker_cpu", 0.0)  # workers forked by the fork server: not our children
+        workers_cpu = getattr(frames, "worker_cpu", 0.0)  # workers forked by the fork server: not our children
     writer.close()
-    dt, cpu = time.perf_counter() - t0, _cpu() - c0 + drawn
+    dt, cpu = time.perf_counter() - t0, _cpu() - c0 + workers_cpu
     return writer.frames / dt, cpu / max(1, writer.frames) * 1000.0
 
 

@@ -15,8 +15,10 @@ A new overlay picture is converted again only where it changed from the one befo
 changed bands are unpremultiplied (:meth:`overlay.video.writer.Pixels.update`) and the tiles
 of rows they touch converted to YUVA, each with a margin of rows around it (FFmpeg's vertical
 chroma filter reads the rows next to a row pair), copied into the kept YUVA picture: the same
-planes as a whole conversion, byte for byte, for a fraction of its cost (a game frame moves one card or panel;
-measured at 1080p: about 6 ms to unpremultiply and 6 ms to convert a whole picture).
+planes as a whole conversion, byte for byte, for a fraction of its cost (a game frame moves
+one card or panel; measured at 1080p: about 6 ms to unpremultiply and 6 ms to convert a whole
+picture).  :meth:`Blender.prepare` does that, :meth:`Blender.blend_prepared` lays the result
+over a frame: ``inject`` prepares in its painter thread while the video's thread blends.
 
 Any other input (RGB, 10-bit, 4:4:4), and a lossless RGB output, takes the RGBA path: skia
 blends the premultiplied overlay over the frame (:func:`renderer.frames.composite_over`).

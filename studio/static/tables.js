@@ -23,7 +23,8 @@ function onRefresh() {
   // another channel, or a new game on this one: what was learnt about the old one goes
   const info = S.info || {};
   const digest = info.game ? info.game.digest : null;
-  if (seen.ch !== S.ch) forgetFreshKey();
+  // (the first refresh knows no channel before: a key made before it is still this channel's)
+  if (seen.ch !== null && seen.ch !== S.ch) forgetFreshKey();
   if (seen.ch && (seen.ch !== S.ch || seen.digest !== digest)) forgetAnalysis(seen.ch);
   // the Game and Logger tabs show the channel's game, playhead and logger: redrawn when
   // those change (a form being typed in is left alone)
