@@ -110,7 +110,7 @@ def test_workers_skip_held_frames(game_file: Path, tmp_path: Path, here: bool) -
         kinds = ["held" if i is HELD else "none" if i is None else "pixels" for i in items]
     # held: the same step at rest (equal keys: not drawn at all), or drawn to the same pixels
     # as the frame before (an animation already at rest), as one process holds them
-    by_key = [n for n in range(1, len(keys)) if keys[n] is not None and keys[n] == keys[n - 1]]
+    by_key = [n for n in range(1, len(keys)) if keys[n] == keys[n - 1]]
     by_pixels = [
         n for n in range(1, len(keys))
         if n not in by_key and pictures[n] is not None and pictures[n - 1] is not None and np.array_equal(pictures[n], pictures[n - 1])
