@@ -42,6 +42,7 @@ from .job import Job, frame_source
 
 if TYPE_CHECKING:
     from engine.load import LoadedGame
+    from renderer.frames import FrameSource
     from engine.state import GameState
     from renderer.frames import Schedule
     from renderer.matchdata import MatchData
@@ -60,6 +61,7 @@ __all__ = [
     "game_spec",
     "plan_segments",
     "render_segment",
+    "spec_frames",
     "join",
 ]
 
@@ -313,6 +315,31 @@ def steps_of(spec: GameSpec, game: LoadedGame | None = None) -> Sequence[GameSta
     return steps
 
 
+def spec_frames(spec: GameSpec) -> FrameSource:
+    """The frames of a spec's game, as ``render`` draws them (the game loaded from its bytes;
+    a Ray task's segment and a drawing process of a parallel render both start here).
+
+    Raises:
+        EgnError: the game cannot be read.
+    """
+    game = load(spec)
+    images = spec.images
+    return frame_source(
+        steps_of(spec, game),
+        spec.schedule,
+        view=spec.view,
+        theme=spec.theme,
+        timing=spec.timing,
+        title=spec.title,
+        size=spec.size,
+        match=spec.match,
+        images=(lambda ids: {i: images[i] for i in ids if i in images}) if images else None,
+        timeline=game.timeline,
+        rules=game.document.metadata.ruleset,
+        analysis=spec.analysis,
+    )
+
+
 def render_segment(spec: GameSpec, segment: Segment, *, on_progress: Callable[[int], None] | None = None) -> SegmentOutput:
     """Draw and encode frames ``[segment.first, segment.end)`` of the game.
 
@@ -326,23 +353,7 @@ def render_segment(spec: GameSpec, segment: Segment, *, on_progress: Callable[[i
     """
     from .writer import CODECS, VideoWriter
 
-    game = load(spec)
-    steps = steps_of(spec, game)
-    images = spec.images
-    src = frame_source(
-        steps,
-        spec.schedule,
-        view=spec.view,
-        theme=spec.theme,
-        timing=spec.timing,
-        title=spec.title,
-        size=spec.size,
-        match=spec.match,
-        images=(lambda ids: {i: images[i] for i in ids if i in images}) if images else None,
-        timeline=game.timeline,
-        rules=game.document.metadata.ruleset,
-        analysis=spec.analysis,
-    )
+    src = spec_frames(spec)
     sched, fps = spec.schedule, spec.fps
     codec = CODECS[spec.codec]
     step = max(1, int(fps / 2))

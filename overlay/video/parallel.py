@@ -159,27 +159,10 @@ class _Drawer:
 
 def _drawer(spec: GameSpec) -> _Drawer:
     """A :class:`_Drawer` of ``spec``'s frames (the game loaded from its bytes)."""
-    from .batch import load, steps_of
-    from .job import frame_source
+    from .batch import spec_frames
     from .writer import CODECS, Pixels
 
-    game = load(spec)
-    images = spec.images
-    src = frame_source(
-        steps_of(spec, game),
-        spec.schedule,
-        view=spec.view,
-        theme=spec.theme,
-        timing=spec.timing,
-        title=spec.title,
-        size=spec.size,
-        match=spec.match,
-        images=(lambda ids: {i: images[i] for i in ids if i in images}) if images else None,
-        timeline=game.timeline,
-        rules=game.document.metadata.ruleset,
-        analysis=spec.analysis,
-    )
-    return _Drawer(src, Pixels(CODECS[spec.codec], spec.size, spec.background), spec.schedule, spec.fps)
+    return _Drawer(spec_frames(spec), Pixels(CODECS[spec.codec], spec.size, spec.background), spec.schedule, spec.fps)
 
 
 def _worker(index: int, spec: GameSpec, layout: _Layout, runs: Any, free: Any, results: Any) -> None:
