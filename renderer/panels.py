@@ -317,13 +317,14 @@ def _suits(ctx: Ctx, el: Element) -> None:
     lowest = min([int(c.rank) for c in played if c.rank is not None] + [9])
     ranks = [r for r in Rank if int(r) >= lowest]
     col = (w - 64) / len(ranks)
+    out = {(c.suit, c.rank) for c in played}
     for row, suit in enumerate((Suit.SPADES, Suit.HEARTS, Suit.CLUBS, Suit.DIAMONDS)):
         y = 44 + row * 35
         if st.trump is suit:
             b.rrect(8, y, w - 16, 32, 6, th.accent + "26", th.accent + "80", 1.0)
         b.path(suit_path(suit, 18, y + 5, 22), "#ffffffff" if suit.colour == "black" else "#ff5a6eff", None, 0)
         for i, r in enumerate(ranks):
-            gone = any(c.suit is suit and c.rank == r for c in played)
+            gone = (suit, r) in out
             label = "10" if r == Rank.TEN else r.letter
             # a played card is struck out, in the muted colour: readable (>= 4.5:1), not faint;
             # the strike stops short of the rank on both sides, so no line crosses the glyphs

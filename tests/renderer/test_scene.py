@@ -80,6 +80,25 @@ def test_scene_is_pure_and_round_trips(tl: Timeline) -> None:
     assert (x == y).all()
 
 
+def test_shared_ops_stay_as_made_and_the_text_as_json_writes_it(tl: Timeline) -> None:
+    """The builder shares one list per distinct rounded rectangle and text op between scenes
+    (renderer.scene ``_RRECTS``, ``_TEXTS``): every scene of a game, built again after all of
+    them were drawn and taken into a take, is the same text; and ``Scene.dumps`` (msgspec)
+    writes what ``json.dumps`` writes."""
+    from renderer.take import take_scene
+    from renderer.timing import TakeTransition
+
+    first = [build_scene(s, title="Fête ✓ 日本", size=(1280, 720)) for s in tl.steps]
+    texts = [s.dumps() for s in first]
+    for scene in first[::9]:
+        raster(scene, 0.2)
+    take_scene(first[3], first[4], TakeTransition(style="wipe", run_time=0.5), 0.0, accent="#ff0000ff", panel="#000000ff", image=None).dumps()
+    assert [s.dumps() for s in first] == texts
+    assert [build_scene(s, title="Fête ✓ 日本", size=(1280, 720)).dumps() for s in tl.steps] == texts
+    for text, scene in zip(texts[::7], first[::7]):
+        assert text == json.dumps(scene.to_json(), separators=(",", ":"), ensure_ascii=False)
+
+
 def test_every_step_builds_and_scales(tl: Timeline) -> None:
     for state in tl.steps[:40]:
         for size in ((1920, 1080), (1280, 720), (3840, 2160)):
