@@ -108,9 +108,10 @@ async def post_json(session: aiohttp.ClientSession, url: str, body: Any, method:
 
 
 @contextlib.asynccontextmanager
-async def services(redis_url: str, folder: Path, n: int) -> AsyncIterator[Services]:
-    """``n`` processes for one test, stopped after it (``async with``)."""
-    s = await Services(redis_url, folder).start(n)
+async def services(redis_url: str, folder: Path, n: int, *, extra: tuple[str, ...] = ()) -> AsyncIterator[Services]:
+    """``n`` processes for one test, stopped after it (``async with``; ``extra``: more
+    ``serve`` options)."""
+    s = await Services(redis_url, folder).start(n, extra=extra)
     try:
         yield s
     finally:

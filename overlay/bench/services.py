@@ -48,12 +48,12 @@ class Services:
         self.procs: list[Any] = []
         self.bases: list[str] = []
 
-    async def start(self, n: int, *, demo: bool = False) -> Self:
+    async def start(self, n: int, *, demo: bool = False, extra: tuple[str, ...] = ()) -> Self:
         """``n`` more processes (started together; with ``demo``, as ``serve`` starts without
-        ``--no-demo``); returns ``self``."""
+        ``--no-demo``; ``extra``: more ``serve`` options); returns ``self``."""
         started = await asyncio.gather(
             *(
-                start_server(str(self.folder / f"p{len(self.procs) + i}"), self.token, extra=("--redis", self.redis_url), demo=demo)
+                start_server(str(self.folder / f"p{len(self.procs) + i}"), self.token, extra=("--redis", self.redis_url, *extra), demo=demo)
                 for i in range(n)
             )
         )

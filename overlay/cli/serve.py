@@ -16,7 +16,7 @@ __all__ = ["register", "run", "serve"]
 
 
 def register(sub: Any) -> None:
-    from ..service.config import DEFAULT_PORT
+    from ..service.config import DEFAULT_PORT, FORWARD_WAIT
     from ..service.store import default_data_dir
 
     p = sub.add_parser(
@@ -71,7 +71,25 @@ def register(sub: Any) -> None:
         default=None,
         help="with --redis: the address other processes reach this one at (default: the one it listens on)",
     )
+    p.add_argument(
+        "--forward-wait",
+        metavar="SECONDS",
+        type=_seconds,
+        default=FORWARD_WAIT,
+        help=f"with --redis: how long a request for a channel another process runs may wait for an owner while the "
+        f"channel moves, or for Redis while it cannot be reached, before a 503 (default {FORWARD_WAIT:g}; 1 to 60)",
+    )
     p.set_defaults(func=run)
+
+
+def _seconds(text: str) -> float:
+    try:
+        value = float(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"{text!r} is not a number of seconds") from None
+    if not 1.0 <= value <= 60.0:
+        raise argparse.ArgumentTypeError(f"{text} s is outside 1 to 60 s")
+    return value
 
 
 def run(args: argparse.Namespace) -> int:
@@ -90,6 +108,7 @@ def run(args: argparse.Namespace) -> int:
         synchronous=args.sync.upper(),
         redis=args.redis,
         advertise=args.advertise,
+        forward_wait=args.forward_wait,
         per_address=args.max_connections_per_address,
     )
     try:

@@ -12,7 +12,7 @@ a group gets the last scene of the group at once (a snapshot), or asks the owner
 A request for a channel another process runs is forwarded over HTTP to that process (its
 address is in Redis beside its lease; :meth:`Relay.forward`), so validation, 409s, revisions
 and playback control are the owner's, as on one box.  While a channel changes hands (its
-owner died) the request waits for the next owner, up to :data:`FORWARD_WAIT` seconds.  A
+owner died) the request waits for the next owner, up to ``serve --forward-wait`` seconds (:data:`~overlay.service.config.FORWARD_WAIT`, 8, by default).  A
 logger's feed socket on such a process forwards each frame the same way.
 """
 
@@ -37,6 +37,7 @@ from ..service.clients import Page, StateSub
 from ..service.config import ServerSettings
 from ..service.errors import BadRequest, NotFound, StoreFailed
 from ..service.fanout import draw_size
+from ..service.config import FORWARD_WAIT
 from ..service.keys import SETTINGS, SOCKETS
 from ..service.protocol import FeedRefused, dump
 from ..service.routes.pagesocket import open_page, open_state, read_page
@@ -48,8 +49,6 @@ __all__ = ["Relay", "FORWARD_WAIT", "FORWARDED"]
 
 log = logging.getLogger("overlay.cluster.relay")
 
-#: seconds a request for a channel waits for an owner (a failover takes at most about 3)
-FORWARD_WAIT = 8.0
 #: seconds between two reads of the owner's lease while a forwarded request waits for its answer
 WATCH = 0.25
 #: seconds between two tries while Redis cannot be reached
@@ -259,7 +258,7 @@ class Relay:
 
         Raises:
             NotFound: no such channel.
-            StoreFailed: Redis unreachable for :data:`FORWARD_WAIT` seconds (503).
+            StoreFailed: Redis unreachable for ``serve --forward-wait`` seconds (503).
         """
         if not await self.exists(cid):
             raise NotFound(f"no channel {cid!r}", channel=cid)
@@ -402,12 +401,12 @@ class Relay:
 
     async def exists(self, cid: str, deadline: float | None = None) -> bool:
         """Whether channel ``cid`` exists in Redis; while Redis cannot be reached, asks again
-        until ``deadline`` (``FORWARD_WAIT`` from now), then refuses with a 503.
+        until ``deadline`` (``serve --forward-wait``, 8 s by default, from now), then refuses with a 503.
 
         Raises:
             StoreFailed: Redis unreachable for the whole wait.
         """
-        deadline = time.monotonic() + FORWARD_WAIT if deadline is None else deadline
+        deadline = time.monotonic() + self.settings.forward_wait if deadline is None else deadline
         while True:
             try:
                 async with asyncio.timeout(max(0.1, deadline - time.monotonic())):
@@ -428,12 +427,12 @@ class Relay:
         would answer after it resumes.
 
         Raises:
-            StoreFailed: no process took the channel within :data:`FORWARD_WAIT` seconds, or
+            StoreFailed: no process took the channel within ``serve --forward-wait`` seconds, or
                 Redis could not be reached (503).
             NotFound: the channel was deleted meanwhile.
         """
         assert self.session is not None
-        deadline = time.monotonic() + FORWARD_WAIT
+        deadline = time.monotonic() + self.settings.forward_wait
         last = "no process holds its lease"
         while time.monotonic() < deadline:
             try:

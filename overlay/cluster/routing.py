@@ -36,7 +36,7 @@ from ..service.keys import HUB, SETTINGS
 from ..service.store import Store
 from .leases import LEASE_TTL, Cluster
 from .redisstore import Keys, RedisStore, text_of
-from .relay import FORWARD_WAIT, FORWARDED, REDIS_RETRY, Relay
+from .relay import FORWARDED, REDIS_RETRY, Relay
 
 __all__ = ["Router", "CLUSTER", "RedisScaleOut", "ROUTE_NAMES", "open_store", "install", "install_demo_once"]
 
@@ -134,9 +134,9 @@ class Router:
         """Every channel id in Redis, in the order the channels were created.
 
         Raises:
-            StoreFailed: Redis unreachable for ``FORWARD_WAIT`` seconds (503).
+            StoreFailed: Redis unreachable for ``serve --forward-wait`` seconds (503).
         """
-        deadline = time.monotonic() + FORWARD_WAIT
+        deadline = time.monotonic() + self.relay.settings.forward_wait
         while True:
             try:
                 async with asyncio.timeout(max(0.1, deadline - time.monotonic())):
@@ -184,7 +184,7 @@ class Router:
         """
         k = Keys(cid)
         try:
-            async with asyncio.timeout(FORWARD_WAIT):
+            async with asyncio.timeout(self.relay.settings.forward_wait):
                 ok = await self.relay.client.eval(reserve, 1, k.lease, cid, self.relay.cluster.me, repr(time.time()), int(LEASE_TTL * 1000))
         except Exception as exc:  # refused: nothing reserved; no answer: Redis may still run it when back
             raise StoreFailed(

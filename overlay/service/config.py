@@ -22,6 +22,10 @@ def analysis_by_env() -> bool:
     return os.environ.get("EUCHRE_OVERLAY_ANALYSIS", "") not in ("", "0", "off")
 
 
+#: ``serve --forward-wait``'s default: a failover takes at most about 3 s
+FORWARD_WAIT = 8.0
+
+
 @dataclass(frozen=True)
 class ServerSettings:
     """Everything ``create_app`` needs.  ``db`` = ``":memory:"`` keeps nothing on disk."""
@@ -46,6 +50,9 @@ class ServerSettings:
     redis: str | None = None
     #: the address other processes reach this one at (default: the one it listens on)
     advertise: str | None = None
+    #: with ``redis``: seconds a request for a channel another process runs may wait for an
+    #: owner (while the channel moves) or for Redis (while it cannot be reached) before a 503
+    forward_wait: float = FORWARD_WAIT
     #: live analysis for every channel (a channel's own settings may turn it on alone);
     #: default: ``EUCHRE_OVERLAY_ANALYSIS=1`` in the environment (overlay.service.analysis)
     analysis: bool = field(default_factory=analysis_by_env)
