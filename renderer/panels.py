@@ -309,15 +309,20 @@ def _played(ctx: Ctx) -> list[Card]:
 
 
 def _suits(ctx: Ctx, el: Element) -> None:
+    played = _played(ctx)
+    out = frozenset((c.suit, c.rank) for c in played)
+    lowest = min([int(c.rank) for c in played if c.rank is not None] + [9])
+    # still, and redrawn at every card of a live game: kept by what it shows
+    ctx.still(("suit-tracker", ctx.state.trump, lowest, out), el, lambda: _suits_drawn(ctx, el, lowest, out))
+
+
+def _suits_drawn(ctx: Ctx, el: Element, lowest: int, out: frozenset[tuple[Suit | None, Rank | None]]) -> None:
     st, th, b = ctx.state, ctx.theme, ctx.b
     w, h = SIZES["suit-tracker"]
     ctx.panel(0, 0, w, h, el=el)
     ctx.label(th.font_body, 20, 16, 30, "CARDS PLAYED", th.muted, ls=2.0)
-    played = _played(ctx)
-    lowest = min([int(c.rank) for c in played if c.rank is not None] + [9])
     ranks = [r for r in Rank if int(r) >= lowest]
     col = (w - 64) / len(ranks)
-    out = {(c.suit, c.rank) for c in played}
     for row, suit in enumerate((Suit.SPADES, Suit.HEARTS, Suit.CLUBS, Suit.DIAMONDS)):
         y = 44 + row * 35
         if st.trump is suit:

@@ -4,6 +4,7 @@ the play area (up-card, trick, trick gathering) and the flying cards between the
 from __future__ import annotations
 
 import math
+from typing import Any
 
 from engine.cards import Suit
 from engine.state import StepKind, UpCardState
@@ -16,7 +17,7 @@ from .contrast import ink_on
 from .fonts import measure
 from .linemarks import draw_card_mark
 from .photo import plate_photo
-from .scene import Num
+from .scene import Num, Op
 from .view import Element, ElementType
 
 __all__ = ["HAND_W", "HAND_H", "PLAY_W", "PLAY_H", "SUIT_WORD", "card", "draw_hand", "draw_play_area", "draw_flights"]
@@ -50,7 +51,31 @@ def hand_slots(n: int) -> list[float]:
 
 def card(ctx: Ctx, sid: str, cx: Num, cy: Num, *, s: float = CS, rot: Num = 0.0, alpha: Num = 1.0, shadow: float = 0.0, mark: bool = False) -> None:
     """A card centred on (cx, cy), card scale ``s``, tilted by ``rot``; optional drop shadow;
-    ``mark``: a card of the alternative line on air (:mod:`renderer.altline`)."""
+    ``mark``: a card of the alternative line on air (:mod:`renderer.altline`).
+
+    A card standing still (no animated value) is the same ops every time it is drawn: they
+    are made once and shared (see ``renderer.scene._RRECTS``)."""
+    b = ctx.b
+    still = not mark and not isinstance(cx, dict) and not isinstance(cy, dict) and not isinstance(rot, dict) and not isinstance(alpha, dict)
+    if still:
+        key = (sid, cx, cy, s, rot, alpha, shadow, ctx.theme.shadow, ctx.theme.cards.radius, ctx.theme.cards.face)
+        ops = _STILL.get(key)
+        if ops is None:
+            mark_at = len(b.ops)
+            _card(ctx, sid, cx, cy, s, rot, alpha, shadow, mark)
+            if len(_STILL) < 8192:
+                _STILL[key] = b.ops[mark_at:]
+        else:
+            b.ops.extend(ops)
+        return
+    _card(ctx, sid, cx, cy, s, rot, alpha, shadow, mark)
+
+
+#: the ops of still cards by their arguments (:func:`card`)
+_STILL: dict[tuple[Any, ...], list[Op]] = {}
+
+
+def _card(ctx: Ctx, sid: str, cx: Num, cy: Num, s: float, rot: Num, alpha: Num, shadow: float, mark: bool) -> None:
     b = ctx.b
     b.save()
     b.alpha(alpha)

@@ -82,9 +82,13 @@ def test_scene_is_pure_and_round_trips(tl: Timeline) -> None:
 
 def test_shared_ops_stay_as_made_and_the_text_as_json_writes_it(tl: Timeline) -> None:
     """The builder shares one list per distinct rounded rectangle and text op between scenes
-    (renderer.scene ``_RRECTS``, ``_TEXTS``): every scene of a game, built again after all of
+    (renderer.scene ``_RRECTS``, ``_TEXTS``), still cards' ops (renderer.table ``_STILL``)
+    and still panels (``Ctx.still``): every scene of a game, built again after all of
     them were drawn and taken into a take, is the same text; and ``Scene.dumps`` (msgspec)
     writes what ``json.dumps`` writes."""
+    import renderer.context as context_module
+    import renderer.scene as scene_module
+    import renderer.table as table_module
     from renderer.take import take_scene
     from renderer.timing import TakeTransition
 
@@ -94,6 +98,10 @@ def test_shared_ops_stay_as_made_and_the_text_as_json_writes_it(tl: Timeline) ->
         raster(scene, 0.2)
     take_scene(first[3], first[4], TakeTransition(style="wipe", run_time=0.5), 0.0, accent="#ff0000ff", panel="#000000ff", image=None).dumps()
     assert [s.dumps() for s in first] == texts
+    assert [build_scene(s, title="Fête ✓ 日本", size=(1280, 720)).dumps() for s in tl.steps] == texts
+    # and the kept pictures are what drawing afresh draws
+    for kept in (scene_module._RRECTS, scene_module._TEXTS, table_module._STILL, context_module._STILLS):
+        kept.clear()
     assert [build_scene(s, title="Fête ✓ 日本", size=(1280, 720)).dumps() for s in tl.steps] == texts
     for text, scene in zip(texts[::7], first[::7]):
         assert text == json.dumps(scene.to_json(), separators=(",", ":"), ensure_ascii=False)
