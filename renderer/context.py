@@ -209,32 +209,36 @@ class Ctx:
 
     def still(self, key: tuple[Any, ...], el: Element, draw: Callable[[], None]) -> None:
         """Draw what ``draw`` draws, a still picture of element ``el`` that is a function of
-        ``key``, the theme and ``el`` alone: the first time it is drawn, its ops, fonts and
-        sprites are kept and the next draws with an equal key, the same theme and element
-        objects and the same output scale put them back (a panel that a live game redraws at
+        ``key``, the theme, the timing and ``el`` alone (``key`` names whatever it reads of
+        the state): the first time it is drawn, its ops, fonts, images and sprites are kept
+        and the next draws with an equal key, the same theme, timing and element objects and
+        the same output scale put them back (a panel that a live game redraws at
         every action, e.g. the suit tracker).  Nothing animated is kept: a draw that made a
         track is not."""
         b = self.b
-        key = (id(self.theme), id(el), self.out_scale, *key)
+        key = (id(self.theme), id(self.timing), id(el), self.out_scale, *key)
         kept = _STILLS.get(key)
-        if kept is not None and kept[0] is self.theme and kept[1] is el:
-            _, _, ops, kept_fonts, kept_defs = kept
+        if kept is not None and kept[0] is self.theme and kept[1] is self.timing and kept[2] is el:
+            _, _, _, ops, kept_fonts, kept_images, kept_defs = kept
             b.ops.extend(ops)
             b.fonts |= kept_fonts
+            b.images |= kept_images
             for sid, sops in kept_defs.items():
                 b.defs.setdefault(sid, sops)
             return
-        at, tracks, fonts, defs = len(b.ops), len(b.tracks), b.fonts, b.defs
-        b.fonts, b.defs = set(), {}
+        at, tracks, fonts, images, defs = len(b.ops), len(b.tracks), b.fonts, b.images, b.defs
+        b.fonts, b.images, b.defs = set(), set(), {}
         try:
             draw()
         finally:
-            mine, new = b.fonts, b.defs
-            b.fonts, b.defs = fonts | mine, defs
+            my_fonts, my_images, new = b.fonts, b.images, b.defs
+            b.fonts, b.images, b.defs = fonts | my_fonts, images | my_images, defs
             for sid, sops in new.items():
                 defs.setdefault(sid, sops)
-        if len(b.tracks) == tracks and len(_STILLS) < 4096:
-            _STILLS[key] = (self.theme, el, b.ops[at:], frozenset(mine), new)
+        if len(b.tracks) == tracks:
+            if len(_STILLS) >= 4096:  # a bound, not an LRU: a long show's settings change seldom
+                _STILLS.clear()
+            _STILLS[key] = (self.theme, self.timing, el, b.ops[at:], frozenset(my_fonts), frozenset(my_images), new)
 
     def pop(self, t0: float, dur: float, *, start: float = 0.6) -> tuple[Num, Num]:
         """Scale and alpha tracks for something appearing at ``t0`` with a small overshoot."""
@@ -242,9 +246,10 @@ class Ctx:
         return b.tween(t0, t0 + dur, start, 1.0, "back"), b.tween(t0, t0 + dur * 0.6, 0.0, 1.0, "out")
 
 
-#: :meth:`Ctx.still`'s pictures: key -> (theme, element, ops, fonts, sprite defs); the theme
-#: and element are kept so that their ids in the key cannot name other objects later
-_STILLS: dict[tuple[Any, ...], tuple[Theme, Element, list[Op], frozenset[str], dict[str, list[Op]]]] = {}
+#: :meth:`Ctx.still`'s pictures: key -> (theme, timing, element, ops, fonts, images, sprite
+#: defs); the theme, timing and element are kept so that their ids in the key cannot name
+#: other objects later
+_STILLS: dict[tuple[Any, ...], tuple[Theme, Timing, Element, list[Op], frozenset[str], frozenset[str], dict[str, list[Op]]]] = {}
 
 
 @lru_cache(maxsize=4096)

@@ -135,7 +135,15 @@ def _count(ctx: Ctx, font: str, size: float, right: float, baseline: float, old:
 
 
 def _score(ctx: Ctx, el: Element, team: int) -> None:
-    st, th = ctx.state, ctx.theme
+    st = ctx.state
+    new = st.score[team]
+    old = new - (st.deal_points[team] if st.deal_points and st.kind is StepKind.DEAL_SCORED else 0)
+    # kept by what it shows (a count from old to new is animated, and so drawn every time)
+    ctx.still(("score", team, ctx.teams, st.players, st.num_players, old, new), el, lambda: _score_drawn(ctx, el, team, old, new))
+
+
+def _score_drawn(ctx: Ctx, el: Element, team: int, old: int, new: int) -> None:
+    th = ctx.theme
     w, h = SIZES["ns-score"]
     ctx.panel(0, 0, w, h, el=el)
     ctx.b.rrect(0, 0, 10, h, 5, ctx.team_colour(team), None, 0)
@@ -143,21 +151,25 @@ def _score(ctx: Ctx, el: Element, team: int) -> None:
     size = el.style.font_size or 27
     name = ctx.team_label(team, th.font_heading, size, w - 100, ls=0.5)
     ctx.label(th.font_heading, size, 24, 66, name, ctx.text_colour(el), width=w - 100, ls=0.5)
-    new = st.score[team]
-    old = new - (st.deal_points[team] if st.deal_points and st.kind is StepKind.DEAL_SCORED else 0)
     _count(ctx, th.font_title, 58, w - 16, 66, old, new, ctx.text_colour(el))
 
 
 def _trick_boxes(ctx: Ctx, el: Element, team: int) -> None:
-    st, th, b = ctx.state, ctx.theme, ctx.b
-    w, h = SIZES["ns-trick-boxes"]
-    ctx.panel(0, 0, w, h, el=el)
+    st = ctx.state
     won = st.tricks_per_team[team] if st.tricks_per_team else 0
     if st.kind in (StepKind.DEAL_START,):
         won = 0
     fresh = (
         st.kind is StepKind.TRICK_TAKEN and st.trick is not None and st.trick.winner is not None and st.trick.winner % 2 == team
     )
+    # kept by what it shows (a fresh trick's box pops in, and so is drawn every time)
+    ctx.still(("tricks", team, won, fresh), el, lambda: _trick_boxes_drawn(ctx, el, team, won, fresh))
+
+
+def _trick_boxes_drawn(ctx: Ctx, el: Element, team: int, won: int, fresh: bool) -> None:
+    th, b = ctx.theme, ctx.b
+    w, h = SIZES["ns-trick-boxes"]
+    ctx.panel(0, 0, w, h, el=el)
     ctx.label(th.font_body, 20, w / 2, 30, "TRICKS", th.muted, align="center", ls=2.0)
     n_boxes = 5
     bw, gap, top, bh = 20.0, 6.0, 42.0, 30.0
@@ -195,8 +207,15 @@ def _trump(ctx: Ctx, el: Element, team: int | None) -> None:
         return
     if team is not None and st.maker % 2 != team:
         return
-    w, h = SIZES["trump-tracker" if team is None else "ns-trump-tracker"]
+    maker = st.maker
     fresh = st.kind is StepKind.CALL and st.action is not None and st.action.call not in (None, "Pass")
+    # kept by what it shows (a fresh call pops it in, and so is drawn every time)
+    ctx.still(("trump", team, code, maker, st.alone, st.players, fresh), el, lambda: _trump_drawn(ctx, el, team, code, maker, fresh))
+
+
+def _trump_drawn(ctx: Ctx, el: Element, team: int | None, code: str, maker: int, fresh: bool) -> None:
+    st, th, b = ctx.state, ctx.theme, ctx.b
+    w, h = SIZES["trump-tracker" if team is None else "ns-trump-tracker"]
     b.save()
     if fresh:
         sc, al = ctx.pop(ctx.run * 0.5, max(0.05, ctx.run), start=0.8)
@@ -219,7 +238,7 @@ def _trump(ctx: Ctx, el: Element, team: int | None) -> None:
     ctx.label(th.font_heading, 26, x, 66, SUIT_WORD.get(code, code), ctx.text_colour(el), ls=0.5, width=word_w)
     if team is None:
         ctx.label(th.font_body, 20, top_right, 32, "CALLED BY", th.muted, align="right", ls=2.0)
-        ctx.label(th.font_heading, 24, right, 66, ctx.player_label(st.maker, th.font_heading, 24, 140), ctx.text_colour(el), align="right", width=140)
+        ctx.label(th.font_heading, 24, right, 66, ctx.player_label(maker, th.font_heading, 24, 140), ctx.text_colour(el), align="right", width=140)
     b.restore()
 
 

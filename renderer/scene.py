@@ -73,6 +73,8 @@ def _r(v: float) -> float:
 #: by every executor and transform (a transform that moves one copies it, as
 #: :mod:`renderer.take` does); ``tests/renderer/test_scene.py`` checks a build leaves them as made.
 _RRECTS: dict[tuple[Any, ...], Op] = {}
+#: element boxes (:meth:`Fit.box`), shared the same way
+_BOXES: dict[tuple[Any, ...], dict[str, Any]] = {}
 _TEXTS: dict[tuple[Any, ...], Op] = {}
 
 
@@ -178,9 +180,16 @@ class Fit:
     def box(self, ident: str, kind: str, x: float, y: float, size: tuple[float, float], scale: float) -> dict[str, Any]:
         """An element's box in canvas pixels (``Scene.elements``): placed at ``x, y`` in view
         pixels, ``size`` unscaled, drawn at ``scale``."""
-        s = self.scale
-        return {"id": ident, "type": kind, "x": round(self.ox + x * s, 2), "y": round(self.oy + y * s, 2),
-                "w": round(size[0] * scale * s, 2), "h": round(size[1] * scale * s, 2), "scale": scale}
+        key = (self.scale, self.ox, self.oy, ident, kind, x, y, size, scale)
+        box = _BOXES.get(key)
+        if box is None:
+            s = self.scale
+            box = {"id": ident, "type": kind, "x": round(self.ox + x * s, 2), "y": round(self.oy + y * s, 2),
+                   "w": round(size[0] * scale * s, 2), "h": round(size[1] * scale * s, 2), "scale": scale}
+            if len(_BOXES) >= 4096:
+                _BOXES.clear()
+            _BOXES[key] = box
+        return box
 
 
 class Builder:
@@ -303,8 +312,9 @@ class Builder:
             return
         if op is None:
             op = ["rr", _r(x), _r(y), _r(w), _r(h), _r(r), fill, stroke, _r(lw)]
-            if len(_RRECTS) < 16384:
-                _RRECTS[key] = op
+            if len(_RRECTS) >= 16384:
+                _RRECTS.clear()
+            _RRECTS[key] = op
         self.ops.append(op)
 
     def path(self, d: str, fill: Any, stroke: Any = None, lw: float = 0.0) -> None:
@@ -322,8 +332,9 @@ class Builder:
         op = _TEXTS.get(key)
         if op is None:
             op = ["t", font, _r(size), _r(x), _r(y), text, fill, _r(ls)]
-            if len(_TEXTS) < 16384:
-                _TEXTS[key] = op
+            if len(_TEXTS) >= 16384:
+                _TEXTS.clear()
+            _TEXTS[key] = op
         self.ops.append(op)
 
     def sprite(self, sid: str, x: float, y: float, s: float = 1.0) -> None:

@@ -63,8 +63,9 @@ def card(ctx: Ctx, sid: str, cx: Num, cy: Num, *, s: float = CS, rot: Num = 0.0,
         if ops is None:
             mark_at = len(b.ops)
             _card(ctx, sid, cx, cy, s, rot, alpha, shadow, mark)
-            if len(_STILL) < 8192:
-                _STILL[key] = b.ops[mark_at:]
+            if len(_STILL) >= 8192:
+                _STILL.clear()
+            _STILL[key] = b.ops[mark_at:]
         else:
             b.ops.extend(ops)
         return
@@ -183,12 +184,20 @@ def _status(ctx: Ctx, seat: int) -> tuple[str, str, Suit | None]:
 
 
 def _plate(ctx: Ctx, el: Element, seat: int) -> None:
+    st = ctx.state
+    turn = st.to_act == seat and not st.game_over and st.kind in (StepKind.CALL, StepKind.CARD, StepKind.DEAL_START, StepKind.TRICK_TAKEN, StepKind.DISCARD)
+    # still, and redrawn at every action of a live game: kept by what it shows
+    key = ("plate", seat, ctx.name(seat), turn, _status(ctx, seat), seat == st.dealer, ctx.photo(seat))
+    ctx.still(key, el, lambda: _plate_drawn(ctx, el, seat, turn))
+
+
+def _plate_drawn(ctx: Ctx, el: Element, seat: int, turn: bool) -> None:
     st, th, b = ctx.state, ctx.theme, ctx.b
     x, y, w, h = PLATE_X, PLATE_Y, PLATE_W, PLATE_H
     team = seat % 2
     ctx.panel(x, y, w, h, el=el, r=8)
     b.rrect(x, y, 7, h, 3.5, ctx.team_colour(team), None, 0)
-    if st.to_act == seat and not st.game_over and st.kind in (StepKind.CALL, StepKind.CARD, StepKind.DEAL_START, StepKind.TRICK_TAKEN, StepKind.DISCARD):
+    if turn:
         b.rrect(x - 1.5, y - 1.5, w + 3, h + 3, 9.5, None, th.accent, 3)
     name_x = x + 22 + plate_photo(ctx, x, y, h, seat)
     size = el.style.font_size or 27.0

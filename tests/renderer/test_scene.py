@@ -100,11 +100,54 @@ def test_shared_ops_stay_as_made_and_the_text_as_json_writes_it(tl: Timeline) ->
     assert [s.dumps() for s in first] == texts
     assert [build_scene(s, title="Fête ✓ 日本", size=(1280, 720)).dumps() for s in tl.steps] == texts
     # and the kept pictures are what drawing afresh draws
-    for kept in (scene_module._RRECTS, scene_module._TEXTS, table_module._STILL, context_module._STILLS):
+    for kept in (scene_module._RRECTS, scene_module._TEXTS, scene_module._BOXES, table_module._STILL, context_module._STILLS):
         kept.clear()
     assert [build_scene(s, title="Fête ✓ 日本", size=(1280, 720)).dumps() for s in tl.steps] == texts
     for text, scene in zip(texts[::7], first[::7]):
         assert text == json.dumps(scene.to_json(), separators=(",", ":"), ensure_ascii=False)
+
+
+def _clear_kept() -> None:
+    import renderer.context as context_module
+    import renderer.scene as scene_module
+    import renderer.table as table_module
+
+    for kept in (scene_module._RRECTS, scene_module._TEXTS, scene_module._BOXES, table_module._STILL, context_module._STILLS):
+        kept.clear()
+
+
+@pytest.mark.parametrize("seed", [5, 17])
+def test_kept_pictures_draw_what_a_fresh_build_draws_under_any_settings(seed: int) -> None:
+    """Every step of a game, under settings that change what the kept pictures show (team
+    names and photos from match data, a timing with no motion, a theme of other colours, the
+    hands face down, another size), one build after another as a live show makes them, is
+    the same text as a build with every kept picture forgotten first."""
+    from renderer.matchdata import MatchData, PlayerData, TeamData
+    from renderer.onair import step_scene
+    from renderer.theme import DEFAULT_THEME
+    from renderer.timing import DEFAULT_TIMING, StepTiming
+
+    steps = load_game(json.dumps(generate_game(seed, deals=3)), source=f"gen-{seed}").timeline.steps
+    photo = "0123456789abcdef0123456789abcdef.png"
+    match = MatchData(teams=(TeamData(name="Owls"), TeamData()), players=(PlayerData(name="Ada Quill", photo=photo), PlayerData(), PlayerData(photo=photo), PlayerData()))
+    still = StepTiming(run_time=0.0, hold=1.0)
+    timing = DEFAULT_TIMING.model_copy(update={k: still for k in ("deal_start", "call", "card", "trick_taken", "deal_scored", "discard", "game_over")})
+    theme = DEFAULT_THEME.model_copy(update={"accent": "#33cc99ff", "panel": "#202a44ff"})
+    hidden = default_view().model_copy(update={"perspective": Perspective.NONE, "focus_seat": 1})
+    settings = [
+        (default_view(), DEFAULT_THEME, DEFAULT_TIMING, None, (1920, 1080)),
+        (default_view(), theme, timing, match, (1280, 720)),
+        (hidden, DEFAULT_THEME, DEFAULT_TIMING, match, (1920, 1080)),
+    ]
+    for view, th, ti, md, size in settings:
+        kept = [step_scene(st, view, th, ti, md, title="Final", size=size).dumps() for st in steps]
+        fresh = []
+        for st in steps:
+            _clear_kept()
+            fresh.append(step_scene(st, view, th, ti, md, title="Final", size=size).dumps())
+        assert kept == fresh
+        # and again in reverse order, each kept picture found from another step
+        assert [step_scene(st, view, th, ti, md, title="Final", size=size).dumps() for st in reversed(steps)] == fresh[::-1]
 
 
 def test_every_step_builds_and_scales(tl: Timeline) -> None:
