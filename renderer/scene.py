@@ -78,6 +78,24 @@ _BOXES: dict[tuple[Any, ...], dict[str, Any]] = {}
 _TEXTS: dict[tuple[Any, ...], Op] = {}
 
 
+#: tracks by the keyframes given to :meth:`Builder.track`: (the track, its dedup key), or the
+#: constant it collapses to; shared like the ops above
+_TRACKS: dict[tuple[Any, ...], float | tuple[Track, tuple[Any, ...]]] = {}
+
+
+def _track(keys: list[tuple[float, float] | tuple[float, float, str]]) -> float | tuple[Track, tuple[Any, ...]]:
+    values = {k[1] for k in keys}
+    if len(values) == 1:
+        return round(float(keys[0][1]), 4) + 0.0
+    track: Track = []
+    for k in keys:
+        item: list[Any] = [round(float(k[0]), 4), round(float(k[1]), 4)]  # floats: 0 and 0.0 are one key
+        if len(k) > 2 and k[2] != "linear":
+            item.append(k[2])
+        track.append(item)
+    return track, tuple(map(tuple, track))
+
+
 def sample(track: Track, t: float) -> float:
     """Value of ``track`` at scene time ``t`` (the page player does the same)."""
     first = track[0]
@@ -232,17 +250,17 @@ class Builder:
     # animated values -------------------------------------------------------------------
     def track(self, keys: list[tuple[float, float] | tuple[float, float, str]]) -> Num:
         """A keyframed value; a constant track collapses to a literal number."""
-        values = {k[1] for k in keys}
-        if len(values) == 1:
-            return round(float(keys[0][1]), 4) + 0.0
-        track: Track = []
-        for k in keys:
-            item: list[Any] = [round(k[0], 4), round(k[1], 4)]
-            if len(k) > 2 and k[2] != "linear":
-                item.append(k[2])
-            track.append(item)
+        given = tuple(keys)
+        made = _TRACKS.get(given)
+        if made is None:
+            made = _track(keys)
+            if len(_TRACKS) >= 8192:
+                _TRACKS.clear()
+            _TRACKS[given] = made
+        if isinstance(made, float):
+            return made  # a constant
+        track, key = made
         self.duration = max(self.duration, track[-1][0])
-        key = tuple(map(tuple, track))
         idx = self._track_ids.get(key)
         if idx is None:
             idx = len(self.tracks)

@@ -165,9 +165,7 @@ class FanOut:
             width=size[0],
             height=size[1],
         )
-        data = dump(head)
-        del data["scene"]
-        text = json.dumps(data, separators=(",", ":"), ensure_ascii=False)
+        text = head.model_dump_json(by_alias=True, exclude={"scene"})  # dump(head) as compact JSON, without the scene
         return text[:-1] + ',"scene":' + scene + "}", self.out_seq, step
 
     def _taken(

@@ -100,7 +100,7 @@ def test_shared_ops_stay_as_made_and_the_text_as_json_writes_it(tl: Timeline) ->
     assert [s.dumps() for s in first] == texts
     assert [build_scene(s, title="Fête ✓ 日本", size=(1280, 720)).dumps() for s in tl.steps] == texts
     # and the kept pictures are what drawing afresh draws
-    for kept in (scene_module._RRECTS, scene_module._TEXTS, scene_module._BOXES, table_module._STILL, context_module._STILLS):
+    for kept in (scene_module._RRECTS, scene_module._TEXTS, scene_module._BOXES, scene_module._TRACKS, table_module._STILL, context_module._STILLS):
         kept.clear()
     assert [build_scene(s, title="Fête ✓ 日本", size=(1280, 720)).dumps() for s in tl.steps] == texts
     for text, scene in zip(texts[::7], first[::7]):
@@ -112,7 +112,7 @@ def _clear_kept() -> None:
     import renderer.scene as scene_module
     import renderer.table as table_module
 
-    for kept in (scene_module._RRECTS, scene_module._TEXTS, scene_module._BOXES, table_module._STILL, context_module._STILLS):
+    for kept in (scene_module._RRECTS, scene_module._TEXTS, scene_module._BOXES, scene_module._TRACKS, table_module._STILL, context_module._STILLS):
         kept.clear()
 
 
