@@ -59,6 +59,14 @@ def register(sub: Any) -> None:
         "client has the proxy's address, raise it)",
     )
     p.add_argument(
+        "--request-timeout",
+        metavar="SECONDS",
+        type=lambda t: _seconds(t, 1.0, 300.0),
+        default=10.0,
+        help="seconds a connection may take to send a request's headers, and a request's body may stop, before "
+        "the server answers 408 and closes it (default 10; 1 to 300; raise it for clients on very slow links)",
+    )
+    p.add_argument(
         "--redis",
         metavar="URL",
         default=None,
@@ -74,7 +82,7 @@ def register(sub: Any) -> None:
     p.add_argument(
         "--forward-wait",
         metavar="SECONDS",
-        type=_seconds,
+        type=lambda t: _seconds(t, 1.0, 60.0),
         default=FORWARD_WAIT,
         help=f"with --redis: how long a request for a channel another process runs may wait for an owner while the "
         f"channel moves, or for Redis while it cannot be reached, before a 503 (default {FORWARD_WAIT:g}; 1 to 60)",
@@ -82,13 +90,13 @@ def register(sub: Any) -> None:
     p.set_defaults(func=run)
 
 
-def _seconds(text: str) -> float:
+def _seconds(text: str, low: float, high: float) -> float:
     try:
         value = float(text)
     except ValueError:
         raise argparse.ArgumentTypeError(f"{text!r} is not a number of seconds") from None
-    if not 1.0 <= value <= 60.0:
-        raise argparse.ArgumentTypeError(f"{text} s is outside 1 to 60 s")
+    if not low <= value <= high:
+        raise argparse.ArgumentTypeError(f"{text} s is outside {low:g} to {high:g} s")
     return value
 
 
@@ -109,6 +117,8 @@ def run(args: argparse.Namespace) -> int:
         redis=args.redis,
         advertise=args.advertise,
         forward_wait=args.forward_wait,
+        header_timeout=args.request_timeout,
+        body_timeout=args.request_timeout,
         per_address=args.max_connections_per_address,
     )
     try:

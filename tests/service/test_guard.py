@@ -27,7 +27,7 @@ import pytest
 
 TOKEN = "guard-token"
 LIMIT = 400
-HEADER_TIMEOUT = 10.0  # ServerSettings.header_timeout, body_timeout
+HEADER_TIMEOUT = 3.0  # serve --request-timeout (ServerSettings.header_timeout, body_timeout; 10 s by default)
 
 
 @pytest.fixture
@@ -41,7 +41,7 @@ def server(tmp_path: Path) -> Iterator[tuple[str, int, Path]]:
     with err.open("wb") as errf:
         proc = subprocess.Popen(
             [sys.executable, "-m", "overlay.cli", "serve", "--port", "0", "--data", str(tmp_path / "data"), "--token", TOKEN,
-             "--no-demo", "--max-connections-per-address", "8"],
+             "--no-demo", "--max-connections-per-address", "8", "--request-timeout", str(HEADER_TIMEOUT)],
             stdout=subprocess.PIPE, stderr=errf, text=True, preexec_fn=limit,
         )
         try:
