@@ -73,9 +73,9 @@ def _r(v: float) -> float:
 #: by every executor and transform (a transform that moves one copies it, as
 #: :mod:`renderer.take` does); ``tests/renderer/test_scene.py`` checks a build leaves them as made.
 _RRECTS: dict[tuple[Any, ...], Op] = {}
+_TEXTS: dict[tuple[Any, ...], Op] = {}
 #: element boxes (:meth:`Fit.box`), shared the same way
 _BOXES: dict[tuple[Any, ...], dict[str, Any]] = {}
-_TEXTS: dict[tuple[Any, ...], Op] = {}
 
 
 #: tracks by the keyframes given to :meth:`Builder.track`: (the track, its dedup key), or the

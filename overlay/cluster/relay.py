@@ -12,8 +12,8 @@ a group gets the last scene of the group at once (a snapshot), or asks the owner
 A request for a channel another process runs is forwarded over HTTP to that process (its
 address is in Redis beside its lease; :meth:`Relay.forward`), so validation, 409s, revisions
 and playback control are the owner's, as on one box.  While a channel changes hands (its
-owner died) the request waits for the next owner, up to ``serve --forward-wait`` seconds (:data:`~overlay.service.config.FORWARD_WAIT`, 8, by default).  A
-logger's feed socket on such a process forwards each frame the same way.
+owner died) the request waits for the next owner, up to ``serve --forward-wait`` seconds
+(:data:`~overlay.service.config.FORWARD_WAIT`, 8, by default).  A logger's feed socket on such a process forwards each frame the same way.
 """
 
 from __future__ import annotations
@@ -34,10 +34,9 @@ from renderer.settings import OUTPUTS, ChannelSettings
 
 from ..service.auth import check_origin, has_token
 from ..service.clients import Page, StateSub
-from ..service.config import ServerSettings
+from ..service.config import FORWARD_WAIT, ServerSettings
 from ..service.errors import BadRequest, NotFound, StoreFailed
 from ..service.fanout import draw_size
-from ..service.config import FORWARD_WAIT
 from ..service.keys import SETTINGS, SOCKETS
 from ..service.protocol import FeedRefused, dump
 from ..service.routes.pagesocket import open_page, open_state, read_page
@@ -401,7 +400,8 @@ class Relay:
 
     async def exists(self, cid: str, deadline: float | None = None) -> bool:
         """Whether channel ``cid`` exists in Redis; while Redis cannot be reached, asks again
-        until ``deadline`` (``serve --forward-wait``, 8 s by default, from now), then refuses with a 503.
+        until ``deadline`` (``serve --forward-wait`` from now, 8 s by default), then refuses
+        with a 503.
 
         Raises:
             StoreFailed: Redis unreachable for the whole wait.

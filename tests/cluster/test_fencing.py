@@ -33,6 +33,9 @@ __all__ = ["redis_server"]
 
 pytestmark = pytest.mark.slow
 
+#: the Redis outage test's bound (serve --forward-wait; FORWARD_WAIT, 8 s, by default)
+WAIT = 2.0
+
 
 async def _post(s: aiohttp.ClientSession, base: str, cid: str, action: dict[str, Any], timeout: float = 40.0) -> tuple[int, Any, float]:
     began = time.monotonic()
@@ -87,9 +90,6 @@ async def test_a_frozen_owner_is_fenced_and_forwarded_requests_find_the_next_own
             info = await r.json()
         assert info["game"]["seq"] == len(acts)
         await pages.close()
-
-
-WAIT = 2.0
 
 
 async def test_a_redis_outage_answers_503_with_a_message_within_the_bound(redis_server: RedisServer, tmp_path: Path) -> None:
