@@ -13,7 +13,8 @@ A request for a channel another process runs is forwarded over HTTP to that proc
 address is in Redis beside its lease; :meth:`Relay.forward`), so validation, 409s, revisions
 and playback control are the owner's, as on one box.  While a channel changes hands (its
 owner died) the request waits for the next owner, up to ``serve --forward-wait`` seconds
-(:data:`~overlay.service.config.FORWARD_WAIT`, 8, by default).  A logger's feed socket on such a process forwards each frame the same way.
+(:data:`~overlay.service.config.FORWARD_WAIT`, 8, by default).  A logger's feed socket on
+such a process forwards each frame the same way.
 """
 
 from __future__ import annotations
