@@ -187,11 +187,12 @@ def _plate(ctx: Ctx, el: Element, seat: int) -> None:
     st = ctx.state
     turn = st.to_act == seat and not st.game_over and st.kind in (StepKind.CALL, StepKind.CARD, StepKind.DEAL_START, StepKind.TRICK_TAKEN, StepKind.DISCARD)
     # still, and redrawn at every action of a live game: kept by what it shows
-    key = ("plate", seat, ctx.name(seat), turn, _status(ctx, seat), seat == st.dealer, ctx.photo(seat))
-    ctx.still(key, el, lambda: _plate_drawn(ctx, el, seat, turn))
+    status = _status(ctx, seat)
+    key = ("plate", seat, ctx.name(seat), turn, status, seat == st.dealer, ctx.photo(seat))
+    ctx.still(key, el, lambda: _plate_drawn(ctx, el, seat, turn, status))
 
 
-def _plate_drawn(ctx: Ctx, el: Element, seat: int, turn: bool) -> None:
+def _plate_drawn(ctx: Ctx, el: Element, seat: int, turn: bool, status: tuple[str, str, Suit | None]) -> None:
     st, th, b = ctx.state, ctx.theme, ctx.b
     x, y, w, h = PLATE_X, PLATE_Y, PLATE_W, PLATE_H
     team = seat % 2
@@ -202,7 +203,7 @@ def _plate_drawn(ctx: Ctx, el: Element, seat: int, turn: bool) -> None:
     name_x = x + 22 + plate_photo(ctx, x, y, h, seat)
     size = el.style.font_size or 27.0
     ctx.label(th.font_heading, size, name_x, y + 33, ctx.name(seat).upper(), ctx.text_colour(el), width=x + w - 14 - name_x, ls=0.5)
-    _status_tab(ctx, seat, x + w - 10, y - TAB_H / 2)
+    _status_tab(ctx, status, x + w - 10, y - TAB_H / 2)
     if seat == st.dealer:
         cx, cy = x - 4, y + h / 2
         b.save()
@@ -212,10 +213,11 @@ def _plate_drawn(ctx: Ctx, el: Element, seat: int, turn: bool) -> None:
         ctx.label(th.font_title, 22, cx, cy + 8, "D", ink_on(th.accent), align="center")
 
 
-def _status_tab(ctx: Ctx, seat: int, right: float, top: float) -> None:
-    """The plate's status (MAKER with the trump suit, PASS, ORDER UP...) as a tab on the
-    plate's top edge, right-aligned at ``right``: its own fill, ink chosen against it."""
-    text, colour, icon = _status(ctx, seat)
+def _status_tab(ctx: Ctx, status: tuple[str, str, Suit | None], right: float, top: float) -> None:
+    """The plate's status (MAKER with the trump suit, PASS, ORDER UP...: :func:`_status`) as
+    a tab on the plate's top edge, right-aligned at ``right``: its own fill, ink chosen
+    against it."""
+    text, colour, icon = status
     if not text:
         return
     th, b = ctx.theme, ctx.b

@@ -42,9 +42,8 @@ from .job import Job, frame_source
 
 if TYPE_CHECKING:
     from engine.load import LoadedGame
-    from renderer.frames import FrameSource
     from engine.state import GameState
-    from renderer.frames import Schedule
+    from renderer.frames import FrameSource, Schedule
     from renderer.matchdata import MatchData
     from renderer.onair import Views
     from renderer.theme import Theme
