@@ -77,6 +77,16 @@ return 0
 """
 
 
+#: the mark before a group message its publisher's own relay delivered already:
+#: TAG + process id + TAG + the message (a page never sees it: relays take it off)
+TAG = b"\x1e"
+
+
+def tagged(me: str, text: str | bytes) -> bytes:
+    """``text`` marked as published by process ``me`` (see :meth:`Cluster.send_group`)."""
+    return TAG + me.encode() + TAG + (text.encode() if isinstance(text, str) else text)
+
+
 def group_name(output: str, width: int, height: int) -> str:
     """The pub/sub name part of a page group ("program:1920x1080"); state clients: "state:clean"."""
     return f"{output}:{width}x{height}"
@@ -106,16 +116,17 @@ class _Publish(Outbox):
         self.cluster = cluster
         self.topic = topic
         self.channel = channel
+        self.group = topic[len(f"eo:scene:{channel}:") :]
 
     def offer(self, text: str | bytes, after: Callable[[], None] | None = None) -> None:
-        self.cluster.publish(self.topic, text, channel=self.channel)
+        self.cluster.send_group(self.channel, self.group, self.topic, text)
         self.sent += 1
         if after is not None:
             after()
 
     def offer_aside(self, text: str | bytes) -> None:
         # the receiving relay tells an aside (an analysis message) by its type
-        self.cluster.publish(self.topic, text, channel=self.channel)
+        self.cluster.send_group(self.channel, self.group, self.topic, text)
         self.sent += 1
 
     async def stop(self) -> None:
@@ -167,6 +178,9 @@ class Cluster:
         self.publish_wake = asyncio.Event()
         self.tasks: list[asyncio.Task[None]] = []
         self.relay: Any = None  # overlay.cluster.relay.Relay (set by it)
+        #: channel -> its page groups with members on another process, as last read from
+        #: Redis (a channel missing here is not known yet: its scenes all go through Redis)
+        self.elsewhere: dict[str, set[str]] = {}
         self.takeovers: list[dict[str, Any]] = []  # when and how long each takeover took
         self.redis_ok = True
         self.renewed: dict[str, float] = {}  # channel -> when its lease was last renewed
@@ -262,6 +276,24 @@ class Cluster:
         that channel's lease (checked here, then again in Redis as it publishes)."""
         self.outgoing.append((topic, text, channel))
         self.publish_wake.set()
+
+    def send_group(self, cid: str, group: str, topic: str, text: str | bytes) -> None:
+        """A message of a page group of ``cid`` (which this process runs): to this process's
+        own members of the group at once, and through Redis to the other processes' members.
+
+        While this process can count on holding the channel's lease (:meth:`holds`), its own
+        pages and state clients get the message here, without a round trip through Redis;
+        it is then published only when another process has members of the group (or when
+        that is not known yet), marked with this process's id so that its own relay passes
+        over the copy Redis sends back (:func:`tagged`).  Fenced as a publish is: a process
+        that cannot count on the lease delivers nothing itself."""
+        relay = self.relay
+        if relay is not None and self.holds(cid) and relay.deliver(cid, group, text):
+            known = self.elsewhere.get(cid)
+            if known is not None and group not in known:
+                return
+            text = tagged(self.me, text)
+        self.publish(topic, text, channel=cid)
 
     def holds(self, cid: str) -> bool:
         """Whether this process can count on holding ``cid``'s lease now: it runs the
@@ -415,6 +447,7 @@ class Cluster:
         self.acquired.pop(cid, None)
         self.renewed.pop(cid, None)
         self.remote.pop(cid, None)
+        self.elsewhere.pop(cid, None)
         if ch is not None:
             if save:
                 with contextlib.suppress(Exception):
@@ -476,11 +509,23 @@ class Cluster:
     # ------------------------------------------------------------------ remote page groups
 
     def _sync_groups(self, cid: str, raw: dict[bytes, bytes], now_ms: int) -> None:
-        """Make the owner's remote pages match the groups processes announced (expired go)."""
-        live = {k.decode() for k, v in raw.items() if int(v) > now_ms}
-        gone = [k for k in raw if k.decode() not in live]
+        """Make the owner's remote pages match the groups processes announced (expired go).
+
+        A process announces each group it has members of as ``"GROUP PROCESS"`` (an older
+        field is the group alone, its process unknown: counted as another process's)."""
+        fresh = [k.decode() for k, v in raw.items() if int(v) > now_ms]
+        gone = [k for k, v in raw.items() if int(v) <= now_ms]
         if gone:  # no process renewed them: forget them in Redis too
             self._spawn(self._forget_groups(cid, gone))
+        live = set()
+        elsewhere = set()
+        for field in fresh:
+            name, _, proc = field.partition(" ")
+            live.add(name)
+            if proc != self.me:
+                elsewhere.add(name)
+        if cid in self.hub.channels:
+            self.elsewhere[cid] = elsewhere
         for name in live:
             self.join(cid, name, snapshot=False)
         have = self.remote.get(cid, {})
@@ -553,6 +598,10 @@ class Cluster:
             return
         if "join" in msg and msg.get("channel") in self.hub.channels:
             reply = msg.get("reply")
+            if reply != f"eo:snap:{self.me}":  # a member on another process: publish its group from now on
+                known = self.elsewhere.get(str(msg["channel"]))
+                if known is not None:
+                    known.add(str(msg["join"]))
             self.join(str(msg["channel"]), str(msg["join"]), snapshot=True, reply=reply if isinstance(reply, str) and reply.startswith("eo:snap:") else None)
         if "deleted" in msg and self.relay is not None:
             self._spawn(self.relay.channel_deleted(str(msg["deleted"])))

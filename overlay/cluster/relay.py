@@ -42,7 +42,7 @@ from ..service.keys import SETTINGS, SOCKETS
 from ..service.protocol import FeedRefused, dump
 from ..service.routes.pagesocket import open_page, open_state, read_page
 from ..service.store import settings_from_text
-from .leases import LEASE_TTL, TICK, Cluster, group_name
+from .leases import LEASE_TTL, TAG, TICK, Cluster, group_name
 from .redisstore import Keys, text_of
 
 __all__ = ["Relay", "FORWARD_WAIT", "FORWARDED"]
@@ -97,6 +97,7 @@ class Relay:
         self.task: asyncio.Task[None] | None = None
         self.announce_task: asyncio.Task[None] | None = None
         self.subscribed = asyncio.Event()
+        self.me = cluster.me.encode()
         self.reply = f"eo:snap:{cluster.me}"  # where owners send this process its snapshots
         cluster.relay = self
 
@@ -171,6 +172,25 @@ class Relay:
         text = msg["data"]
         if not isinstance(text, bytes):  # pragma: no cover - the client is made without decode_responses
             text = str(text).encode()
+        if text.startswith(TAG):
+            # marked by its publisher: passed over when that is this process (its members
+            # have it already, Cluster.send_group), else taken off
+            origin, _, text = text[1:].partition(TAG)
+            if origin == self.me:
+                return
+        self._offer(members, text)
+
+    def deliver(self, cid: str, group: str, text: str | bytes) -> bool:
+        """A message of group ``group`` of ``cid`` from the owner in this process, to this
+        process's members of the group; False when it has none."""
+        members = self.groups.get(cid, {}).get(group)
+        if not members:
+            return False
+        self._offer(members, text.encode() if isinstance(text, str) else text)
+        return True
+
+    @staticmethod
+    def _offer(members: _Members, text: bytes) -> None:
         if text.startswith(ASIDE):
             # an analysis message: after the scene, never replacing it, pages only
             for page in members.pages:
@@ -210,13 +230,18 @@ class Relay:
                 for cid, groups in self.groups.items():
                     live = [g for g, m in groups.items() if m]
                     if live:
-                        pipe.hset(Keys(cid).groups, mapping={g: expiry for g in live})
+                        pipe.hset(Keys(cid).groups, mapping={self._field(g): expiry for g in live})
                 await pipe.execute()
             except asyncio.CancelledError:
                 raise
             except Exception as exc:
                 log.debug("groups not announced: %s", exc)
             await asyncio.sleep(TICK * 2)
+
+    def _field(self, group: str) -> str:
+        """How this process announces its members of ``group`` (the owner publishes a group
+        through Redis only while another process announces it)."""
+        return f"{group} {self.cluster.me}"
 
     async def _join(self, cid: str, group: str) -> _Members:
         groups = self.groups.setdefault(cid, {})
@@ -225,7 +250,7 @@ class Relay:
             members = groups[group] = _Members()
             expiry = int(time.time() * 1000 + LEASE_TTL * 2000)
             with contextlib.suppress(Exception):
-                await self.client.hset(Keys(cid).groups, group, expiry)
+                await self.client.hset(Keys(cid).groups, self._field(group), expiry)
             if self.pubsub is not None and self.subscribed.is_set():
                 with contextlib.suppress(Exception):
                     await self.pubsub.subscribe(self.topic(cid, group))  # its confirmation asks for a snapshot
@@ -240,6 +265,7 @@ class Relay:
                 self.groups.pop(cid, None)
             with contextlib.suppress(Exception):
                 await self.pubsub.unsubscribe(self.topic(cid, group))
+
 
     async def channel_deleted(self, cid: str) -> None:
         bye = json.dumps({"type": "bye", "reason": "channel deleted"})
