@@ -61,6 +61,7 @@ class _Browser:
         self._pw: Any = None
         self.browser: Any = None
         self.page: Any = None
+        self._cdp: Any = None  # the page's DevTools session (screenshots)
 
     def __enter__(self) -> _Browser:
         from playwright.sync_api import sync_playwright
@@ -89,8 +90,17 @@ class _Browser:
             raise OSError(f"{url}: HTTP {resp.status}: {resp.text()[:200]}")
 
     def screenshot(self) -> RGBA:
-        """The page with a transparent background, straight RGBA."""
-        return decode_png(self.page.screenshot(type="png", omit_background=True))
+        """The page with a transparent background, straight RGBA.
+
+        Taken through the DevTools protocol with Chromium's fast PNG encoding (the same
+        pixels as playwright's ``screenshot(omit_background=True)``, a larger file that
+        is quicker to make and to decode: 63 against 109 ms a 1920x1080 frame, encoding and
+        decoding; docs/benchmarks.md)."""
+        if self._cdp is None:
+            self._cdp = self.page.context.new_cdp_session(self.page)
+        self._cdp.send("Emulation.setDefaultBackgroundColorOverride", {"color": {"r": 0, "g": 0, "b": 0, "a": 0}})
+        shot = self._cdp.send("Page.captureScreenshot", {"format": "png", "optimizeForSpeed": True})
+        return decode_png(base64.b64decode(shot["data"]))
 
 
 class GraphicCapture(_Browser):
