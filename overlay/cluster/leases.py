@@ -181,6 +181,9 @@ class Cluster:
         #: channel -> its page groups with members on another process, as last read from
         #: Redis (a channel missing here is not known yet: its scenes all go through Redis)
         self.elsewhere: dict[str, set[str]] = {}
+        #: channel -> group -> when a process elsewhere last asked to join it (monotonic): kept
+        #: in :attr:`elsewhere` by a tick whose read of the announced groups came before it
+        self.asked: dict[str, dict[str, float]] = {}
         self.takeovers: list[dict[str, Any]] = []  # when and how long each takeover took
         self.redis_ok = True
         self.renewed: dict[str, float] = {}  # channel -> when its lease was last renewed
@@ -448,6 +451,7 @@ class Cluster:
         self.renewed.pop(cid, None)
         self.remote.pop(cid, None)
         self.elsewhere.pop(cid, None)
+        self.asked.pop(cid, None)
         if ch is not None:
             if save:
                 with contextlib.suppress(Exception):
@@ -525,6 +529,13 @@ class Cluster:
             if proc != self.me:
                 elsewhere.add(name)
         if cid in self.hub.channels:
+            asked = self.asked.get(cid, {})
+            recent = time.monotonic() - LEASE_TTL
+            for name, when in list(asked.items()):
+                if when >= recent:
+                    elsewhere.add(name)
+                else:
+                    del asked[name]
             self.elsewhere[cid] = elsewhere
         for name in live:
             self.join(cid, name, snapshot=False)
@@ -599,9 +610,11 @@ class Cluster:
         if "join" in msg and msg.get("channel") in self.hub.channels:
             reply = msg.get("reply")
             if reply != f"eo:snap:{self.me}":  # a member on another process: publish its group from now on
-                known = self.elsewhere.get(str(msg["channel"]))
+                cid, group = str(msg["channel"]), str(msg["join"])
+                self.asked.setdefault(cid, {})[group] = time.monotonic()
+                known = self.elsewhere.get(cid)
                 if known is not None:
-                    known.add(str(msg["join"]))
+                    known.add(group)
             self.join(str(msg["channel"]), str(msg["join"]), snapshot=True, reply=reply if isinstance(reply, str) and reply.startswith("eo:snap:") else None)
         if "deleted" in msg and self.relay is not None:
             self._spawn(self.relay.channel_deleted(str(msg["deleted"])))

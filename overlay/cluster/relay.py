@@ -266,7 +266,6 @@ class Relay:
             with contextlib.suppress(Exception):
                 await self.pubsub.unsubscribe(self.topic(cid, group))
 
-
     async def channel_deleted(self, cid: str) -> None:
         bye = json.dumps({"type": "bye", "reason": "channel deleted"})
         for members in list(self.groups.get(cid, {}).values()):
