@@ -14,7 +14,7 @@ from .altline import AltLine
 from .cardart import back_sprite, card_sprite
 from .contrast import legible, parse_colour
 from .fonts import MIN_TEXT, fit, measure, uses_fallback
-from .scene import Builder, Num, Op
+from .scene import Builder, Num, Op, keep
 from .theme import CardStyle, Theme
 from .timing import StepTiming, Timing
 from .view import Element, ElementType, Perspective, View
@@ -236,9 +236,7 @@ class Ctx:
             for sid, sops in new.items():
                 defs.setdefault(sid, sops)
         if len(b.tracks) == tracks:
-            if len(_STILLS) >= 4096:  # a bound, not an LRU: a long show's settings change seldom
-                _STILLS.clear()
-            _STILLS[key] = (self.theme, self.timing, el, b.ops[at:], frozenset(my_fonts), frozenset(my_images), new)
+            keep(_STILLS, key, (self.theme, self.timing, el, b.ops[at:], frozenset(my_fonts), frozenset(my_images), new), 4096)
 
     def pop(self, t0: float, dur: float, *, start: float = 0.6) -> tuple[Num, Num]:
         """Scale and alpha tracks for something appearing at ``t0`` with a small overshoot."""

@@ -35,7 +35,7 @@ and card art alike emit through it.
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import Any, Union
+from typing import Any, TypeVar, Union
 
 import msgspec
 
@@ -43,7 +43,7 @@ from .easing import ease
 from .fonts import FALLBACK, uses_fallback
 from .ops import FORMAT_VERSION, SceneError, check_ops
 
-__all__ = ["Scene", "Builder", "Fit", "Anim", "Num", "Op", "Track", "sample", "dumps", "FORMAT_VERSION"]
+__all__ = ["Scene", "Builder", "Fit", "Anim", "Num", "Op", "Track", "sample", "dumps", "keep", "FORMAT_VERSION"]
 
 Op = list[Any]
 Track = list[list[Any]]
@@ -66,6 +66,19 @@ def _r(v: float) -> float:
         if len(_ROUNDED) < 65536:
             _ROUNDED[v] = r
     return r
+
+
+K = TypeVar("K")
+V = TypeVar("V")
+
+
+def keep(cache: dict[K, V], key: K, value: V, bound: int) -> V:
+    """``value`` kept in ``cache`` under ``key``; a cache of ``bound`` entries is emptied first
+    (a bound, not an LRU: what a show draws changes seldom, and a full cache refills at once)."""
+    if len(cache) >= bound:
+        cache.clear()
+    cache[key] = value
+    return value
 
 
 #: ops drawn again and again (panels, plates, labels) by their arguments: one list per
@@ -202,11 +215,8 @@ class Fit:
         box = _BOXES.get(key)
         if box is None:
             s = self.scale
-            box = {"id": ident, "type": kind, "x": round(self.ox + x * s, 2), "y": round(self.oy + y * s, 2),
-                   "w": round(size[0] * scale * s, 2), "h": round(size[1] * scale * s, 2), "scale": scale}
-            if len(_BOXES) >= 4096:
-                _BOXES.clear()
-            _BOXES[key] = box
+            box = keep(_BOXES, key, {"id": ident, "type": kind, "x": round(self.ox + x * s, 2), "y": round(self.oy + y * s, 2),
+                                     "w": round(size[0] * scale * s, 2), "h": round(size[1] * scale * s, 2), "scale": scale}, 4096)
         return box
 
 
@@ -253,10 +263,7 @@ class Builder:
         given = tuple(keys)
         made = _TRACKS.get(given)
         if made is None:
-            made = _track(keys)
-            if len(_TRACKS) >= 8192:
-                _TRACKS.clear()
-            _TRACKS[given] = made
+            made = keep(_TRACKS, given, _track(keys), 8192)
         if isinstance(made, float):
             return made  # a constant
         track, key = made
@@ -329,10 +336,7 @@ class Builder:
             self.ops.append(["rr", _r(x), _r(y), _r(w), _r(h), _r(r), fill, stroke, _r(lw)])
             return
         if op is None:
-            op = ["rr", _r(x), _r(y), _r(w), _r(h), _r(r), fill, stroke, _r(lw)]
-            if len(_RRECTS) >= 16384:
-                _RRECTS.clear()
-            _RRECTS[key] = op
+            op = keep(_RRECTS, key, ["rr", _r(x), _r(y), _r(w), _r(h), _r(r), fill, stroke, _r(lw)], 16384)
         self.ops.append(op)
 
     def path(self, d: str, fill: Any, stroke: Any = None, lw: float = 0.0) -> None:
@@ -349,10 +353,7 @@ class Builder:
         key = (font, size, x, y, text, fill, ls)
         op = _TEXTS.get(key)
         if op is None:
-            op = ["t", font, _r(size), _r(x), _r(y), text, fill, _r(ls)]
-            if len(_TEXTS) >= 16384:
-                _TEXTS.clear()
-            _TEXTS[key] = op
+            op = keep(_TEXTS, key, ["t", font, _r(size), _r(x), _r(y), text, fill, _r(ls)], 16384)
         self.ops.append(op)
 
     def sprite(self, sid: str, x: float, y: float, s: float = 1.0) -> None:

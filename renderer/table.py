@@ -17,7 +17,7 @@ from .contrast import ink_on
 from .fonts import measure
 from .linemarks import draw_card_mark
 from .photo import plate_photo
-from .scene import Num, Op
+from .scene import Num, Op, keep
 from .view import Element, ElementType
 
 __all__ = ["HAND_W", "HAND_H", "PLAY_W", "PLAY_H", "SUIT_WORD", "card", "draw_hand", "draw_play_area", "draw_flights"]
@@ -63,9 +63,7 @@ def card(ctx: Ctx, sid: str, cx: Num, cy: Num, *, s: float = CS, rot: Num = 0.0,
         if ops is None:
             mark_at = len(b.ops)
             _card(ctx, sid, cx, cy, s, rot, alpha, shadow, mark)
-            if len(_STILL) >= 8192:
-                _STILL.clear()
-            _STILL[key] = b.ops[mark_at:]
+            keep(_STILL, key, b.ops[mark_at:], 8192)
         else:
             b.ops.extend(ops)
         return
