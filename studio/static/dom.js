@@ -69,3 +69,27 @@ export function mergePatch(target, patch) {
   }
   return out;
 }
+
+/** True while the user types in a field inside `box`. */
+export function typingIn(box) {
+  const el = document.activeElement;
+  return !!el && box.contains(el) && /^(INPUT|SELECT|TEXTAREA)$/.test(el.tagName);
+}
+
+/** Run `render` (which may rebuild `box`), keeping what the user is typing in a field of it:
+ * the field found again by its id gets back its text, caret and focus.  An answer to one
+ * action can arrive after the user has started on the next (a path typed just after Follow);
+ * without this the rebuilt field would show its stored value over what they typed. */
+export function keepingTyping(box, render) {
+  const el = typingIn(box) ? /** @type {HTMLInputElement} */ (document.activeElement) : null;
+  const kept = el && el.id ? { id: el.id, value: el.value, start: el.selectionStart, end: el.selectionEnd } : null;
+  render();
+  if (!kept) return;
+  const again = /** @type {HTMLInputElement | null} */ (document.getElementById(kept.id));
+  if (!again || again === el) return;
+  again.value = kept.value;
+  again.focus();
+  if (again.tagName === "INPUT" && kept.start !== null && kept.end !== null) {
+    try { again.setSelectionRange(kept.start, kept.end); } catch { /* a field without a caret */ }
+  }
+}

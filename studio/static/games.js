@@ -5,7 +5,7 @@
 // the server may read; a match's games and which is on air; the engine's errors and problems
 // shown with their place (file, deal, phase, trick, card...).
 
-import { h, clear, $ } from "./dom.js";
+import { h, clear, $, keepingTyping } from "./dom.js";
 import { S, enc, notice, ask } from "./session.js";
 import { control } from "./transport.js";
 
@@ -34,7 +34,7 @@ export async function loadReport() {
     if (R.channel !== S.ch) { R.error = null; R.done = null; }
     Object.assign(R, { channel: S.ch, problems: r.problems, problemCount: r.problemCount, allowDirs: r.allowDirs, presets: r.presets || [] });
   } catch (err) { R.error = { text: err.message, place: null }; }
-  if (S.tab === "game") S.render();
+  if (S.tab === "game") keepingTyping($("#panel"), S.render);
 }
 
 /** Send a file: "replace" (from its first step) or "append" (as the next game); false if refused. */

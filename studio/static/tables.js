@@ -3,7 +3,7 @@
 // logger.js), files dropped on the studio, the overview (overview.js) and the notices
 // (notices.js), all fed by one refresh of the glance (glance.js) every two seconds.
 
-import { $ } from "./dom.js";
+import { $, typingIn, keepingTyping } from "./dom.js";
 import { S } from "./session.js";
 import { poll } from "./transport.js";
 import { G, refresh, forgetAnalysis } from "./glance.js";
@@ -29,9 +29,7 @@ function onRefresh() {
   // the Game and Logger tabs show the channel's game, playhead and logger: redrawn when
   // those change (a form being typed in is left alone)
   const facts = JSON.stringify([S.ch, digest, info.follow, info.followError, info.loadError, info.feed, info.programAt && info.programAt.game, info.playhead && info.playhead.game]);
-  const el = document.activeElement;
-  const typing = el && $("#panel").contains(el) && /^(INPUT|SELECT|TEXTAREA)$/.test(el.tagName);
-  const redraw = facts !== seen.facts && (S.tab === "game" || S.tab === "logger") && !typing;
+  const redraw = facts !== seen.facts && (S.tab === "game" || S.tab === "logger") && !typingIn($("#panel"));
   seen = { ch: S.ch, digest, facts: redraw || (S.tab !== "game" && S.tab !== "logger") ? facts : seen.facts };
   if (redraw) {
     const top = $("#right").scrollTop; // a redraw keeps the producer's place in the panel
@@ -51,7 +49,7 @@ export function setupTables() {
     await poll();
     await loadReport();
     await refresh();
-    S.render();
+    keepingTyping($("#panel"), S.render);
   });
   // the feed key made last is shown once: leaving the Logger tab forgets it
   $("#tabs").addEventListener("click", (e) => {

@@ -181,6 +181,36 @@ async def test_following_a_file_on_the_server_from_the_studio(browser: Any, serv
     await page.wait_for_selector("#panel .game-error")
 
 
+async def test_a_path_typed_while_the_answer_to_follow_comes_back_is_kept(browser: Any, server: Server, tmp_path: Path) -> None:
+    """The producer clicks Follow and types the next path before the studio has the answer:
+    the panel drawn again with the answer keeps what they typed (it used to put the followed
+    path back, so a Load once then loaded the wrong file)."""
+    await server.api("POST", "/api/channels", json={"id": "t1"})
+    saved = tmp_path / "live.egn"
+    saved.write_text(json.dumps(game(3, deals=1)))
+    page = await studio(browser, server)
+    await tab(page, "Game")
+    await page.fill("#server-path", str(saved))
+    asked, answer = asyncio.Event(), asyncio.Event()
+
+    async def held(route: Any) -> None:  # the game's report, asked for after the follow
+        asked.set()
+        await answer.wait()
+        await route.continue_()
+
+    await page.route("**/studio/api/channels/t1/game", held)
+    await page.click("#panel button:text-is('Follow')")
+    await asyncio.wait_for(asked.wait(), 20)
+    await page.fill("#server-path", "/next/game.egn")
+    answer.set()
+    await page.wait_for_selector("#panel .done:has-text('Following')")
+    await page.wait_for_timeout(1500)  # the refreshes after it (one a second) have drawn too
+    assert await page.input_value("#server-path") == "/next/game.egn"
+    assert await page.evaluate("document.activeElement.id") == "server-path"
+    assert (await info(server, "t1"))["follow"] == str(saved)
+    assert not page.errors
+
+
 # --------------------------------------------------------------------------- the logger
 
 
