@@ -1,13 +1,16 @@
 """What the test files share: fixture paths, Chromium, game builders, the test server.
 
 Registered as a pytest plugin by ``tests/conftest.py``, so its fixtures (``settings``,
-``client``, ``clock``, ``server``, ``browser``, ``live_analysis``) reach every test file; the helpers are
+``client``, ``clock``, ``server``, ``chromium``, ``browser``, ``live_analysis``) reach every test file; the helpers are
 imported by name.
 
 - **Reference fixtures** were made with other people's code; CI has them beside the clone
   (``../shared/fixtures/egn``, found where the benchmarks find them), a user's clone does
   not, and they are never copied into the repository: tests skip, naming the missing folder.
-- **Chromium** is the system one, launched as :mod:`overlay.browser.chromium` says (path and flags).
+- **Chromium** is the system one, launched as :mod:`overlay.browser.chromium` says (path and flags),
+  once per worker (``chromium``); each test gets contexts of its own (``browser``).  The async
+  tests share the worker's event loop (pyproject.toml: loop scope ``session``), which the one
+  browser needs.
 - **Games** come from the project's seeded generator (the logger actions that write one
   come from the service's own :func:`overlay.service.feed.actions_of`).
 - **The service** runs in process (``client``: pytest-aiohttp) or on a real port for a
@@ -127,9 +130,11 @@ def serve_fonts(page: Any, font_files: dict[str, Path]) -> dict[str, str]:
     return {k: f"https://fonts.test/{k}.ttf" for k in font_files}
 
 
-@pytest.fixture
-async def browser() -> AsyncIterator[Any]:
-    """An async playwright Chromium for one test."""
+@pytest.fixture(scope="session")
+async def chromium() -> AsyncIterator[Any]:
+    """The worker's async playwright Chromium, launched once (a launch costs about 1.5 s of CPU
+    between the driver and the browser; the browser tests would launch it 60 times).  Tests
+    reach it through :func:`browser`, which gives each test contexts of its own."""
     options = launch_options()
     from playwright.async_api import async_playwright
 
@@ -137,6 +142,39 @@ async def browser() -> AsyncIterator[Any]:
         b = await pw.chromium.launch(**options)
         yield b
         await b.close()
+
+
+class TestBrowser:
+    """The worker's Chromium as one test sees it: ``new_context`` and ``new_page`` as
+    playwright's ``Browser`` has them, each page in a context of its own (cookies, storage,
+    offline state), every context closed when the test ends, so no page of one test outlives it."""
+
+    __test__ = False  # not a test class
+
+    def __init__(self, browser: Any) -> None:
+        self._browser = browser
+        self._contexts: list[Any] = []
+
+    async def new_context(self, **options: Any) -> Any:
+        ctx = await self._browser.new_context(**options)
+        self._contexts.append(ctx)
+        return ctx
+
+    async def new_page(self, **options: Any) -> Any:
+        return await (await self.new_context(**options)).new_page()
+
+    async def close(self) -> None:
+        for ctx in self._contexts:
+            await ctx.close()
+        self._contexts.clear()
+
+
+@pytest.fixture
+async def browser(chromium: Any) -> AsyncIterator[TestBrowser]:
+    """Chromium for one test (the worker's one browser, with contexts closed at the end)."""
+    b = TestBrowser(chromium)
+    yield b
+    await b.close()
 
 
 # --------------------------------------------------------------------------- games
