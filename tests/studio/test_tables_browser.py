@@ -165,13 +165,19 @@ async def _step_is(srv: Server, channel: str, step: int, *, at_least: bool = Fal
     return bool(ph >= step) if at_least else bool(ph == step)
 
 
-async def test_following_a_file_on_the_server_from_the_studio(browser: Any, server: Server, tmp_path: Path) -> None:
+async def _game_tab_with_a_file(browser: Any, server: Server, tmp_path: Path) -> tuple[Any, Path]:
+    """Channel t1, a game saved on the server, the studio's Game tab with its path typed in."""
     await server.api("POST", "/api/channels", json={"id": "t1"})
     saved = tmp_path / "live.egn"
     saved.write_text(json.dumps(game(3, deals=1)))
     page = await studio(browser, server)
     await tab(page, "Game")
     await page.fill("#server-path", str(saved))
+    return page, saved
+
+
+async def test_following_a_file_on_the_server_from_the_studio(browser: Any, server: Server, tmp_path: Path) -> None:
+    page, saved = await _game_tab_with_a_file(browser, server, tmp_path)
     await page.click("#panel button:text-is('Follow')")
     await page.wait_for_selector("#panel .done:has-text('Following')")
     assert (await info(server, "t1"))["follow"] == str(saved)
@@ -185,12 +191,7 @@ async def test_a_path_typed_while_the_answer_to_follow_comes_back_is_kept(browse
     """The producer clicks Follow and types the next path before the studio has the answer:
     the panel drawn again with the answer keeps what they typed (it used to put the followed
     path back, so a Load once then loaded the wrong file)."""
-    await server.api("POST", "/api/channels", json={"id": "t1"})
-    saved = tmp_path / "live.egn"
-    saved.write_text(json.dumps(game(3, deals=1)))
-    page = await studio(browser, server)
-    await tab(page, "Game")
-    await page.fill("#server-path", str(saved))
+    page, saved = await _game_tab_with_a_file(browser, server, tmp_path)
     asked, answer = asyncio.Event(), asyncio.Event()
 
     async def held(route: Any) -> None:  # the game's report, asked for after the follow
@@ -204,7 +205,7 @@ async def test_a_path_typed_while_the_answer_to_follow_comes_back_is_kept(browse
     await page.fill("#server-path", "/next/game.egn")
     answer.set()
     await page.wait_for_selector("#panel .done:has-text('Following')")
-    await page.wait_for_timeout(1500)  # the refreshes after it (one a second) have drawn too
+    await page.wait_for_timeout(1500)  # the refresh after the answer (a quick GET) and the poll (one a second) have drawn too
     assert await page.input_value("#server-path") == "/next/game.egn"
     assert await page.evaluate("document.activeElement.id") == "server-path"
     assert (await info(server, "t1"))["follow"] == str(saved)
