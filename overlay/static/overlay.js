@@ -67,7 +67,25 @@ canvas.width = cfg.width;
 canvas.height = cfg.height;
 var bench = /[?&]bench=1(&|$)/.test(location.search);
 
-var player = new EuchrePlayer(canvas, { fontUrls: cfg.fonts });
+// The studio's monitors (?monitor=1) show the output in a small frame: they draw at the size
+// they are shown (in device pixels, never above the output's), not the output's full size.
+var monitor = /[?&]monitor=1(&|$)/.test(location.search);
+/** Canvas pixels per output pixel: 1, or a monitor's shown size (rounded up to 1/32). */
+function monitorScale() {
+  if (!monitor || !window.innerWidth || !window.innerHeight) return 1;
+  var dpr = window.devicePixelRatio || 1;
+  var k = Math.max(window.innerWidth * dpr / cfg.width, window.innerHeight * dpr / cfg.height);
+  return Math.min(1, Math.ceil(k * 32) / 32);
+}
+var player = new EuchrePlayer(canvas, { fontUrls: cfg.fonts, scale: monitorScale() });
+if (monitor) {
+  window.addEventListener("resize", function () {
+    var k = monitorScale();
+    if (k === player.k) return;
+    player.setScale(k);
+    if (current) { current.done = false; draw(); schedule(); }
+  });
+}
 if (cfg.problem) console.warn("euchre-overlay: " + cfg.problem);
 
 /**

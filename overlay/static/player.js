@@ -136,6 +136,7 @@
  * @property {number} [maxLayerBytes] and at most this many bytes of them (default 96 MiB)
  * @property {OpTable} [ops] the op table itself (instead of loading ops.json)
  * @property {string} [opsUrl] where to load the op table from (default: ops.json beside this file)
+ * @property {number} [scale] canvas pixels per scene pixel (default 1; see setScale)
  */
 
 /** The 2d context of a page or offscreen canvas (each one's getContext("2d") gives its own
@@ -687,6 +688,9 @@ export class EuchrePlayer {
     // planes are page-sized: at most 4, and at most maxLayerBytes of them (4 at 1080p, 2 at 4K)
     this.maxLayerPlanes = opts.maxLayerPlanes || 4;
     this.maxLayerBytes = opts.maxLayerBytes || 96 * (1 << 20);
+    /** canvas pixels per scene pixel: 1 draws the scene at its own size (every output); a
+     * frame shown smaller (the studio's monitors) draws at the size it is shown (setScale) */
+    this.k = opts.scale && opts.scale > 0 ? opts.scale : 1;
     /** @type {Map<string, number>} group content key -> small id (never reused) */
     this.contentIds = new Map();
     this.nextContentId = 1;
@@ -715,6 +719,26 @@ export class EuchrePlayer {
     this.ready = Promise.all(loads.concat(Object.keys(this.urls).filter((k) => k !== "cjk").map((k) => this._load(k))));
     /** @type {Promise<unknown>} the table and every font and image of the current scene are loaded */
     this.sceneReady = this.ready;
+  }
+
+  /** Draw at `k` canvas pixels per scene pixel from the next frame on (the canvas is
+   * resized, the layer cache dropped); the scene's coordinates, text and shadows scale with it.
+   * @param {number} k */
+  setScale(k) {
+    if (!(k > 0) || k === this.k) return;
+    this.k = k;
+    if (this.scene) this._size();
+  }
+
+  /* The canvas at the scene's size times the scale; the cached planes go with the old size. */
+  _size() {
+    const s = this.scene;
+    if (!s) return;
+    const w = Math.max(1, Math.round(s.w * this.k)), h = Math.max(1, Math.round(s.h * this.k));
+    if (this.canvas.width !== w) this.canvas.width = w;
+    if (this.canvas.height !== h) this.canvas.height = h;
+    const planes = this.planes;
+    if (planes.length && (planes[0].canvas.width !== w || planes[0].canvas.height !== h)) this.clearLayers();
   }
 
   /** @param {FontKey} key @returns {Promise<FontFace>} */
@@ -759,10 +783,7 @@ export class EuchrePlayer {
     const s = typeof scene === "string" ? JSON.parse(scene) : scene;
     this.scene = s;
     this.startTime = sceneStartTime || 0;
-    if (this.canvas.width !== s.w) this.canvas.width = s.w;
-    if (this.canvas.height !== s.h) this.canvas.height = s.h;
-    const planes = this.planes;
-    if (planes.length && (planes[0].canvas.width !== s.w || planes[0].canvas.height !== s.h)) this.clearLayers();
+    this._size();
     this.plan = null; // made on the first draw
     this.prepared = false;
     this.fresh = true;
@@ -834,8 +855,8 @@ export class EuchrePlayer {
 
   /** @param {Scene} layer @param {number} lt */
   _drawLayer(layer, lt) {
-    const c = this.ctx, main = this.scene, mainT = this.t;
-    c.setTransform(1, 0, 0, 1, 0, 0);
+    const c = this.ctx, main = this.scene, mainT = this.t, k = this.k;
+    c.setTransform(k, 0, 0, k, 0, 0);
     c.globalAlpha = 1;
     c.shadowColor = "rgba(0,0,0,0)";
     this.scene = layer; // _num and sprites read the layer's tracks and defs
@@ -895,9 +916,11 @@ export class EuchrePlayer {
     c.setTransform(1, 0, 0, 1, 0, 0);
     c.globalAlpha = 1;
     c.shadowColor = "rgba(0,0,0,0)";
-    c.clearRect(0, 0, s.w, s.h);
+    const W = this.canvas.width, H = this.canvas.height;
+    c.clearRect(0, 0, W, H);
     if (!TABLE) return; // drawn again once the table arrives (see the constructor)
-    if (s.bg) { c.fillStyle = s.bg; c.fillRect(0, 0, s.w, s.h); }
+    if (s.bg) { c.fillStyle = s.bg; c.fillRect(0, 0, W, H); }
+    c.setTransform(this.k, 0, 0, this.k, 0, 0);
     c.textAlign = "left";
     c.textBaseline = "alphabetic";
     this.t = t;
@@ -964,9 +987,10 @@ export class EuchrePlayer {
     c.fillStyle = this._paint(fill);
     if (this.shadow) {
       c.shadowColor = this.shadow[0];
-      c.shadowBlur = this.shadow[1];
-      c.shadowOffsetX = this.shadow[2];
-      c.shadowOffsetY = this.shadow[3];
+      // a canvas shadow is in canvas pixels, whatever the transform: scaled with the picture
+      c.shadowBlur = this.shadow[1] * this.k;
+      c.shadowOffsetX = this.shadow[2] * this.k;
+      c.shadowOffsetY = this.shadow[3] * this.k;
     }
     draw();
     if (this.shadow) c.shadowColor = "rgba(0,0,0,0)";
@@ -1211,7 +1235,7 @@ export class EuchrePlayer {
       const op = ops[i], name = op[0];
       if (name === "s" || name === "ly") st.push([copyMatrix(m), sh]);
       else if (name === "r") { const top = st.pop(); if (top) [m, sh] = top; }
-      else if (op[0] === "sh") sh = inSprite ? null : [op[2], op[3], op[4]];
+      else if (op[0] === "sh") sh = inSprite ? null : [op[2] * this.k, op[3] * this.k, op[4] * this.k];
       else if (MOVE[name]) m = MOVE[name](this, m, op);
       else if (DRAW[name]) DRAW[name](this, op, add, m);
     }

@@ -144,3 +144,69 @@ def test_a_group_whose_content_changes_is_redrawn(page: Any) -> None:
     again = page.evaluate(COMPARE, [scene("#204080ff", "NORTH"), [0.0, 1.0]])
     assert [(r["hits"], r["misses"]) for r in again] == [(0, 0), (1, 1)], again
     assert all(r["max"] <= 2 for r in again), again
+
+
+#: in the page: the cached player's frame at scene time t, at scale 1 and at scale k, as
+#: premultiplied RGBA arrays (the studio's monitors draw at the size they are shown)
+AT_SCALES = """async ([text, t, k]) => {
+    const p = window.cached, out = [];
+    p.setScene(text, 0);
+    await p.sceneReady;
+    for (const s of [1, k]) {
+        p.setScale(s);
+        for (let i = 0; i < 3; i++) p.renderAt(t);  // op by op, then cached, then from the cache
+        const w = p.canvas.width, h = p.canvas.height, d = p.ctx.getImageData(0, 0, w, h).data;
+        out.push({w, h, px: Array.from(d)});
+    }
+    p.setScale(1);
+    return out;
+}"""
+
+
+def _premul_rows(frame: dict[str, Any]) -> Any:
+    import numpy as np
+
+    rgba = np.array(frame["px"], np.float64).reshape(frame["h"], frame["w"], 4)
+    a = rgba[..., 3:4] / 255.0
+    return np.concatenate([rgba[..., :3] * a, rgba[..., 3:4]], axis=2)
+
+
+def _shrunk(full: dict[str, Any], small: dict[str, Any]) -> tuple[Any, Any]:
+    """Per pixel, the largest channel difference between the full-size frame box-filtered to
+    the small one's size and the small one; and its 8x8 block means."""
+    n = full["w"] // small["w"]
+    a = _premul_rows(full).reshape(small["h"], n, small["w"], n, 4).mean(axis=(1, 3))
+    d = abs(a - _premul_rows(small)).max(axis=2)
+    h, w = d.shape
+    return d, d[: h // 8 * 8, : w // 8 * 8].reshape(h // 8, 8, w // 8, 8).mean(axis=(1, 3))
+
+
+@pytest.mark.parametrize("k", [0.5, 0.25])
+def test_a_scaled_player_draws_the_scene_shrunk(page: Any, k: float) -> None:
+    """At scale k the canvas is the scene's size times k and shows the full-size picture
+    shrunk: panels, cards and text where they were, each k times as big.  Edges fall on other
+    sub-pixels (single pixels differ, areas agree); text is hinted at its drawn size."""
+    doc = json.loads(_scenes((1280, 720))[0])
+    bare = {**doc, "ops": [op for op in doc["ops"] if op[0] != "t"], "defs": {i: [op for op in ops if op[0] != "t"] for i, ops in doc["defs"].items()}}
+    full, small = page.evaluate(AT_SCALES, [json.dumps(bare), 0.3, k])
+    assert (full["w"], full["h"]) == (1280, 720) and (small["w"], small["h"]) == (1280 * k, 720 * k)
+    d, blocks = _shrunk(full, small)
+    assert (_premul_rows(small)[..., 3] > 8).mean() > 0.05  # the scene drew something
+    assert (d <= 24).mean() >= 0.985 and blocks.max() <= 24, ((d > 24).mean(), blocks.max())
+    # with its text: the same picture on average, no area far off
+    d, blocks = _shrunk(*page.evaluate(AT_SCALES, [json.dumps(doc), 0.3, k]))
+    assert d.mean() <= 3 and blocks.max() <= 96, (d.mean(), blocks.max())
+
+
+def test_a_shadow_scales_with_the_picture(page: Any) -> None:
+    """A canvas shadow is in canvas pixels whatever the transform: at scale 1/2 its blur and
+    offset are halved with everything else (the shadow band stays where the picture has it)."""
+    group = [["s"], ["sh", "#000000ff", 16, 0, 24], ["rr", 100, 40, 200, 80, 8, "#ffffffff", None, 0], ["r"]]
+    text = json.dumps({"v": 1, "w": 400, "h": 200, "bg": None, "dur": 0, "fonts": [], "tracks": [], "defs": {}, "ops": group})
+    full, small = page.evaluate(AT_SCALES, [text, 0.0, 0.5])
+    a = _premul_rows(full).reshape(100, 2, 200, 2, 4).mean(axis=(1, 3))
+    b = _premul_rows(small)
+    col = 100  # a column through the panel: the shadow shows below it, down to y = 40 + 80 + 24 + blur
+    below_a, below_b = a[60:95, col, 3], b[60:95, col, 3]
+    assert below_a.max() > 40, below_a  # there is a shadow band under the panel
+    assert abs(below_a - below_b).max() <= 16, (below_a.round(), below_b.round())

@@ -331,3 +331,31 @@ async def test_a_hostile_player_name_shows_as_text_everywhere(browser: Any, serv
     assert doc["match"]["players"][0]["photo"].endswith(".png") and "<" not in doc["match"]["players"][0]["photo"]
     assert await page.evaluate("document.querySelectorAll('img[src=\"x\"]').length") == 0
     assert studio.dialogs == [] and studio.errors == []
+
+
+#: in a monitor frame: its canvas size, and the size it is shown at in device pixels
+SHOWN = """() => { const c = document.querySelector('canvas'), r = window.devicePixelRatio || 1;
+    return [c.width, c.height, window.innerWidth * r, window.innerHeight * r]; }"""
+
+
+async def test_the_monitors_draw_at_the_size_they_are_shown(browser: Any, server: Server) -> None:
+    """The studio's preview and program frames draw the 1920x1080 outputs at the size the
+    frames have on screen (rounded up to 1/32 of the output), and follow the frame when the
+    window grows; an OBS page always draws the output's full size."""
+    studio = await Studio.open(browser, server)
+    frames = {o: next(f for f in studio.page.frames if f"output={o}&monitor=1" in f.url) for o in ("preview", "program")}
+    for output, frame in frames.items():
+        await frame.wait_for_function("window.euchreOverlay && window.euchreOverlay.state.drawnStep !== null", timeout=10_000)
+        w, h, shown_w, shown_h = await frame.evaluate(SHOWN)
+        assert max(shown_w, 1) <= w < 1920 and w <= max(shown_w, shown_h * 16 / 9) + 1920 / 32 + 1, (output, w, shown_w)
+        assert abs(w / h - 16 / 9) < 0.02, (output, w, h)
+        assert await alpha_at(frame, 96 + 150, 54 + 32) > 200, f"{output}: the N/S scorebug is drawn"
+    before = (await frames["preview"].evaluate(SHOWN))[0]
+    await studio.page.set_viewport_size({"width": 1900, "height": 1060})
+    await frames["preview"].wait_for_function(f"() => document.querySelector('canvas').width > {before}", timeout=5_000)
+    w, _, shown_w, _ = await frames["preview"].evaluate(SHOWN)
+    assert shown_w <= w < 1920
+    assert await alpha_at(frames["preview"], 96 + 150, 54 + 32) > 200, "redrawn at the new size"
+    obs = await overlay_page(browser, server, "program")  # a 1280x720 window: still the full output
+    assert (await obs.evaluate(SHOWN))[:2] == [1920, 1080]
+    assert studio.errors == []

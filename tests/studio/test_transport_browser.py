@@ -72,16 +72,18 @@ async def test_a_deal_marker_lands_on_its_deal_and_the_box_on_a_trick(browser: A
     assert not s.errors
 
 
-#: in the program page: the alpha drawn in a box of its canvas at each animation frame for
-#: `ms` milliseconds, once its scene holds a layer (a mix under way)
-WATCH = """async ([x, y, w, h, ms]) => {
+#: in the program page: the alpha drawn in a box (view pixels of the 1920x1080 view) of its
+#: canvas at each animation frame for `ms` milliseconds, once its scene holds a layer (a mix
+#: under way).  The studio's monitor draws at the size it is shown: the box is scaled to it.
+WATCH = """async ([x0, y0, w0, h0, ms]) => {
     const o = window.euchreOverlay;
     const t0 = performance.now();
     while (!(o.player.scene && o.player.scene.ops.some((op) => op[0] === "ly"))) {
         if (performance.now() - t0 > 5000) return null;
         await new Promise((r) => setTimeout(r, 10));
     }
-    const canvas = o.player.canvas, ctx = canvas.getContext("2d");
+    const canvas = o.player.canvas, ctx = canvas.getContext("2d"), k = canvas.width / 1920;
+    const x = Math.floor(x0 * k), y = Math.floor(y0 * k), w = Math.ceil(w0 * k), h = Math.ceil(h0 * k);
     const out = [];
     const start = performance.now();
     while (performance.now() - start < ms) {
