@@ -94,7 +94,7 @@ async def test_a_deal_range_renders_to_a_file_with_alpha_and_downloads(client: A
 
 
 async def test_a_render_is_cancelled_and_its_partial_file_removed(client: Any) -> None:
-    r = await client.post(URL, json={"codec": "qtrle", "fps": "60"}, headers=AUTH)  # the whole game at 1080p60: long
+    r = await client.post(URL, json={"codec": "qtrle", "fps": "60", "size": "640x360"}, headers=AUTH)  # the whole game at 60 fps: long
     job = await r.json()
     await _until(client, job["id"], {"running"})
     for _ in range(100):  # until it has drawn a few frames
