@@ -9,9 +9,6 @@ processes; speed is measured by ``euchre-overlay bench export``, not here.
 from __future__ import annotations
 
 import json
-import os
-import subprocess
-import sys
 from fractions import Fraction
 from pathlib import Path
 
@@ -20,12 +17,12 @@ import numpy as np
 import pytest
 
 from engine.generate import generate_game
+from overlay.cli import main
 from overlay.video.batch import GameInput, game_spec
 from overlay.video.job import JobOptions, load_job
 from overlay.video.parallel import HELD, ParallelFrames, RenderWorkerError
 from overlay.video.writer import CODECS, VideoWriter
 from renderer.raster import to_rgba
-from tests.support import ROOT
 
 
 @pytest.fixture(scope="module")
@@ -36,14 +33,9 @@ def game_file(tmp_path_factory: pytest.TempPathFactory) -> Path:
 
 
 def _render(game: Path, out: Path, *args: str) -> None:
-    res = subprocess.run(
-        [sys.executable, "-m", "overlay.cli", "render", str(game), "-o", str(out), "--size", "320x180", "--fps", "8", *args],
-        capture_output=True,
-        text=True,
-        timeout=600,
-        env={**os.environ, "PYTHONPATH": str(ROOT)},
-    )
-    assert res.returncode == 0, res.stderr
+    """``euchre-overlay render`` run in this process (its workers are processes of their own,
+    started by the forkserver this process keeps for the file's tests)."""
+    assert main(["render", str(game), "-o", str(out), "--size", "320x180", "--fps", "8", *args]) == 0
 
 
 @pytest.mark.parametrize(
