@@ -4,9 +4,10 @@ Run as ``python -m tests.native_digest [FIXTURE_FOLDER]`` by ``tests/engine/test
 once with ``EUCHRE_OVERLAY_PURE=1`` and once without: the compiled engine must make exactly
 what the pure one makes.  Prints one JSON object: the mode, and per case the SHA-256 of the
 full replay (the ``repr`` of every state of the timeline and of its branches, the summaries,
-every problem), of the summary-only replay, of a strict load, of both binary forms (bytes,
-decoded documents, what damaged files raise) and, for some generated games, of a replay that
-reuses an earlier one (``previous``, as a live feed does).
+every problem), of the summary-only replay, of what a strict load decides (its error, or its
+summary: its states are the full replay's), of both binary forms (bytes, decoded documents,
+what damaged files raise) and, for some generated games, of a replay that reuses an earlier
+one (``previous``, as a live feed does).
 
 The cases: every ``.egn`` of the fixture folder when given (reference games, broken ones
 among them), and games of the project's seeded generator over many rulesets, with and
@@ -87,7 +88,9 @@ def _attempt(data: bytes, name: str, **options: Any) -> list[str]:
         game = load_game(data, source=name, **options)
     except ValueError as exc:
         return [f"{type(exc).__name__}: {exc}"]
-    if options.get("summary_only"):
+    if options.get("summary_only") or options.get("strict"):
+        # (a strict load replays as the first load did: the states are digested there; here
+        # what the strict path itself decides, the outcome and the problems it let through)
         return [json.dumps(game.timeline.to_json(), sort_keys=True), repr(game.timeline.deals), repr(game.all_problems)]
     return _full(game)
 

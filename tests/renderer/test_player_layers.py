@@ -19,6 +19,7 @@ from engine.load import load_game
 from engine.state import StepKind
 from renderer.build import build_scene
 from renderer.fonts import font_files
+from tests.parity import premul
 from tests.support import PLAYER_MODULE, PLAYER_ORIGIN, launch_options, serve_player_page
 
 #: one worker runs this file under pytest-xdist (--dist loadgroup): its shared set-up is made once
@@ -155,8 +156,7 @@ AT_SCALES = """async ([text, t, k]) => {
     for (const s of [1, k]) {
         p.setScale(s);
         for (let i = 0; i < 3; i++) p.renderAt(t);  // op by op, then cached, then from the cache
-        const w = p.canvas.width, h = p.canvas.height, d = p.ctx.getImageData(0, 0, w, h).data;
-        out.push({w, h, px: Array.from(d)});
+        out.push({w: p.canvas.width, h: p.canvas.height, png: p.canvas.toDataURL("image/png").split(",")[1]});
     }
     p.setScale(1);
     return out;
@@ -164,11 +164,9 @@ AT_SCALES = """async ([text, t, k]) => {
 
 
 def _premul_rows(frame: dict[str, Any]) -> Any:
-    import numpy as np
-
-    rgba = np.array(frame["px"], np.float64).reshape(frame["h"], frame["w"], 4)
-    a = rgba[..., 3:4] / 255.0
-    return np.concatenate([rgba[..., :3] * a, rgba[..., 3:4]], axis=2)
+    px = premul(frame["png"]).astype(float)
+    assert px.shape == (frame["h"], frame["w"], 4)
+    return px
 
 
 def _shrunk(full: dict[str, Any], small: dict[str, Any]) -> tuple[Any, Any]:
