@@ -5,7 +5,9 @@ same channel (``bench=1``: the page fingerprints its canvas after every draw and
 its pixels first changed) in the system Chromium.  Each edit is a real studio edit: the N/S
 scorebug is selected and nudged one pixel with an arrow key (left and right in turn), which
 the studio sends as a merge patch; the latency is from the key press to the first changed
-canvas pixels on the preview page (wall clock, same machine).
+canvas pixels on the preview page (wall clock, same machine).  Then the preview page is
+closed, the channel plays, and the CPU Chromium spends on the studio alone (its preview and
+program frames drawing the playing channel) is read from ``/proc`` over ``--watch`` seconds.
 """
 
 from __future__ import annotations
@@ -13,6 +15,7 @@ from __future__ import annotations
 import argparse
 import asyncio
 import json
+import os
 import tempfile
 import time
 from typing import Any
@@ -30,6 +33,38 @@ AUTH = {"Authorization": f"Bearer {TOKEN}"}
 def add_arguments(p: argparse.ArgumentParser) -> None:
     p.add_argument("--edits", type=int, default=100, help="edits timed")
     p.add_argument("--timeout", type=float, default=3.0, help="seconds to wait for one edit's pixels")
+    p.add_argument("--watch", type=float, default=20.0, help="seconds the studio is watched on the playing channel for its CPU (0: not)")
+
+
+def chromium_cpu() -> float:
+    """CPU seconds of every Chromium process under this one (playwright's driver starts the
+    browser, the browser its renderers); 0 where there is no ``/proc``."""
+    try:
+        pids = [int(p) for p in os.listdir("/proc") if p.isdigit()]
+    except OSError:
+        return 0.0
+    parent: dict[int, int] = {}
+    cpu: dict[int, float] = {}
+    names: dict[int, str] = {}
+    tick = os.sysconf("SC_CLK_TCK")
+    for pid in pids:
+        try:
+            with open(f"/proc/{pid}/stat", encoding="ascii", errors="replace") as f:
+                stat = f.read()
+        except OSError:
+            continue
+        names[pid] = stat[stat.find("(") + 1 : stat.rfind(")")]
+        fields = stat[stat.rfind(")") + 2 :].split()
+        parent[pid] = int(fields[1])
+        cpu[pid] = (int(fields[11]) + int(fields[12])) / tick
+    me, total = os.getpid(), 0.0
+    for pid in cpu:
+        up = pid
+        while up > 1 and up != me:
+            up = parent.get(up, 0)
+        if up == me and names[pid].startswith("chrom"):
+            total += cpu[pid]
+    return total
 
 
 async def _run(args: argparse.Namespace) -> dict[str, Any]:
@@ -81,6 +116,16 @@ async def _run(args: argparse.Namespace) -> dict[str, Any]:
                     else:
                         latencies.append(changed - t0)
                     await asyncio.sleep(0.05)  # the studio's save settles before the next edit
+                watched: float | None = None
+                if args.watch > 0:
+                    await preview.close()
+                    async with aiohttp.ClientSession(headers=AUTH) as s:
+                        async with s.post(f"{base}/api/channels/st/control/play", json={}) as r:
+                            assert r.status == 200, await r.text()
+                    await asyncio.sleep(2.0)  # the frames take up the play
+                    c0, t0 = chromium_cpu(), time.monotonic()
+                    await asyncio.sleep(args.watch)
+                    watched = (chromium_cpu() - c0) / (time.monotonic() - t0)
                 await browser.close()
         finally:
             proc.terminate()
@@ -91,6 +136,9 @@ async def _run(args: argparse.Namespace) -> dict[str, Any]:
         "edit_to_pixel_p50_ms": round(pct(latencies, 50), 2),
         "edit_to_pixel_p99_ms": round(pct(latencies, 99), 2),
         "edit_to_pixel_max_ms": round(max(latencies), 2) if latencies else float("nan"),
+        # Chromium's CPU seconds per second with the studio open on the playing channel
+        "studio_watch_cpu_per_s": None if watched is None else round(watched, 3),
+        "studio_watch_s": args.watch,
     }
 
 

@@ -147,8 +147,8 @@ def test_a_group_whose_content_changes_is_redrawn(page: Any) -> None:
     assert all(r["max"] <= 2 for r in again), again
 
 
-#: in the page: the cached player's frame at scene time t, at scale 1 and at scale k, as
-#: premultiplied RGBA arrays (the studio's monitors draw at the size they are shown)
+#: in the page: the cached player's frame at scene time t at scale 1 and at scale k, each as
+#: its canvas's size and PNG (the studio's monitors draw at the size they are shown)
 AT_SCALES = """async ([text, t, k]) => {
     const p = window.cached, out = [];
     p.setScene(text, 0);
