@@ -70,20 +70,27 @@ var bench = /[?&]bench=1(&|$)/.test(location.search);
 // The studio's monitors (?monitor=1) show the output in a small frame: they draw at the size
 // they are shown (in device pixels, never above the output's), not the output's full size.
 var monitor = /[?&]monitor=1(&|$)/.test(location.search);
-/** Canvas pixels per output pixel: 1, or a monitor's shown size (rounded up to 1/32). */
+/** Canvas pixels per scene pixel: 1, or a monitor's shown size over the scene's (the
+ * output's, which the page's ?width= does not change), rounded up to 1/32. */
 function monitorScale() {
   if (!monitor || !window.innerWidth || !window.innerHeight) return 1;
+  var s = player && player.scene, w = s ? s.w : cfg.width, h = s ? s.h : cfg.height;
   var dpr = window.devicePixelRatio || 1;
-  var k = Math.max(window.innerWidth * dpr / cfg.width, window.innerHeight * dpr / cfg.height);
+  var k = Math.max(window.innerWidth * dpr / w, window.innerHeight * dpr / h);
   return Math.min(1, Math.ceil(k * 32) / 32);
 }
+/** A monitor follows its frame's size and the scene's. @returns {boolean} whether it changed */
+function fitMonitor() {
+  var k = monitorScale();
+  if (k === player.k) return false;
+  player.setScale(k);
+  return true;
+}
+// (monitorScale runs once before the player exists: then it goes by the config's size)
 var player = new EuchrePlayer(canvas, { fontUrls: cfg.fonts, scale: monitorScale() });
 if (monitor) {
   window.addEventListener("resize", function () {
-    var k = monitorScale();
-    if (k === player.k) return;
-    player.setScale(k);
-    if (current) { current.done = false; draw(); schedule(); }
+    if (fitMonitor() && current) { current.done = false; draw(); schedule(); }
   });
 }
 if (cfg.problem) console.warn("euchre-overlay: " + cfg.problem);
@@ -258,7 +265,10 @@ function onMessage(text) {
     hasScene: !!msg.scene,
     done: false
   };
-  if (msg.scene) player.setScene(/** @type {Scene} */ (msg.scene), 0);
+  if (msg.scene) {
+    player.setScene(/** @type {Scene} */ (msg.scene), 0);
+    if (monitor) fitMonitor();
+  }
   if (bench) {
     benchLog.push({
       seq: msg.seq, step: msg.step, trace: msg.trace || null, bytes: text.length,

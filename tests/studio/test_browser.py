@@ -339,9 +339,9 @@ SHOWN = """() => { const c = document.querySelector('canvas'), r = window.device
 
 
 async def test_the_monitors_draw_at_the_size_they_are_shown(browser: Any, server: Server) -> None:
-    """The studio's preview and program frames draw the 1920x1080 outputs at the size the
-    frames have on screen (rounded up to 1/32 of the output), and follow the frame when the
-    window grows; an OBS page always draws the output's full size."""
+    """The studio's preview and program frames and the Overview's thumbnails draw the
+    1920x1080 outputs at the size the frames have on screen (rounded up to 1/32 of the output),
+    and follow the frame when the window grows; an OBS page always draws the output's full size."""
     studio = await Studio.open(browser, server)
     frames = {o: next(f for f in studio.page.frames if f"output={o}&monitor=1" in f.url) for o in ("preview", "program")}
     for output, frame in frames.items():
@@ -356,6 +356,13 @@ async def test_the_monitors_draw_at_the_size_they_are_shown(browser: Any, server
     w, _, shown_w, _ = await frames["preview"].evaluate(SHOWN)
     assert shown_w <= w < 1920
     assert await alpha_at(frames["preview"], 96 + 150, 54 + 32) > 200, "redrawn at the new size"
+    # the Overview's thumbnails too (their URL asks for 1280x720; the scene is the output's 1920x1080)
+    await studio.page.keyboard.press("o")
+    await studio.page.wait_for_selector("iframe[src*='width=1280']")
+    thumb = next(f for f in studio.page.frames if "width=1280" in f.url)
+    await thumb.wait_for_function("window.euchreOverlay && window.euchreOverlay.state.drawnStep !== null", timeout=10_000)
+    w, _, shown_w, shown_h = await thumb.evaluate(SHOWN)
+    assert shown_w <= w <= max(shown_w, shown_h * 16 / 9) + 1920 / 32 + 1, (w, shown_w)
     obs = await overlay_page(browser, server, "program")  # a 1280x720 window: still the full output
     assert (await obs.evaluate(SHOWN))[:2] == [1920, 1080]
     assert studio.errors == []
