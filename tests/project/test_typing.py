@@ -1,5 +1,7 @@
 """Every package stays clean under mypy --strict, the project's typing rule: the engine, the
-renderer, the service and the studio, in one run (mypy's start-up is most of the cost)."""
+renderer, the service and the studio, in one run.  mypy keeps its cache in ``.build/mypy``
+(git-ignored): a first run checks everything (about 9 s), a run after it only what changed
+(under a second when nothing did)."""
 
 from __future__ import annotations
 
@@ -13,7 +15,7 @@ PACKAGES = ["engine", "renderer", "overlay", "studio"]
 
 def test_mypy_strict_on_every_package() -> None:
     out = subprocess.run(
-        [sys.executable, "-m", "mypy", "--strict", "--no-incremental", *PACKAGES],
+        [sys.executable, "-m", "mypy", "--strict", "--cache-dir", str(ROOT / ".build" / "mypy"), *PACKAGES],
         cwd=ROOT, capture_output=True, text=True,
     )
     assert out.returncode == 0, out.stdout + out.stderr
