@@ -227,9 +227,14 @@ async def test_two_studios_editing_at_once_the_stale_save_is_refused_and_shown(b
     ys = {e["id"]: e["y"] for e in doc["outputs"]["preview"]["view"]["elements"]}
     ew_y = next(e.y for e in default_view().elements if e.id == "ew-score")
     assert ys["ns-score"] == ns_y and ys["ew-score"] == ew_y
-    # keeping theirs drops the stale edit; keeping mine re-applies it on the new revision
-    await b.drag("ew-score", 0, 200)
-    await conflict.wait_for(state="visible")
+    # keeping theirs drops the stale edit; keeping mine re-applies it on the new revision.  The
+    # conflict box still shows the first refusal: wait for this edit's own (else the click can
+    # land on the first one's Keep mine, which re-applies the 300 px drag)
+    first = await conflict.text_content()
+    async with b.page.expect_response(lambda r: r.request.method == "PATCH" and r.url.endswith("/settings")) as refused:
+        await b.drag("ew-score", 0, 200)
+    assert (await refused.value).status == 409
+    await b.page.wait_for_function("(was) => { const c = document.querySelector('#conflict'); return !c.hidden && c.textContent !== was; }", arg=first)
     await b.page.click("#conflict button:text-is('Keep mine')")
     doc = await _wait_revision(server, rev + 2)
     ys = {e["id"]: e["y"] for e in doc["outputs"]["preview"]["view"]["elements"]}
