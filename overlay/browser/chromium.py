@@ -4,6 +4,15 @@ Headless capture, ``bench live`` and the browser tests all use Debian's ``chromi
 playwright-python (``executable_path``; ``playwright install`` cannot download here).  The
 flags keep a headless Chromium quiet on a machine without a network: without the
 background-networking flags it opens connections at start-up that a closed network refuses.
+
+They also keep each page cheap.  Chromium 156 preloads the address bar's pop-up as a WebUI page
+of its own in every new browser window, and playwright opens a window for every context and
+page: a renderer process that cost 0.4-0.8 s of CPU per page on the test machine, more than the
+overlay page itself (measured: about:blank in a new context, 0.34 s of Chromium CPU with it,
+0.18 s without).  ``WebUIOmniboxPopup`` and ``WebUIOmniboxAimPopup`` turn it off.  Chromium keeps
+only the last ``--disable-features`` it is given, and playwright passes one of its own first, so
+:data:`DISABLED_FEATURES` repeats playwright's list (``tests/browser/test_chromium.py`` checks that
+a launch with these flags disables everything a default launch does, and the pop-up).
 """
 
 from __future__ import annotations
@@ -11,7 +20,32 @@ from __future__ import annotations
 import os
 import shutil
 
-__all__ = ["CHROMIUM_ARGS", "ChromiumMissing", "chromium_path"]
+__all__ = ["CHROMIUM_ARGS", "DISABLED_FEATURES", "ChromiumMissing", "chromium_path"]
+
+#: the features every launch turns off: playwright's own list (its ``chromiumSwitches``, which
+#: this flag replaces) and the address bar's pop-up pages (a renderer per window, unused headless)
+DISABLED_FEATURES = (
+    # playwright's (1.5x)
+    "AimEnabled",
+    "AvoidCorsURLLoaderRestartOnRedirect",
+    "AvoidUnnecessaryBeforeUnloadCheckSync",
+    "DestroyProfileOnBrowserClose",
+    "HttpsFirstBalancedModeAutoEnable",
+    "HttpsUpgrades",
+    "LensOverlay",
+    "MediaRouter",
+    "NetworkTimeServiceQuerying",
+    "OptimizationHints",
+    "PaintHolding",
+    "PreconnectToSearch",
+    "TcpPortRandomizationWin",
+    "ThirdPartyStoragePartitioning",
+    "msEdgeUpdateLaunchServicesPreferredVersion",
+    "msForceBrowserSignIn",
+    # ours
+    "WebUIOmniboxAimPopup",
+    "WebUIOmniboxPopup",
+)
 
 #: flags for every launch (root in a container: no sandbox; software raster)
 CHROMIUM_ARGS = [
@@ -21,6 +55,7 @@ CHROMIUM_ARGS = [
     "--disable-component-update",
     "--disable-sync",
     "--no-first-run",
+    "--disable-features=" + ",".join(DISABLED_FEATURES),
 ]
 
 

@@ -1,0 +1,44 @@
+"""The flags every Chromium launch gets (overlay/browser/chromium.py), in the system Chromium.
+
+Chromium keeps only the last ``--disable-features`` on its command line, and playwright puts
+one of its own before ours: ours must repeat all of playwright's, and it must turn off the
+address bar's pop-up pages (a renderer process per window that costs more CPU than the
+overlay page it opens beside).
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from overlay.browser.chromium import DISABLED_FEATURES
+
+pytestmark = pytest.mark.browser
+
+
+def _disabled_lists(pid: int) -> list[set[str]]:
+    """Each ``--disable-features`` on a process's command line, in order."""
+    args = Path(f"/proc/{pid}/cmdline").read_bytes().decode().split("\0")
+    return [set(a.split("=", 1)[1].split(",")) for a in args if a.startswith("--disable-features=")]
+
+
+async def test_our_disabled_features_keep_playwrights_and_the_omnibox_popup_is_not_loaded(chromium: Any, browser: Any) -> None:
+    page = await browser.new_page()
+    await page.goto("about:blank")
+    cdp = await chromium.new_browser_cdp_session()
+    try:
+        processes = (await cdp.send("SystemInfo.getProcessInfo"))["processInfo"]
+        targets = (await cdp.send("Target.getTargets", {}))["targetInfos"]
+    finally:
+        await cdp.detach()
+    main = next(p["id"] for p in processes if p["type"] == "browser")
+    *before, last = _disabled_lists(main)
+    assert last == set(DISABLED_FEATURES), "the last --disable-features is ours"
+    assert before, "playwright passed no --disable-features of its own: this check sees nothing"
+    for theirs in before:
+        assert theirs <= last, f"playwright disables features ours drops: {sorted(theirs - last)}"
+    # no WebUI page of the address bar's pop-up beside the page
+    assert [t["url"] for t in targets if t["url"].startswith("chrome://omnibox-popup")] == []
+    assert [t["type"] for t in targets if t["type"] != "browser"] == ["page"]
