@@ -7,6 +7,11 @@ benchmarks (``euchre-overlay bench NAME``) are tools about the product, not part
 when the parser is built, so no module of the product imports the benchmarks (the
 architecture test checks it) and a build without them still runs.  Errors go to stderr as
 one line with exit code 2.
+
+A command line that names its subcommand builds the parser of that subcommand alone
+(:data:`NAMES`): registering a subcommand imports what its options need (the service's
+settings, the video codecs, every benchmark), so ``serve`` would otherwise start by importing
+the whole product (0.2 s of CPU on the test machine, each start).
 """
 
 from __future__ import annotations
@@ -15,12 +20,13 @@ import argparse
 import importlib
 import sys
 from collections.abc import Sequence
+from types import ModuleType
 
 from engine.errors import EgnError
 
 from . import analyse, capture, composite, control, convert, frame, inject, inspect, render, serve, token
 
-__all__ = ["COMMANDS", "TOOLS", "build_parser", "main"]
+__all__ = ["COMMANDS", "NAMES", "TOOLS", "build_parser", "main"]
 
 #: the subcommand modules, in the order ``--help`` lists them
 COMMANDS = (serve, control, token, inspect, analyse, convert, frame, render, composite, capture, inject)
@@ -28,26 +34,60 @@ COMMANDS = (serve, control, token, inspect, analyse, convert, frame, render, com
 #: command modules of the tools about the product, listed after :data:`COMMANDS`
 TOOLS = ("overlay.bench.command",)
 
+#: each subcommand's name and the module that registers it (``convert`` registers three;
+#: a tool's command is its own: ``bench``)
+NAMES: dict[str, ModuleType | str] = {
+    "serve": serve,
+    "control": control,
+    "token": token,
+    "inspect": inspect,
+    "analyse": analyse,
+    "convert": convert,
+    "baseline": convert,
+    "upgrade": convert,
+    "frame": frame,
+    "render": render,
+    "composite": composite,
+    "capture": capture,
+    "inject": inject,
+    "bench": "overlay.bench.command",
+}
 
-def build_parser() -> argparse.ArgumentParser:
+
+def build_parser(only: str | None = None) -> argparse.ArgumentParser:
+    """The command line's parser: every subcommand, or only the one named ``only`` (a key of
+    :data:`NAMES`; the module that registers it may register others beside it)."""
     parser = argparse.ArgumentParser(prog="euchre-overlay", description="Broadcast graphics for Euchre: replay EGN games, render them, serve them to OBS.")
     sub = parser.add_subparsers(dest="command", required=True)
+    if only is not None:
+        module = NAMES[only]
+        found = _tool(module) if isinstance(module, str) else module
+        if found is not None:
+            found.register(sub)
+            return parser
     for module in COMMANDS:
         module.register(sub)
     for name in TOOLS:
-        try:
-            tool = importlib.import_module(name)
-        except ModuleNotFoundError as exc:
-            if exc.name is None or not name.startswith(exc.name):
-                raise  # the tool is there but something it imports is missing: say so
-            continue  # a build without the tool
-        tool.register(sub)
+        tool = _tool(name)
+        if tool is not None:
+            tool.register(sub)
     return parser
 
 
+def _tool(name: str) -> ModuleType | None:
+    """A tool's command module, or ``None`` in a build without the tool."""
+    try:
+        return importlib.import_module(name)
+    except ModuleNotFoundError as exc:
+        if exc.name is None or not name.startswith(exc.name):
+            raise  # the tool is there but something it imports is missing: say so
+        return None
+
+
 def main(argv: Sequence[str] | None = None) -> int:
-    parser = build_parser()
-    args = parser.parse_args(argv)
+    words = list(sys.argv[1:] if argv is None else argv)
+    parser = build_parser(words[0] if words and words[0] in NAMES else None)
+    args = parser.parse_args(words)
     try:
         return int(args.func(args) or 0)
     except EgnError as exc:

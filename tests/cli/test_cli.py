@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import argparse
 import json
 import re
 import subprocess
@@ -11,13 +12,41 @@ from pathlib import Path
 
 import pytest
 
-from overlay.cli import build_parser
+from overlay.cli import NAMES, build_parser
 from tests.support import chromium_or_skip
 
 
 def test_serve_defaults_bind_localhost() -> None:
     args = build_parser().parse_args(["serve"])
     assert args.host == "127.0.0.1" and args.port == 8765 and args.data is None and not args.no_demo
+
+
+def _subcommands(parser: argparse.ArgumentParser) -> dict[str, argparse.ArgumentParser]:
+    (action,) = [a for a in parser._actions if isinstance(a, argparse._SubParsersAction)]
+    return dict(action.choices)
+
+
+def test_a_named_subcommand_gets_the_parser_the_whole_command_line_has() -> None:
+    whole = _subcommands(build_parser())
+    assert sorted(NAMES) == sorted(whole), "NAMES lists every subcommand, and only those"
+    for name, full in whole.items():
+        alone = _subcommands(build_parser(name))
+        assert name in alone and alone[name].format_help() == full.format_help()
+
+
+def test_serve_starts_without_importing_the_other_commands() -> None:
+    """``serve`` (started once per show, and by every scale-out process) registers only
+    itself: the video writer and the benchmarks stay unimported."""
+    code = (
+        "import sys; from overlay.cli import build_parser; build_parser('serve').parse_args(['serve']); "
+        "print(sorted(m for m in ('overlay.video.writer', 'overlay.bench.command') if m in sys.modules))"
+    )
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True).stdout
+    assert out.strip() == "[]"
+    # the full parser does import them (so the check above means something)
+    code = code.replace("build_parser('serve')", "build_parser()")
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True).stdout
+    assert out.strip() == str(sorted(("overlay.video.writer", "overlay.bench.command")))
 
 
 def test_fresh_install_prints_the_obs_url_and_token_once(tmp_path: Path) -> None:
