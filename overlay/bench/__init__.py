@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from types import ModuleType
 
-from . import analysis, codecs, engine, export, faults, fuzz, live, logger, render, scale, stats, studio
+from . import analysis, codecs, engine, export, faults, fuzz, live, logger, pages, render, scale, stats, studio
 
 __all__ = ["TARGETS"]
 
@@ -22,6 +22,7 @@ TARGETS: dict[str, ModuleType] = {
     "live": live,
     "logger": logger,
     "studio": studio,
+    "pages": pages,
     "export": export,
     "faults": faults,
     "analysis": analysis,

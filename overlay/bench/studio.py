@@ -36,9 +36,11 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
     p.add_argument("--watch", type=float, default=20.0, help="seconds the studio is watched on the playing channel for its CPU (0: not)")
 
 
-def chromium_cpu() -> float:
+def chromium_cpu(*, reaped: bool = False) -> float:
     """CPU seconds of every Chromium process under this one (playwright's driver starts the
-    browser, the browser its renderers); 0 where there is no ``/proc``."""
+    browser, the browser its renderers); 0 where there is no ``/proc``.  ``reaped``: with the
+    CPU of the processes that ended and were waited for (a closed page's renderer, counted in
+    the Chromium process that started it)."""
     try:
         pids = [int(p) for p in os.listdir("/proc") if p.isdigit()]
     except OSError:
@@ -56,7 +58,7 @@ def chromium_cpu() -> float:
         names[pid] = stat[stat.find("(") + 1 : stat.rfind(")")]
         fields = stat[stat.rfind(")") + 2 :].split()
         parent[pid] = int(fields[1])
-        cpu[pid] = (int(fields[11]) + int(fields[12])) / tick
+        cpu[pid] = sum(int(f) for f in fields[11 : 15 if reaped else 13]) / tick
     me, total = os.getpid(), 0.0
     for pid in cpu:
         up = pid
