@@ -9,7 +9,8 @@ They also keep each page cheap.  Chromium 156 preloads the address bar's pop-up 
 of its own in every new browser window, and playwright opens a window for every context and
 page: a renderer process that cost 0.4-0.8 s of CPU per page on the test machine, more than the
 overlay page itself (measured: about:blank in a new context, 0.34 s of Chromium CPU with it,
-0.18 s without).  ``WebUIOmniboxPopup`` and ``WebUIOmniboxAimPopup`` turn it off.  Chromium keeps
+0.18 s without; ``euchre-overlay bench pages`` measures an overlay page both ways).  Turning
+off the features ``WebUIOmniboxPopup`` and ``WebUIOmniboxAimPopup`` stops it.  Chromium keeps
 only the last ``--disable-features`` it is given, and playwright passes one of its own first, so
 :data:`DISABLED_FEATURES` repeats playwright's list (``tests/browser/test_chromium.py`` checks that
 a launch with these flags disables everything a default launch does, and the pop-up).
@@ -25,7 +26,7 @@ __all__ = ["CHROMIUM_ARGS", "DISABLED_FEATURES", "ChromiumMissing", "chromium_pa
 #: the features every launch turns off: playwright's own list (its ``chromiumSwitches``, which
 #: this flag replaces) and the address bar's pop-up pages (a renderer per window, unused headless)
 DISABLED_FEATURES = (
-    # playwright's (1.5x)
+    # playwright's (1.65)
     "AimEnabled",
     "AvoidCorsURLLoaderRestartOnRedirect",
     "AvoidUnnecessaryBeforeUnloadCheckSync",

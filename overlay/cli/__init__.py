@@ -50,7 +50,7 @@ NAMES: dict[str, ModuleType | str] = {
     "composite": composite,
     "capture": capture,
     "inject": inject,
-    "bench": "overlay.bench.command",
+    "bench": TOOLS[0],
 }
 
 
