@@ -17,12 +17,11 @@ from __future__ import annotations
 
 import argparse
 import asyncio
-import json
 import statistics
 import tempfile
 from typing import Any
 
-from .server import start_server
+from .server import held_channel, start_server
 from .studio import chromium_cpu
 
 __all__ = ["HELP", "add_arguments", "run"]
@@ -30,7 +29,6 @@ __all__ = ["HELP", "add_arguments", "run"]
 HELP = "Chromium CPU per overlay page opened, drawn and closed: the project's flags and playwright's, alternating"
 
 TOKEN = "bench-token"
-AUTH = {"Authorization": f"Bearer {TOKEN}"}
 
 
 def add_arguments(p: argparse.ArgumentParser) -> None:
@@ -67,10 +65,7 @@ async def _pages(pw: Any, flags: list[str], url: str, size: tuple[int, int], pag
 
 
 async def _run(args: argparse.Namespace) -> dict[str, Any]:
-    import aiohttp
     from playwright.async_api import async_playwright
-
-    from engine.generate import generate_game
 
     from ..browser.chromium import CHROMIUM_ARGS
 
@@ -80,14 +75,7 @@ async def _run(args: argparse.Namespace) -> dict[str, Any]:
     with tempfile.TemporaryDirectory() as data:
         proc, base = await start_server(data, TOKEN, timeout=30)
         try:
-            async with aiohttp.ClientSession(headers=AUTH) as s:
-                async with s.post(f"{base}/api/channels", json={"id": "pg", "settings": {"outputs": {"program": {"width": w, "height": h}}}}) as r:
-                    assert r.status == 201, await r.text()
-                async with s.put(f"{base}/api/channels/pg/game", data=json.dumps(generate_game(31, deals=2))) as r:
-                    assert r.status == 200, await r.text()
-                for op, body in (("pause", {}), ("seek", {"step": 6})):
-                    async with s.post(f"{base}/api/channels/pg/control/{op}", json=body) as r:
-                        assert r.status == 200, await r.text()
+            await held_channel(base, TOKEN, "pg", settings={"outputs": {"program": {"width": w, "height": h}}})
             url = f"{base}/overlay/pg?output=program"
             with_list: list[float] = []
             without: list[float] = []

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import asyncio
 import base64
+import json
 import os
 import re
 import socket
@@ -16,7 +17,7 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
-__all__ = ["KINDS", "ProcStat", "never_reading_socket", "pct", "start_server"]
+__all__ = ["KINDS", "ProcStat", "held_channel", "never_reading_socket", "pct", "start_server"]
 
 #: every step kind, for a Timing that plays them all at one (fast) pace
 KINDS = ("deal_start", "call", "discard", "card", "trick_taken", "deal_scored", "game_over")
@@ -64,6 +65,23 @@ async def start_server(
 
     asyncio.ensure_future(drain())
     return proc, base
+
+
+async def held_channel(base: str, token: str, cid: str, *, step: int = 6, settings: dict[str, Any] | None = None) -> None:
+    """Make channel ``cid`` on the server at ``base`` (with ``settings``), load a generated
+    game (seed 31, two deals) and hold it paused at ``step``: a page of it draws one picture."""
+    import aiohttp
+
+    from engine.generate import generate_game
+
+    async with aiohttp.ClientSession(headers={"Authorization": f"Bearer {token}"}) as s:
+        async with s.post(f"{base}/api/channels", json={"id": cid, **({"settings": settings} if settings else {})}) as r:
+            assert r.status == 201, await r.text()
+        async with s.put(f"{base}/api/channels/{cid}/game", data=json.dumps(generate_game(31, deals=2))) as r:
+            assert r.status == 200, await r.text()
+        for op, body in (("pause", {}), ("seek", {"step": step})):
+            async with s.post(f"{base}/api/channels/{cid}/control/{op}", json=body) as r:
+                assert r.status == 200, await r.text()
 
 
 def never_reading_socket(host: str, port: int, path: str, *, rcvbuf: int = 4096) -> socket.socket:

@@ -14,13 +14,12 @@ from __future__ import annotations
 
 import argparse
 import asyncio
-import json
 import os
 import tempfile
 import time
 from typing import Any
 
-from .server import pct, start_server
+from .server import held_channel, pct, start_server
 
 __all__ = ["HELP", "add_arguments", "run"]
 
@@ -73,21 +72,12 @@ async def _run(args: argparse.Namespace) -> dict[str, Any]:
     import aiohttp
     from playwright.async_api import async_playwright
 
-    from engine.generate import generate_game
-
     from ..browser.chromium import CHROMIUM_ARGS, chromium_path
 
     with tempfile.TemporaryDirectory() as data:
         proc, base = await start_server(data, TOKEN, timeout=30)
         try:
-            async with aiohttp.ClientSession(headers=AUTH) as s:
-                async with s.post(f"{base}/api/channels", json={"id": "st"}) as r:
-                    assert r.status == 201, await r.text()
-                async with s.put(f"{base}/api/channels/st/game", data=json.dumps(generate_game(31, deals=2))) as r:
-                    assert r.status == 200, await r.text()
-                for op, body in (("pause", {}), ("seek", {"step": 6})):
-                    async with s.post(f"{base}/api/channels/st/control/{op}", json=body) as r:
-                        assert r.status == 200, await r.text()
+            await held_channel(base, TOKEN, "st")
             async with async_playwright() as pw:
                 browser = await pw.chromium.launch(executable_path=chromium_path(), args=CHROMIUM_ARGS, headless=True)
                 preview = await browser.new_page(viewport={"width": 1280, "height": 720})
