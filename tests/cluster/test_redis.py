@@ -25,7 +25,7 @@ from overlay.bench.services import live_channel
 from overlay.service.feed import actions_of
 from overlay.cluster.redisstore import SCRIPTS
 from tests.cluster_support import AUTH, FAST, Pages, Services, post_json, redis_server, services
-from tests.support import empty_game, game, launch_options
+from tests.support import empty_game, game
 
 __all__ = ["redis_server"]  # the fixture, imported for this module's tests
 
@@ -229,27 +229,21 @@ async def test_api_across_processes(redis_server: RedisServer, tmp_path: Path) -
 
 
 @pytest.mark.browser
-async def test_chromium_page_on_the_other_process(redis_server: RedisServer, tmp_path: Path) -> None:
+async def test_chromium_page_on_the_other_process(redis_server: RedisServer, tmp_path: Path, browser: Any) -> None:
     """A real Chromium page on the process that does not run the channel draws the scenes
     of the actions a logger sends (through that same process)."""
-    options = launch_options()  # skips, saying why, without Chromium
-    from playwright.async_api import async_playwright
-
     doc = game(14, deals=1)
     acts = actions_of(doc)
     async with services(redis_server.url, tmp_path, 2) as cluster, aiohttp.ClientSession() as s:
         owner, other = await _owner_and_other(s, cluster, "web", doc)
-        async with async_playwright() as pw:
-            browser = await pw.chromium.launch(**options)
-            page = await browser.new_page(viewport={"width": 640, "height": 360})
-            await page.goto(f"{other}/overlay/web?output=clean&width=1280&height=720")
-            await page.wait_for_function("window.euchreOverlay && window.euchreOverlay.state.seq > 0", timeout=10000)
-            for act in acts[:4]:
-                assert (await post_json(s, f"{other}/api/channels/web/actions", act))[0] == 200
-            await page.wait_for_function("window.euchreOverlay.state.step >= 3", timeout=10000)
-            drawn = await page.evaluate("window.euchreOverlay.state")
-            await browser.close()
-        assert drawn["connected"] and drawn["frames"] > 0 and drawn["snapshots"] >= 1
+        page = await browser.new_page(viewport={"width": 640, "height": 360})
+        await page.goto(f"{other}/overlay/web?output=clean&width=1280&height=720")
+        await page.wait_for_function("window.euchreOverlay && window.euchreOverlay.state.seq > 0", timeout=10000)
+        for act in acts[:4]:
+            assert (await post_json(s, f"{other}/api/channels/web/actions", act))[0] == 200
+        await page.wait_for_function("window.euchreOverlay.state.step >= 3", timeout=10000)
+        drawn = await page.evaluate("window.euchreOverlay.state")
+    assert drawn["connected"] and drawn["frames"] > 0 and drawn["snapshots"] >= 1
 
 
 async def test_analysis_reaches_a_page_on_the_other_process(redis_server: RedisServer, tmp_path: Path) -> None:
