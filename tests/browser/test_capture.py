@@ -149,15 +149,15 @@ def server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[dict[str, str]]
         proc.wait(timeout=20)
 
 
-def _host(page: Any, base: str) -> None:
-    page.goto(base + "/static/ograf/host.html")
-    page.wait_for_function("() => !!window.ografHost")
+async def _host(page: Any, base: str) -> None:
+    await page.goto(base + "/static/ograf/host.html")
+    await page.wait_for_function("() => !!window.ografHost")
 
 
-def _shown(page: Any) -> bool:
+async def _shown(page: Any) -> bool:
     """The graphic shows something: its canvas is visible and has opaque pixels."""
     return bool(
-        page.evaluate(
+        await page.evaluate(
             """() => { const c = ografHost.element.shadowRoot.querySelector('canvas');
                  if (getComputedStyle(c).visibility !== 'visible') return false;
                  const d = c.getContext('2d').getImageData(0, 0, c.width, c.height).data;
@@ -166,50 +166,40 @@ def _shown(page: Any) -> bool:
     )
 
 
-def test_ograf_graphic_in_a_minimal_host(server: dict[str, str]) -> None:
-    _chromium()
-    from playwright.sync_api import sync_playwright
-
-    from overlay.browser.chromium import CHROMIUM_ARGS, chromium_path
-
+async def test_ograf_graphic_in_a_minimal_host(server: dict[str, str], browser: Any) -> None:
     base = server["base"]
     manifest = json.loads((Path(__file__).resolve().parents[2] / "overlay/static/ograf/euchre-overlay.ograf.json").read_text())
     for key in ("$schema", "id", "name", "main", "supportsRealTime", "supportsNonRealTime"):
         assert key in manifest
     assert manifest["supportsNonRealTime"] is True
-    with sync_playwright() as p:
-        browser = p.chromium.launch(executable_path=chromium_path(), args=CHROMIUM_ARGS, headless=True)
-        try:
-            page = browser.new_page(viewport={"width": 640, "height": 360})
-            _host(page, base)
-            # real time: follows the demo channel once played, hidden after stop
-            res = page.evaluate(
-                "(b) => ografHost.load('/static/ograf/euchre-overlay.ograf.json', {renderType: 'realtime', data: {channel: 'demo', server: b}, renderCharacteristics: {resolution: {width: 640, height: 360}}})",
-                base,
-            )
-            assert res["statusCode"] == 200
-            page.wait_for_timeout(500)
-            assert not _shown(page)  # loaded, not yet played
-            res = page.evaluate("() => ografHost.call('playAction', {})")
-            assert res["statusCode"] == 200 and "currentStep" in res
-            for _ in range(50):
-                if _shown(page):
-                    break
-                page.wait_for_timeout(200)
-            assert _shown(page)
-            assert page.evaluate("() => ografHost.call('customAction', {id: 'control', payload: {op: 'next'}})")["statusCode"] == 401
-            page.evaluate(f"() => ografHost.call('updateAction', {{data: {{token: '{server['token']}'}}}})")
-            # shown already: a further play steps the channel (operator NEXT: auto-advance off)
-            assert page.evaluate("() => ografHost.call('playAction', {})")["statusCode"] == 200
-            req = urllib.request.Request(base + "/api/channels/demo", headers={"Authorization": "Bearer " + server["token"]})
-            with urllib.request.urlopen(req, timeout=10) as r:
-                assert json.loads(r.read())["playhead"]["auto"] is False
-            assert page.evaluate("() => ografHost.call('customAction', {id: 'control', payload: {op: 'pause'}})")["statusCode"] == 200
-            page.evaluate("() => ografHost.call('stopAction', {})")
-            assert not _shown(page)
-            page.evaluate("() => ografHost.call('dispose', {})")
-        finally:
-            browser.close()
+    page = await browser.new_page(viewport={"width": 640, "height": 360})
+    await _host(page, base)
+    # real time: follows the demo channel once played, hidden after stop
+    res = await page.evaluate(
+        "(b) => ografHost.load('/static/ograf/euchre-overlay.ograf.json', {renderType: 'realtime', data: {channel: 'demo', server: b}, renderCharacteristics: {resolution: {width: 640, height: 360}}})",
+        base,
+    )
+    assert res["statusCode"] == 200
+    await page.wait_for_timeout(500)
+    assert not await _shown(page)  # loaded, not yet played
+    res = await page.evaluate("() => ografHost.call('playAction', {})")
+    assert res["statusCode"] == 200 and "currentStep" in res
+    for _ in range(50):
+        if await _shown(page):
+            break
+        await page.wait_for_timeout(200)
+    assert await _shown(page)
+    assert (await page.evaluate("() => ografHost.call('customAction', {id: 'control', payload: {op: 'next'}})"))["statusCode"] == 401
+    await page.evaluate(f"() => ografHost.call('updateAction', {{data: {{token: '{server['token']}'}}}})")
+    # shown already: a further play steps the channel (operator NEXT: auto-advance off)
+    assert (await page.evaluate("() => ografHost.call('playAction', {})"))["statusCode"] == 200
+    req = urllib.request.Request(base + "/api/channels/demo", headers={"Authorization": "Bearer " + server["token"]})
+    with urllib.request.urlopen(req, timeout=10) as r:
+        assert json.loads(r.read())["playhead"]["auto"] is False
+    assert (await page.evaluate("() => ografHost.call('customAction', {id: 'control', payload: {op: 'pause'}})"))["statusCode"] == 200
+    await page.evaluate("() => ografHost.call('stopAction', {})")
+    assert not await _shown(page)
+    await page.evaluate("() => ografHost.call('dispose', {})")
 
 
 def test_ograf_non_real_time_schedule() -> None:
