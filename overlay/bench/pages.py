@@ -21,8 +21,7 @@ import statistics
 import tempfile
 from typing import Any
 
-from .server import held_channel, start_server
-from .studio import chromium_cpu
+from .server import chromium_cpu, held_channel, start_server
 
 __all__ = ["HELP", "add_arguments", "run"]
 

@@ -1,4 +1,5 @@
-"""What the service benchmarks share: a real server in a subprocess, and percentiles.
+"""What the service benchmarks share: a real server in a subprocess, a channel held at one
+step, percentiles, and CPU readings from /proc.
 
 The server runs as ``euchre-overlay serve`` in its own process (so that its CPU and memory
 are its own, and it can be killed), on a free port and a data folder of the caller's.
@@ -17,7 +18,7 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
-__all__ = ["KINDS", "ProcStat", "held_channel", "never_reading_socket", "pct", "start_server"]
+__all__ = ["KINDS", "ProcStat", "chromium_cpu", "held_channel", "never_reading_socket", "pct", "start_server"]
 
 #: every step kind, for a Timing that plays them all at one (fast) pace
 KINDS = ("deal_start", "call", "discard", "card", "trick_taken", "deal_scored", "game_over")
@@ -117,3 +118,36 @@ class ProcStat:
             if line.startswith("VmRSS:"):
                 return int(line.split()[1]) / 1024
         return float("nan")
+
+
+def chromium_cpu(*, reaped: bool = False) -> float:
+    """CPU seconds of every Chromium process under this one (playwright's driver starts the
+    browser, the browser its renderers); 0 where there is no ``/proc``.  ``reaped``: with the
+    CPU of the processes that ended and were waited for (a closed page's renderer, counted in
+    the Chromium process that started it)."""
+    try:
+        pids = [int(p) for p in os.listdir("/proc") if p.isdigit()]
+    except OSError:
+        return 0.0
+    parent: dict[int, int] = {}
+    cpu: dict[int, float] = {}
+    names: dict[int, str] = {}
+    tick = os.sysconf("SC_CLK_TCK")
+    for pid in pids:
+        try:
+            with open(f"/proc/{pid}/stat", encoding="ascii", errors="replace") as f:
+                stat = f.read()
+        except OSError:
+            continue
+        names[pid] = stat[stat.find("(") + 1 : stat.rfind(")")]
+        fields = stat[stat.rfind(")") + 2 :].split()
+        parent[pid] = int(fields[1])
+        cpu[pid] = sum(int(f) for f in fields[11 : 15 if reaped else 13]) / tick
+    me, total = os.getpid(), 0.0
+    for pid in cpu:
+        up = pid
+        while up > 1 and up != me:
+            up = parent.get(up, 0)
+        if up == me and names[pid].startswith("chrom"):
+            total += cpu[pid]
+    return total

@@ -14,12 +14,11 @@ from __future__ import annotations
 
 import argparse
 import asyncio
-import os
 import tempfile
 import time
 from typing import Any
 
-from .server import held_channel, pct, start_server
+from .server import chromium_cpu, held_channel, pct, start_server
 
 __all__ = ["HELP", "add_arguments", "run"]
 
@@ -33,39 +32,6 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
     p.add_argument("--edits", type=int, default=100, help="edits timed")
     p.add_argument("--timeout", type=float, default=3.0, help="seconds to wait for one edit's pixels")
     p.add_argument("--watch", type=float, default=20.0, help="seconds the studio is watched on the playing channel for its CPU (0: not)")
-
-
-def chromium_cpu(*, reaped: bool = False) -> float:
-    """CPU seconds of every Chromium process under this one (playwright's driver starts the
-    browser, the browser its renderers); 0 where there is no ``/proc``.  ``reaped``: with the
-    CPU of the processes that ended and were waited for (a closed page's renderer, counted in
-    the Chromium process that started it)."""
-    try:
-        pids = [int(p) for p in os.listdir("/proc") if p.isdigit()]
-    except OSError:
-        return 0.0
-    parent: dict[int, int] = {}
-    cpu: dict[int, float] = {}
-    names: dict[int, str] = {}
-    tick = os.sysconf("SC_CLK_TCK")
-    for pid in pids:
-        try:
-            with open(f"/proc/{pid}/stat", encoding="ascii", errors="replace") as f:
-                stat = f.read()
-        except OSError:
-            continue
-        names[pid] = stat[stat.find("(") + 1 : stat.rfind(")")]
-        fields = stat[stat.rfind(")") + 2 :].split()
-        parent[pid] = int(fields[1])
-        cpu[pid] = sum(int(f) for f in fields[11 : 15 if reaped else 13]) / tick
-    me, total = os.getpid(), 0.0
-    for pid in cpu:
-        up = pid
-        while up > 1 and up != me:
-            up = parent.get(up, 0)
-        if up == me and names[pid].startswith("chrom"):
-            total += cpu[pid]
-    return total
 
 
 async def _run(args: argparse.Namespace) -> dict[str, Any]:

@@ -1,4 +1,5 @@
-"""``bench studio``'s CPU reading: the Chromium processes under this one, read from ``/proc``."""
+"""The benches' Chromium CPU reading (``bench studio``, ``bench pages``): the Chromium
+processes under this one, read from ``/proc``."""
 
 from __future__ import annotations
 
@@ -6,7 +7,7 @@ from typing import Any
 
 import pytest
 
-from overlay.bench.studio import chromium_cpu
+from overlay.bench.server import chromium_cpu
 
 pytestmark = pytest.mark.browser
 
