@@ -83,9 +83,7 @@ async def _start_server(data: str) -> tuple[Any, str]:
     return await start_server(data, TOKEN, timeout=30)
 
 
-async def _latency(session: Any, base: str, args: argparse.Namespace) -> dict[str, Any]:
-    from playwright.async_api import async_playwright
-
+async def _latency(session: Any, base: str, args: argparse.Namespace, browser: Any) -> dict[str, Any]:
     from engine.generate import generate_game
 
     doc = generate_game(31, deals=12)
@@ -97,9 +95,8 @@ async def _latency(session: Any, base: str, args: argparse.Namespace) -> dict[st
         assert r.status == 200, await r.text()
     actions = actions_of(doc)[: args.samples]
     sent: dict[int, float] = {}
-    async with async_playwright() as pw:
-        browser = await pw.chromium.launch(executable_path=args.chromium, args=CHROMIUM_ARGS, headless=True)
-        page = await browser.new_page(viewport={"width": 1280, "height": 720})
+    page = await browser.new_page(viewport={"width": 1280, "height": 720})
+    try:
         await page.goto(f"{base}/overlay/lat?output=preview&width=1280&height=720&bench=1#token={TOKEN}")
         await page.wait_for_function("window.euchreOverlay && window.euchreOverlay.state.drawnSeq > 0")
         await page.evaluate("window.euchreOverlay.player.ready")
@@ -116,7 +113,8 @@ async def _latency(session: Any, base: str, args: argparse.Namespace) -> dict[st
             # let this action's steps finish animating so the next change is the next action's
             await asyncio.sleep(0.06 + new * 0.14)
         log = await page.evaluate("window.euchreOverlay.bench()")
-        await browser.close()
+    finally:
+        await page.close()
     to_canvas: list[float] = []
     to_message: list[float] = []
     stages: dict[str, list[float]] = {name: [] for name, _, _ in STAGES}
@@ -150,10 +148,8 @@ async def _latency(session: Any, base: str, args: argparse.Namespace) -> dict[st
     }
 
 
-async def _catch_up(session: Any, base: str, args: argparse.Namespace) -> dict[str, Any]:
+async def _catch_up(session: Any, base: str, args: argparse.Namespace, browser: Any) -> dict[str, Any]:
     """A fast table with the default timing: lag of the page behind the feed, lost states."""
-    from playwright.async_api import async_playwright
-
     from engine.generate import generate_game
 
     doc = generate_game(47, deals=8)
@@ -166,9 +162,8 @@ async def _catch_up(session: Any, base: str, args: argparse.Namespace) -> dict[s
     actions = actions_of(doc)[: args.fast_actions]
     made: dict[int, float] = {}  # step -> wall ms its action was sent
     accepted: dict[int, float] = {}  # step -> wall ms the server's ack came back
-    async with async_playwright() as pw:
-        browser = await pw.chromium.launch(executable_path=args.chromium, args=CHROMIUM_ARGS, headless=True)
-        page = await browser.new_page(viewport={"width": 1280, "height": 720})
+    page = await browser.new_page(viewport={"width": 1280, "height": 720})
+    try:
         await page.goto(f"{base}/overlay/fast?output=preview&width=1280&height=720&bench=1#token={TOKEN}")
         await page.wait_for_function("window.euchreOverlay && window.euchreOverlay.state.connected")
         await page.evaluate("window.euchreOverlay.player.ready")
@@ -198,7 +193,8 @@ async def _catch_up(session: Any, base: str, args: argparse.Namespace) -> dict[s
             await asyncio.sleep(0.05)
         caught_up_ms = time.time() * 1000 - last_sent
         log = await page.evaluate("window.euchreOverlay.bench()")
-        await browser.close()
+    finally:
+        await page.close()
     first_drawn: dict[int, float] = {}
     for rec in log:
         at = rec.get("drawnAt") or rec.get("receivedAt")
@@ -231,7 +227,10 @@ async def _catch_up(session: Any, base: str, args: argparse.Namespace) -> dict[s
     }
 
 
-async def _fake_page(session: Any, url: str, stop: asyncio.Event, ages: list[float], counts: list[int]) -> None:
+async def _fake_page(session: Any, url: str, stop: asyncio.Event, ages: list[float], counts: list[int], joined: list[int]) -> None:
+    """A page's socket: answers each scene as drawn; ``joined[0]`` counts the pages that had
+    their first scene (the snapshot), ``counts[0]`` every scene."""
+    first = True
     async with session.ws_connect(url, autoping=True) as ws:
         while not stop.is_set():
             try:
@@ -243,6 +242,9 @@ async def _fake_page(session: Any, url: str, stop: asyncio.Event, ages: list[flo
             data = json.loads(msg.data)
             if data.get("type") == "scene":
                 counts[0] += 1
+                if first:
+                    first = False
+                    joined[0] += 1
                 if not data["snapshot"] and data["playing"]:
                     ages.append(data["age"] * 1000)
                 await ws.send_str(json.dumps({"type": "drawn", "seq": data["seq"], "step": data["step"]}))
@@ -272,20 +274,28 @@ class _Load:
         self.stopped = asyncio.Event()
         self.ages: list[float] = []
         self.counts = [0]
+        self.joined = [0]
         self.tasks: list[asyncio.Future[None]] = []
         self.session: Any = None
 
     async def start(self) -> None:
         import aiohttp
 
-        self.session = aiohttp.ClientSession()
+        # preview and clean pages sign in; a socket holds its connection (the default pool of 100
+        # left the pages past the hundredth waiting)
+        self.session = aiohttp.ClientSession(headers=AUTH, connector=aiohttp.TCPConnector(limit=0))
         ws = self.base.replace("http", "ws")
         self.tasks = [
-            asyncio.ensure_future(_fake_page(self.session, f"{ws}/ws/overlay/{cid}?output={('program', 'preview', 'clean')[j % 3]}", self.stopped, self.ages, self.counts))
+            asyncio.ensure_future(
+                _fake_page(self.session, f"{ws}/ws/overlay/{cid}?output={('program', 'preview', 'clean')[j % 3]}", self.stopped, self.ages, self.counts, self.joined)
+            )
             for cid in self.ids
             for j in range(self.pages)
         ]
-        await asyncio.sleep(2.0)  # connected, snapshots sent
+        # until every page has its snapshot (at most 2 s: the run measures whatever joined)
+        deadline = time.monotonic() + 2.0
+        while self.joined[0] < len(self.tasks) and time.monotonic() < deadline:
+            await asyncio.sleep(0.02)
 
     async def measure(self, proc: ProcStat, seconds: float) -> dict[str, Any]:
         self.ages.clear()
@@ -298,12 +308,15 @@ class _Load:
             "cpu": cpu,
             "rss_mb": proc.rss_mb(),
             "scenes_per_s": self.counts[0] / (t1 - t0),
+            "joined": self.joined[0],
             "age_p50_ms": pct(self.ages, 50),
             "age_p99_ms": pct(self.ages, 99),
         }
 
     async def stop(self) -> None:
         self.stopped.set()
+        for task in self.tasks:  # not waiting out each page's receive timeout
+            task.cancel()
         await asyncio.gather(*self.tasks, return_exceptions=True)
         if self.session is not None:
             await self.session.close()
@@ -356,16 +369,25 @@ async def _run(args: argparse.Namespace) -> dict[str, Any]:
                             raise OSError(f"{args.chromium}: no Chromium there for the latency run")
                     figures["latency_load_channels"] = args.channels
                     figures["latency_load_pages"] = args.channels * args.pages
-                    if args.samples > 0:
-                        figures.update(await _latency(session, base, args))
-                    if args.fast_actions > 0:
-                        figures.update(await _catch_up(session, base, args))
+                    if args.samples > 0 or args.fast_actions > 0:
+                        from playwright.async_api import async_playwright
+
+                        async with async_playwright() as pw:  # one browser, a page for each run
+                            browser = await pw.chromium.launch(executable_path=args.chromium, args=CHROMIUM_ARGS, headless=True)
+                            try:
+                                if args.samples > 0:
+                                    figures.update(await _latency(session, base, args, browser))
+                                if args.fast_actions > 0:
+                                    figures.update(await _catch_up(session, base, args, browser))
+                            finally:
+                                await browser.close()
                     if load is not None:
                         run = await load.measure(proc, args.seconds)
                         figures.update(
                             {
                                 "scale_channels": args.channels,
                                 "scale_pages": args.channels * args.pages,
+                                "scale_pages_fed": run["joined"],  # pages that had their snapshot
                                 "scale_server_cpu_pct": 100 * run["cpu"],
                                 "scale_server_rss_mb": run["rss_mb"],
                                 "scale_scenes_per_s": run["scenes_per_s"],

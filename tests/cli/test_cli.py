@@ -95,7 +95,7 @@ def test_bench_live_prints_one_json_object() -> None:
     figures = json.loads(out.stdout)
     assert figures["latency_samples"] >= 3
     assert 0 < figures["latency_pixels_p50_ms"] < 1000
-    assert figures["scale_pages"] == 4 and figures["scale_server_rss_mb"] > 10
+    assert figures["scale_pages"] == figures["scale_pages_fed"] == 4 and figures["scale_server_rss_mb"] > 10
     assert figures["lag_actions"] == 10  # the catch-up run, short (90 actions at 0.3 s is the bench's own)
     # the per-deal figures, at the deals asked for (one round here; the bench's own is 7 rounds at 2, 51, 100)
     assert figures["deal_rounds"] == 1 and figures["deal_engine_deal5_median_us"] > 0 and figures["deal_service_deal2_cpu_median_us"] > 0
