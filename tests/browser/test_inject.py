@@ -68,7 +68,7 @@ def test_logger_action_reaches_the_output(server: str, tmp_path: Path) -> None:
     _api(server, "POST", "/channels", {"id": "table1"})
     _api(server, "PUT", "/channels/table1/game", json.dumps(game).encode())
     src = tmp_path / "match.mp4"
-    write_input(src, seconds=5.0, size=(640, 360), fps=25)
+    write_input(src, seconds=3.6, size=(640, 360), fps=25)  # 90 frames: 50 before the action, 40 after
     out = tmp_path / "out.mp4"
     overlay = LiveOverlay(server, "table1", size=(640, 360)).start()
     stats = InjectStats()
@@ -96,7 +96,7 @@ def test_logger_action_reaches_the_output(server: str, tmp_path: Path) -> None:
         fa = [f.to_ndarray(format="rgb24").astype(np.int16) for f in a.decode(video=0)]
         fb = [f.to_ndarray(format="rgb24").astype(np.int16) for f in b.decode(video=0)]
     # the end of the input ended the output cleanly: every frame written is there
-    assert len(fb) == stats.frames and stats.frames + stats.dropped == len(fa) == 125
+    assert len(fb) == stats.frames and stats.frames + stats.dropped == len(fa) == 90
     times = [round(vt * 25) for vt, _ in stats.written]
     # the overlay layer of each output frame (what inject laid over the input frame); before
     # the first deal the channel shows its pre-show (title, teams, name plates), so the action
@@ -136,7 +136,7 @@ def test_a_stopped_stream_ends_the_output_cleanly(server: str, tmp_path: Path) -
     _api(server, "POST", "/channels", {"id": "table2"})
     _api(server, "PUT", "/channels/table2/game", json.dumps(generate_game(4)).encode())
     src = tmp_path / "match.mp4"
-    write_input(src, seconds=6.0, size=(640, 360), fps=25)
+    write_input(src, seconds=4.0, size=(640, 360), fps=25)
     with socket.socket(socket.AF_INET, socket.SOCK_DGRAM) as s:
         s.bind(("127.0.0.1", 0))
         port = s.getsockname()[1]

@@ -423,6 +423,7 @@ async def test_the_copied_preview_url_carries_its_token(browser: Any, server: Se
 async def test_the_properties_panel_fits_without_sideways_scrolling(browser: Any, server: Server, width: int) -> None:
     await server.api("POST", "/api/channels", json={"id": "t1", "title": "Table 1"})
     await server.api("PUT", "/api/channels/t1/game", data=json.dumps(game(3)))
+    await server.api("POST", "/api/channels/t1/control/pause")  # the layout, not the game: the monitors still
     await server.api("POST", "/api/channels/t1/feed-keys", json={"label": "a logger with a long label " * 2})
     page = await studio(browser, server, width=width, height=768)
     await page.wait_for_selector("#overlay .box[data-id]")
