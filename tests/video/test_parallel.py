@@ -32,10 +32,14 @@ def game_file(tmp_path_factory: pytest.TempPathFactory) -> Path:
     return path
 
 
+#: the renders' rate: a one-deal game at 4 frames a second is some 200 frames, held ones among them
+FPS = "4"
+
+
 def _render(game: Path, out: Path, *args: str) -> None:
     """``euchre-overlay render`` run in this process (its workers are processes of their own,
     started by the forkserver this process keeps for the file's tests)."""
-    assert main(["render", str(game), "-o", str(out), "--size", "320x180", "--fps", "8", *args]) == 0
+    assert main(["render", str(game), "-o", str(out), "--size", "320x180", "--fps", FPS, *args]) == 0
 
 
 @pytest.mark.parametrize(
@@ -63,7 +67,7 @@ def _packets(path: Path) -> list[tuple[int | None, bytes]]:
 
 
 def test_held_frames_are_copied_not_encoded_and_decode_to_the_same_pictures(game_file: Path, tmp_path: Path) -> None:
-    job = load_job(JobOptions(game=str(game_file), size="320x180", fps="8"))
+    job = load_job(JobOptions(game=str(game_file), size="320x180", fps="8"))  # a quarter of the frames held at 8 fps
     src = job.frames()
     fps = job.fps
     total = job.schedule.frames(fps)
@@ -90,7 +94,7 @@ def test_held_frames_are_copied_not_encoded_and_decode_to_the_same_pictures(game
 
 @pytest.mark.parametrize("here", [True, False], ids=["drawing-here-while-workers-start", "workers-only"])
 def test_workers_skip_held_frames(game_file: Path, tmp_path: Path, here: bool) -> None:
-    job = load_job(JobOptions(game=str(game_file), size="320x180", fps="8"))
+    job = load_job(JobOptions(game=str(game_file), size="320x180", fps=FPS))
     spec = game_spec(GameInput("g.egn", game_file.read_bytes(), tmp_path / "x.mov"), job, codec="qtrle", background=None)
     src = job.frames()
     times = [job.schedule.time_of(n, job.fps) for n in range(spec.frames)]
@@ -115,7 +119,7 @@ def test_workers_skip_held_frames(game_file: Path, tmp_path: Path, here: bool) -
 
 
 def test_a_failing_worker_names_the_frame(game_file: Path, tmp_path: Path) -> None:
-    job = load_job(JobOptions(game=str(game_file), size="320x180", fps="8"))
+    job = load_job(JobOptions(game=str(game_file), size="320x180", fps=FPS))
     spec = game_spec(GameInput("g.egn", game_file.read_bytes(), tmp_path / "x.mov"), job, codec="qtrle", background=None)
     broken = spec.__class__(**{**spec.__dict__, "data": b"{not a game"})
     with pytest.raises(RenderWorkerError, match=r"render worker \d: frame -1: .*g\.egn"):
