@@ -5,7 +5,7 @@ Frames are compared decoded, frame by frame with PyAV (each plane's pixels hashe
 ``render`` offers: the joinable ones decode to the one-process frames when split at a deal
 start, and the others do not (why they are rendered whole).  Ray runs in this process's
 cluster, started once for the module (2 CPUs, no dashboard, a short temp folder); games are
-two deals at 320x180 and 2 frames per second to keep the module quick.
+of one or two deals at 320x180 and 2 frames per second to keep the module quick.
 """
 
 from __future__ import annotations
@@ -55,11 +55,12 @@ def cluster() -> Iterator[None]:
 
 @pytest.fixture(scope="module")
 def games(tmp_path_factory: pytest.TempPathFactory) -> Path:
-    """A folder of two games and a match of two more."""
+    """A folder of two games and a match of two more: ``a.egn`` of two deals (the one split at
+    a deal start), the others of one."""
     folder = tmp_path_factory.mktemp("games")
-    for name, seed in (("a.egn", 11), ("b.egn", 12)):
-        (folder / name).write_text(json.dumps(game(seed, deals=2)), encoding="utf-8")
-    (folder / "m.emn").write_text(json.dumps(match_doc((13, 14), deals=2)), encoding="utf-8")
+    for name, seed, deals in (("a.egn", 11, 2), ("b.egn", 12, 1)):
+        (folder / name).write_text(json.dumps(game(seed, deals=deals)), encoding="utf-8")
+    (folder / "m.emn").write_text(json.dumps(match_doc((13, 14), deals=1)), encoding="utf-8")
     return folder
 
 
