@@ -12,7 +12,7 @@ from __future__ import annotations
 import base64
 import contextlib
 import copy
-from collections.abc import Callable, Iterator
+from collections.abc import AsyncIterator, Awaitable, Callable
 from io import BytesIO
 from typing import Any
 
@@ -22,7 +22,7 @@ import pytest
 from renderer.fonts import font_files
 from renderer.raster import raster, to_premul
 from renderer.scene import Scene
-from tests.support import PLAYER_MODULE, PLAYER_ORIGIN, launch_options, serve_player_page
+from tests.support import PLAYER_MODULE, PLAYER_ORIGIN, serve_player_page
 
 __all__ = ["PAGE", "player_page", "premul", "without_text", "figures", "assert_parity"]
 
@@ -31,31 +31,30 @@ PAGE = """<!doctype html><html><body style='margin:0;background:transparent'>
 <canvas id=c></canvas></body></html>"""
 
 
-@contextlib.contextmanager
-def player_page(*, routes: Callable[[Any], None] | None = None) -> Iterator[Any]:
-    """A playwright page in the system Chromium with :data:`PAGE` loaded as the overlay serves
-    it, the player module imported by URL as ``window.playerModule`` (its fonts served) and
-    ``window.player`` made; ``routes(pg)`` adds routes first.  Skips, saying why, without playwright or Chromium."""
-    playwright = pytest.importorskip("playwright.sync_api")
-    with playwright.sync_playwright() as p:
-        browser = p.chromium.launch(**launch_options())
-        try:
-            pg = browser.new_page()
-            urls = serve_player_page(pg, PAGE, font_files())
-            if routes is not None:
-                routes(pg)
-            pg.goto(f"{PLAYER_ORIGIN}/")
-            pg.evaluate(
-                """async ([module, urls]) => {
-                    window.playerModule = await import(module);
-                    window.player = new window.playerModule.EuchrePlayer(document.getElementById('c'), {fontUrls: urls});
-                    await window.player.ready;
-                }""",
-                [PLAYER_MODULE, urls],
-            )
-            yield pg
-        finally:
-            browser.close()
+@contextlib.asynccontextmanager
+async def player_page(chromium: Any, *, routes: Callable[[Any], Awaitable[Any]] | None = None) -> AsyncIterator[Any]:
+    """A page in the worker's Chromium (``chromium``, the session fixture; a context of its own,
+    closed at the end) with :data:`PAGE` loaded as the overlay serves it, the player module
+    imported by URL as ``window.playerModule`` (its fonts served) and ``window.player`` made;
+    ``await routes(pg)`` adds routes first."""
+    ctx = await chromium.new_context()
+    try:
+        pg = await ctx.new_page()
+        urls = await serve_player_page(pg, PAGE, font_files())
+        if routes is not None:
+            await routes(pg)
+        await pg.goto(f"{PLAYER_ORIGIN}/")
+        await pg.evaluate(
+            """async ([module, urls]) => {
+                window.playerModule = await import(module);
+                window.player = new window.playerModule.EuchrePlayer(document.getElementById('c'), {fontUrls: urls});
+                await window.player.ready;
+            }""",
+            [PLAYER_MODULE, urls],
+        )
+        yield pg
+    finally:
+        await ctx.close()
 
 
 def premul(png: str) -> np.ndarray:

@@ -98,7 +98,7 @@ PLAYER_ORIGIN = "https://player.test"
 PLAYER_MODULE = f"{PLAYER_ORIGIN}/static/player.js"
 
 
-def serve_player_page(page: Any, html: str, font_files: dict[str, Path]) -> dict[str, str]:
+async def serve_player_page(page: Any, html: str, font_files: dict[str, Path]) -> dict[str, str]:
     """Route :data:`PLAYER_ORIGIN` on a playwright page as the overlay serves it: ``/static/*``
     from ``overlay/static`` (the player fetches ``ops.json`` beside itself), ``/fonts/KEY.ttf``
     from the pinned fonts and anything else as ``html``.  Returns the player's ``fontUrls``."""
@@ -114,7 +114,7 @@ def serve_player_page(page: Any, html: str, font_files: dict[str, Path]) -> dict
             return route.fulfill(body=font_files[path[len("/fonts/") : -4]].read_bytes(), content_type="font/ttf")
         return route.fulfill(body=html, content_type="text/html")
 
-    page.route(f"{PLAYER_ORIGIN}/**", serve)
+    await page.route(f"{PLAYER_ORIGIN}/**", serve)
     return {k: f"{PLAYER_ORIGIN}/fonts/{k}.ttf" for k in font_files}
 
 

@@ -6,7 +6,7 @@ the skia executor draws the composed scene, within the design's parity tolerance
 from __future__ import annotations
 
 import json
-from collections.abc import Iterator
+from collections.abc import AsyncIterator
 from functools import lru_cache
 from typing import Any
 
@@ -243,8 +243,8 @@ DRAW = """async ([scene, layer, ts]) => {
 
 
 @pytest.fixture(scope="module")
-def page() -> Iterator[Any]:
-    with player_page() as pg:
+async def page(chromium: Any) -> AsyncIterator[Any]:
+    async with player_page(chromium) as pg:
         yield pg
 
 
@@ -262,7 +262,7 @@ SIZE = (960, 540)
         (ExtraType.BIDDING_TABLE, "bid", (2.0,)),
     ],
 )
-def test_each_element_draws_alike_in_the_page_and_in_skia(page: Any, kind: ExtraType, step: str, ts: tuple[float, ...]) -> None:
+async def test_each_element_draws_alike_in_the_page_and_in_skia(page: Any, kind: ExtraType, step: str, ts: tuple[float, ...]) -> None:
     i = {"lost": _lost_card_step, "before-lost": lambda: _lost_card_step() - 1, "bid": _bidding_step, "end": lambda: len(_steps()) - 1}[step]()
     state = _steps()[i]
     # only this element (and the hands, for the marks), so the comparison is about it
@@ -272,7 +272,7 @@ def test_each_element_draws_alike_in_the_page_and_in_skia(page: Any, kind: Extra
     scene = build_broadcast_scene(state, view, size=SIZE)
     layer = build_analysis_layer(state, view, _analysis(False)(i), size=SIZE)
     assert layer.ops, f"{kind.value} drew nothing at step {i}"
-    pngs = page.evaluate(DRAW, [scene.dumps(), layer.dumps(), list(ts)])
+    pngs = await page.evaluate(DRAW, [scene.dumps(), layer.dumps(), list(ts)])
     both = compose(scene, layer)
     for t, png in zip(ts, pngs):
         f = figures(both, t, premul(png))

@@ -26,7 +26,7 @@ from __future__ import annotations
 
 import json
 import math
-from collections.abc import Callable, Iterator
+from collections.abc import AsyncIterator, Callable
 from dataclasses import dataclass, field
 from io import BytesIO
 from typing import Any
@@ -69,13 +69,14 @@ DRAW = """async ([text, ts]) => {
 
 
 @pytest.fixture(scope="module")
-def page() -> Iterator[Any]:
-    """One Chromium page with the player loaded by URL and its fonts served, as in the overlay."""
+async def page(chromium: Any) -> AsyncIterator[Any]:
+    """One page in the worker's Chromium with the player loaded by URL and its fonts served,
+    as in the overlay."""
     # the page loads images from its image base, /media/ by default, as the overlay serves
     # them; the skia executor has them in its Assets
     for image_id, data in IMAGES.items():
         default_assets().add_image(image_id, data)
-    with player_page(routes=lambda p: p.route(f"{ORIGIN}/media/*", _serve_image)) as pg:
+    async with player_page(chromium, routes=lambda p: p.route(f"{ORIGIN}/media/*", _serve_image)) as pg:
         yield pg
 
 
@@ -372,9 +373,9 @@ def test_cases_cover_the_whole_table() -> None:
 
 
 @pytest.mark.parametrize("case", CASES, ids=[c.name for c in CASES])
-def test_every_op_and_easing_draws_alike(page: Any, case: Case) -> None:
+async def test_every_op_and_easing_draws_alike(page: Any, case: Case) -> None:
     scene = case.scene()
-    frames = page.evaluate(DRAW, [scene.dumps(), list(case.ts)])
+    frames = await page.evaluate(DRAW, [scene.dumps(), list(case.ts)])
     for t, png in zip(case.ts, frames):
         f = figures(scene, t, premul(png))
         print(case.name, t, f)
@@ -387,16 +388,16 @@ def _game_scene() -> Scene:
     return build_scene(state, size=(1280, 720))
 
 
-def test_player_matches_skia_on_a_game_frame(page: Any) -> None:
+async def test_player_matches_skia_on_a_game_frame(page: Any) -> None:
     scene, ts = _game_scene(), [0.2, 0.2]  # the second frame comes from the layer cache
-    for t, png in zip(ts, page.evaluate(DRAW, [scene.dumps(), ts])):
+    for t, png in zip(ts, await page.evaluate(DRAW, [scene.dumps(), ts])):
         f = figures(scene, t, premul(png))
         print(t, f)
         assert_parity(f"game frame at t={t}", f)
 
 
 @pytest.mark.parametrize("what", ["photos-and-logo", "stinger-half-time"])
-def test_player_matches_skia_on_broadcast_images(page: Any, what: str) -> None:
+async def test_player_matches_skia_on_broadcast_images(page: Any, what: str) -> None:
     """Name-plate photos, a logo slot and the stinger (entering, then at half time) in a
     game frame: the page player and the skia executor agree."""
     from renderer.extras import build_broadcast_scene
@@ -417,14 +418,14 @@ def test_player_matches_skia_on_broadcast_images(page: Any, what: str) -> None:
         timing, ts = Timing(), [0.2, 0.2]
     scene = build_broadcast_scene(state, view, timing=timing, match=match, size=(1280, 720))
     assert scene.images
-    for t, png in zip(ts, page.evaluate(DRAW, [scene.dumps(), ts])):
+    for t, png in zip(ts, await page.evaluate(DRAW, [scene.dumps(), ts])):
         f = figures(scene, t, premul(png))
         print(what, t, f)
         assert_parity(f"{what} at t={t}", f)
 
 
 @pytest.mark.parametrize("what", ["statistics-extras", "alternative-line"])
-def test_player_matches_skia_on_statistics_and_lines(page: Any, what: str) -> None:
+async def test_player_matches_skia_on_statistics_and_lines(page: Any, what: str) -> None:
     """The statistics extras (match panel, lower third, deal-history strip) and an
     alternative line on air (banner, marked cards, one in flight): page and skia agree."""
     from renderer.altline import AltLine
@@ -453,7 +454,7 @@ def test_player_matches_skia_on_statistics_and_lines(page: Any, what: str) -> No
         mark = AltLine(deal=1, line=0, first_card=line.steps[0].action.index)
         scene = build_broadcast_scene(line.steps[2], line=mark, size=(1280, 720))
         ts = [0.3, 5.0]
-    for t, png in zip(ts, page.evaluate(DRAW, [scene.dumps(), ts])):
+    for t, png in zip(ts, await page.evaluate(DRAW, [scene.dumps(), ts])):
         f = figures(scene, t, premul(png))
         print(what, t, f)
         assert_parity(f"{what} at t={t}", f)
@@ -464,15 +465,15 @@ def test_player_matches_skia_on_statistics_and_lines(page: Any, what: str) -> No
 GRID = [i / 1000 for i in range(-50, 1051)]
 
 
-def test_ease_equals_python_on_a_grid(page: Any) -> None:
-    got = page.evaluate("([names, ps]) => names.map((n) => ps.map((p) => playerModule.ease(n, p)))", [list(EASINGS), GRID])
+async def test_ease_equals_python_on_a_grid(page: Any) -> None:
+    got = await page.evaluate("([names, ps]) => names.map((n) => ps.map((p) => playerModule.ease(n, p)))", [list(EASINGS), GRID])
     for name, row in zip(EASINGS, got):
         want = [ease(name, p) for p in GRID]
         bad = [(p, a, b) for p, a, b in zip(GRID, row, want) if a != b]
         assert not bad, (name, bad[:5])
 
 
-def test_sample_equals_python_on_a_grid(page: Any) -> None:
+async def test_sample_equals_python_on_a_grid(page: Any) -> None:
     tracks = [[[0.0, 0.0], [1.0, 10.0, name]] for name in EASINGS]
     tracks += [
         [[0.1, -3.5], [0.4, 7.25, "out"], [0.4, 2.0, "in"], [1.2, 12.0, "back"], [1.5, 0.0, "step"]],
@@ -480,19 +481,19 @@ def test_sample_equals_python_on_a_grid(page: Any) -> None:
         [[0.0, 1.0], [0.5, 0.0], [0.9, 1.0, "inout"]],
     ]
     ts = [i / 200 - 0.1 for i in range(0, 361)]
-    got = page.evaluate("([tracks, ts]) => tracks.map((tr) => ts.map((t) => playerModule.sample(tr, t)))", [tracks, ts])
+    got = await page.evaluate("([tracks, ts]) => tracks.map((tr) => ts.map((t) => playerModule.sample(tr, t)))", [tracks, ts])
     for track, row in zip(tracks, got):
         want = [sample(track, t) for t in ts]
         bad = [(t, a, b) for t, a, b in zip(ts, row, want) if a != b]
         assert not bad, (track, bad[:5])
 
 
-def test_plan_equals_python_on_real_scenes(page: Any) -> None:
+async def test_plan_equals_python_on_real_scenes(page: Any) -> None:
     tl = load_game(json.dumps(generate_game(7)), source="g").timeline
     steps = [tl.steps[i] for i in range(0, min(len(tl.steps), 60), 6)]
     for k, state in enumerate(steps):
         scene = build_scene(state, size=(1280, 720))
-        js = page.evaluate(
+        js = await page.evaluate(
             """(s) => { const g = playerModule.plan(s.ops, s.defs, 2);
                         return Array.from(g.entries()).map(([k, v]) => [k, v[0], v[1]]); }""",
             scene.to_json(),
@@ -509,8 +510,8 @@ def test_plan_equals_python_on_real_scenes(page: Any) -> None:
 # ---- one table, both sides -------------------------------------------------------------------
 
 
-def test_player_dispatches_from_ops_json(page: Any) -> None:
-    got = page.evaluate("() => ({table: playerModule.table(), handled: playerModule.handled()})")
+async def test_player_dispatches_from_ops_json(page: Any) -> None:
+    got = await page.evaluate("() => ({table: playerModule.table(), handled: playerModule.handled()})")
     assert got["table"] == table()  # what the page fetched is what the renderer defines
     handled = got["handled"]
     assert sorted(handled["ops"]) == sorted(s.name for s in OPS)
@@ -540,20 +541,20 @@ def _tampered() -> list[tuple[str, dict[str, Any]]]:
 
 
 @pytest.mark.parametrize("why, tampered", _tampered(), ids=[w for w, _ in _tampered()])
-def test_player_refuses_a_table_that_differs(page: Any, why: str, tampered: dict[str, Any]) -> None:
-    message = page.evaluate(
+async def test_player_refuses_a_table_that_differs(page: Any, why: str, tampered: dict[str, Any]) -> None:
+    message = await page.evaluate(
         """(t) => { try { playerModule.install(t); return null; } catch (e) { return String(e.message); } }""", tampered
     )
     assert message is not None and message.startswith("player.js"), (why, message)
     # the refusal changed nothing: the real table is still in force
-    assert page.evaluate("() => playerModule.table()") == table()
-    assert math.isfinite(page.evaluate("() => playerModule.ease('back', 0.5)"))
+    assert await page.evaluate("() => playerModule.table()") == table()
+    assert math.isfinite(await page.evaluate("() => playerModule.ease('back', 0.5)"))
 
 
-def test_player_refuses_an_unknown_op(page: Any) -> None:
+async def test_player_refuses_an_unknown_op(page: Any) -> None:
     scene = {"v": 1, "w": 20, "h": 20, "bg": None, "dur": 0, "fonts": [], "tracks": [], "defs": {},
              "ops": [["s"], ["ell", 1, 2, 3], ["r"]]}
-    message = page.evaluate(
+    message = await page.evaluate(
         """(s) => { const p = new playerModule.EuchrePlayer(document.createElement('canvas'), {});
                     p.setScene(s, 0);
                     try { p.renderAt(0); return null; } catch (e) { return String(e.message); } }""",
@@ -563,7 +564,7 @@ def test_player_refuses_an_unknown_op(page: Any) -> None:
 
 
 @pytest.mark.parametrize("style", ["mix", "wipe", "stinger"])
-def test_player_matches_skia_on_a_take(page: Any, style: str) -> None:
+async def test_player_matches_skia_on_a_take(page: Any, style: str) -> None:
     """A TAKE under way (renderer/take.py): two layouts of one game frame, mixed or wiped,
     drawn by both executors mid-way (the wipe's moving clip included)."""
     from renderer.take import take_scene
@@ -578,7 +579,7 @@ def test_player_matches_skia_on_a_take(page: Any, style: str) -> None:
     new = build_scene(state, view.model_copy(update={"elements": moved}), size=(1280, 720))
     scene = take_scene(old, new, TakeTransition(style=style, run_time=0.6), 0.1)
     ts = [0.3, 0.45]
-    for t, png in zip(ts, page.evaluate(DRAW, [scene.dumps(), ts])):
+    for t, png in zip(ts, await page.evaluate(DRAW, [scene.dumps(), ts])):
         f = figures(scene, t, premul(png))
         print(style, t, f)
         assert_parity(f"take {style} at t={t}", f)

@@ -1,6 +1,6 @@
 """The page player's static-layer cache (overlay/static/player.js) changes speed, not pixels.
 
-One browser, one page, two players on two canvases: one caches static groups, one draws op by
+One page in the worker's browser, two players on two canvases: one caches static groups, one draws op by
 op.  Their frames agree within 2/255 (premultiplied) at several t, across consecutive scenes
 (the second scene reuses the first one's unchanged panels), at a sub-pixel canvas offset, and
 a group whose content changes between scenes is drawn anew.
@@ -9,6 +9,7 @@ a group whose content changes between scenes is drawn anew.
 from __future__ import annotations
 
 import json
+from collections.abc import AsyncIterator
 from pathlib import Path
 from typing import Any
 
@@ -20,7 +21,7 @@ from engine.state import StepKind
 from renderer.build import build_scene
 from renderer.fonts import font_files
 from tests.parity import premul
-from tests.support import PLAYER_MODULE, PLAYER_ORIGIN, launch_options, serve_player_page
+from tests.support import PLAYER_MODULE, PLAYER_ORIGIN, serve_player_page
 
 #: one worker runs this file under pytest-xdist (--dist loadgroup): its shared set-up is made once
 pytestmark = [pytest.mark.browser, pytest.mark.xdist_group("player_page")]
@@ -77,36 +78,35 @@ def _scenes(size: tuple[int, int]) -> list[str]:
 
 
 @pytest.fixture(scope="module")
-def page() -> Any:
-    """One Chromium page with the player module imported by URL (it fetches ops.json beside it)."""
-    playwright = pytest.importorskip("playwright.sync_api")
-    with playwright.sync_playwright() as p:
-        browser = p.chromium.launch(**launch_options())
-        try:
-            pg = browser.new_page(viewport={"width": 1300, "height": 740})
-            urls = serve_player_page(pg, PAGE, font_files())
-            pg.goto(f"{ORIGIN}/")
-            pg.evaluate(
-                """async ([module, urls]) => {
-                    const { EuchrePlayer } = await import(module);
-                    window.cached = new EuchrePlayer(document.getElementById('a'), {fontUrls: urls});
-                    window.plain = new EuchrePlayer(document.getElementById('b'), {fontUrls: urls, layers: false});
-                    await Promise.all([window.cached.ready, window.plain.ready]);
-                }""",
-                [PLAYER_MODULE, urls],
-            )
-            yield pg
-        finally:
-            browser.close()
+async def page(chromium: Any) -> AsyncIterator[Any]:
+    """One page in the worker's Chromium with the player module imported by URL (it fetches
+    ops.json beside it)."""
+    ctx = await chromium.new_context(viewport={"width": 1300, "height": 740})
+    try:
+        pg = await ctx.new_page()
+        urls = await serve_player_page(pg, PAGE, font_files())
+        await pg.goto(f"{ORIGIN}/")
+        await pg.evaluate(
+            """async ([module, urls]) => {
+                const { EuchrePlayer } = await import(module);
+                window.cached = new EuchrePlayer(document.getElementById('a'), {fontUrls: urls});
+                window.plain = new EuchrePlayer(document.getElementById('b'), {fontUrls: urls, layers: false});
+                await Promise.all([window.cached.ready, window.plain.ready]);
+            }""",
+            [PLAYER_MODULE, urls],
+        )
+        yield pg
+    finally:
+        await ctx.close()
 
 
 @pytest.mark.parametrize("size", [(1280, 720), (1283, 721)], ids=["integer", "sub-pixel-offset"])
-def test_cached_frames_equal_uncached_frames(page: Any, size: tuple[int, int]) -> None:
-    page.evaluate("window.cached.clearLayers()")
+async def test_cached_frames_equal_uncached_frames(page: Any, size: tuple[int, int]) -> None:
+    await page.evaluate("window.cached.clearLayers()")
     results = []
     for n, text in enumerate(_scenes(size)):
         dur = json.loads(text)["dur"]
-        rows = page.evaluate(COMPARE, [text, [0.0, 0.1, 0.23, 0.3, dur + 0.5]])
+        rows = await page.evaluate(COMPARE, [text, [0.0, 0.1, 0.23, 0.3, dur + 0.5]])
         for r in rows:
             assert r["drawn"] > 10_000, r  # the scene drew something
             assert r["max"] <= 2 and r["block"] <= 1, (size, n, r)
@@ -121,7 +121,7 @@ def test_cached_frames_equal_uncached_frames(page: Any, size: tuple[int, int]) -
         assert rows[1]["misses"] >= 1 and rows[2]["misses"] == 0, rows
 
 
-def test_a_group_whose_content_changes_is_redrawn(page: Any) -> None:
+async def test_a_group_whose_content_changes_is_redrawn(page: Any) -> None:
     def scene(fill: str, label: str) -> str:
         group = [
             ["s"],
@@ -135,14 +135,14 @@ def test_a_group_whose_content_changes_is_redrawn(page: Any) -> None:
             {"v": 1, "w": 400, "h": 200, "bg": None, "dur": 0, "fonts": ["bold"], "tracks": [], "defs": {}, "ops": group}
         )
 
-    page.evaluate("window.cached.clearLayers()")
-    first = page.evaluate(COMPARE, [scene("#204080ff", "NORTH"), [0.0, 1.0, 2.0]])
+    await page.evaluate("window.cached.clearLayers()")
+    first = await page.evaluate(COMPARE, [scene("#204080ff", "NORTH"), [0.0, 1.0, 2.0]])
     assert [(r["hits"], r["misses"]) for r in first] == [(0, 0), (1, 1), (1, 0)], first
-    second = page.evaluate(COMPARE, [scene("#802040ff", "SOUTH"), [0.0, 1.0, 2.0]])
+    second = await page.evaluate(COMPARE, [scene("#802040ff", "SOUTH"), [0.0, 1.0, 2.0]])
     assert [(r["hits"], r["misses"]) for r in second] == [(0, 0), (1, 1), (1, 0)], second
     assert all(r["max"] <= 2 for r in first + second), (first, second)
     # the new content took the old one's place in its plane: going back draws it anew
-    again = page.evaluate(COMPARE, [scene("#204080ff", "NORTH"), [0.0, 1.0]])
+    again = await page.evaluate(COMPARE, [scene("#204080ff", "NORTH"), [0.0, 1.0]])
     assert [(r["hits"], r["misses"]) for r in again] == [(0, 0), (1, 1)], again
     assert all(r["max"] <= 2 for r in again), again
 
@@ -180,28 +180,28 @@ def _shrunk(full: dict[str, Any], small: dict[str, Any]) -> tuple[Any, Any]:
 
 
 @pytest.mark.parametrize("k", [0.5, 0.25])
-def test_a_scaled_player_draws_the_scene_shrunk(page: Any, k: float) -> None:
+async def test_a_scaled_player_draws_the_scene_shrunk(page: Any, k: float) -> None:
     """At scale k the canvas is the scene's size times k and shows the full-size picture
     shrunk: panels, cards and text where they were, each k times as big.  Edges fall on other
     sub-pixels (single pixels differ, areas agree); text is hinted at its drawn size."""
     doc = json.loads(_scenes((1280, 720))[0])
     bare = {**doc, "ops": [op for op in doc["ops"] if op[0] != "t"], "defs": {i: [op for op in ops if op[0] != "t"] for i, ops in doc["defs"].items()}}
-    full, small = page.evaluate(AT_SCALES, [json.dumps(bare), 0.3, k])
+    full, small = await page.evaluate(AT_SCALES, [json.dumps(bare), 0.3, k])
     assert (full["w"], full["h"]) == (1280, 720) and (small["w"], small["h"]) == (1280 * k, 720 * k)
     d, blocks = _shrunk(full, small)
     assert (_premul_rows(small)[..., 3] > 8).mean() > 0.05  # the scene drew something
     assert (d <= 24).mean() >= 0.985 and blocks.max() <= 24, ((d > 24).mean(), blocks.max())
     # with its text: the same picture on average, no area far off
-    d, blocks = _shrunk(*page.evaluate(AT_SCALES, [json.dumps(doc), 0.3, k]))
+    d, blocks = _shrunk(*(await page.evaluate(AT_SCALES, [json.dumps(doc), 0.3, k])))
     assert d.mean() <= 3 and blocks.max() <= 96, (d.mean(), blocks.max())
 
 
-def test_a_shadow_scales_with_the_picture(page: Any) -> None:
+async def test_a_shadow_scales_with_the_picture(page: Any) -> None:
     """A canvas shadow is in canvas pixels whatever the transform: at scale 1/2 its blur and
     offset are halved with everything else (the shadow band stays where the picture has it)."""
     group = [["s"], ["sh", "#000000ff", 16, 0, 24], ["rr", 100, 40, 200, 80, 8, "#ffffffff", None, 0], ["r"]]
     text = json.dumps({"v": 1, "w": 400, "h": 200, "bg": None, "dur": 0, "fonts": [], "tracks": [], "defs": {}, "ops": group})
-    full, small = page.evaluate(AT_SCALES, [text, 0.0, 0.5])
+    full, small = await page.evaluate(AT_SCALES, [text, 0.0, 0.5])
     a = _premul_rows(full).reshape(100, 2, 200, 2, 4).mean(axis=(1, 3))
     b = _premul_rows(small)
     col = 100  # a column through the panel: the shadow shows below it, down to y = 40 + 80 + 24 + blur
