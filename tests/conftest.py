@@ -12,11 +12,13 @@ def pytest_configure(config: pytest.Config) -> None:
     config.addinivalue_line("markers", "fake_clock: the service in process runs on the hand-moved `clock` fixture")
 
 
+@pytest.hookimpl(optionalhook=True)  # pytest-xdist's hook: no error where xdist is not installed
 def pytest_xdist_auto_num_workers(config: pytest.Config) -> int:
     """``-n auto`` (``scripts/bootstrap test``): one worker more than the cores.  A third of the
     suite's test time is waiting (sockets, browsers, a logger's taps, timeouts run out on
-    purpose, real-time streams), which a spare worker fills: on the 2-core test machine three
-    workers took 244 s where two took 267 s, for the same CPU."""
+    purpose, real-time streams), which a spare worker fills: on the 2-core test machine, in
+    alternating runs, three workers took 242 and 241 s where two took 259 and 244 s (for some
+    10 % more CPU: the third worker's own browser and imports)."""
     import os
 
     return len(os.sched_getaffinity(0)) + 1 if hasattr(os, "sched_getaffinity") else (os.cpu_count() or 1) + 1
