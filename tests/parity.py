@@ -17,7 +17,6 @@ from io import BytesIO
 from typing import Any
 
 import numpy as np
-import pytest
 
 from renderer.fonts import font_files
 from renderer.raster import raster, to_premul
@@ -36,7 +35,8 @@ async def player_page(chromium: Any, *, routes: Callable[[Any], Awaitable[Any]] 
     """A page in the worker's Chromium (``chromium``, the session fixture; a context of its own,
     closed at the end) with :data:`PAGE` loaded as the overlay serves it, the player module
     imported by URL as ``window.playerModule`` (its fonts served) and ``window.player`` made;
-    ``await routes(pg)`` adds routes first."""
+    ``await routes(pg)`` adds routes first.  (Without Chromium the ``chromium`` fixture skips,
+    saying why.)"""
     ctx = await chromium.new_context()
     try:
         pg = await ctx.new_page()

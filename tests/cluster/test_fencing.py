@@ -95,7 +95,8 @@ async def test_a_frozen_owner_is_fenced_and_forwarded_requests_find_the_next_own
 async def test_a_redis_outage_answers_503_with_a_message_within_the_bound(redis_server: RedisServer, tmp_path: Path) -> None:
     doc = game(15, deals=1)
     acts = actions_of(doc)
-    # the bound set to 2 s (serve --forward-wait), so the five requests held to it take 2 s, not 8
+    # the bound set to 2 s (serve --forward-wait; 8 s by default): the five requests, sent
+    # together, each wait it out
     async with services(redis_server.url, tmp_path, 2, extra=("--forward-wait", str(WAIT))) as cluster, aiohttp.ClientSession() as s:
         owner, other = await _owner_and_other(s, cluster, "ro", doc)
         status, body, _ = await _post(s, other, "ro", acts[0])
