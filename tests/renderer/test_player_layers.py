@@ -1,9 +1,9 @@
 """The page player's static-layer cache (overlay/static/player.js) changes speed, not pixels.
 
-One page in the worker's browser, two players on two canvases: one caches static groups, one draws op by
-op.  Their frames agree within 2/255 (premultiplied) at several t, across consecutive scenes
-(the second scene reuses the first one's unchanged panels), at a sub-pixel canvas offset, and
-a group whose content changes between scenes is drawn anew.
+One page in the worker's browser, two players on two canvases: one caches static groups, one
+draws op by op.  Their frames agree within 2/255 (premultiplied) at several t, across
+consecutive scenes (the second scene reuses the first one's unchanged panels), at a sub-pixel
+canvas offset, and a group whose content changes between scenes is drawn anew.
 """
 
 from __future__ import annotations
