@@ -208,8 +208,8 @@ def test_composite_keeps_rate_size_and_audio(game_file: Path, tmp_path: Path) ->
         pb = [bytes(p) for p in b.demux(b.streams.audio[0]) if p.size]
         assert pa == pb  # audio copied untouched
     with av.open(str(match)) as a, av.open(str(out)) as b:
-        fa = [f.to_ndarray(format="rgb24").astype(int) for f in a.decode(video=0)]
-        fb = [f.to_ndarray(format="rgb24").astype(int) for f in b.decode(video=0)]
+        fa = [f.to_ndarray(format="rgb24").astype(np.int16) for f in a.decode(video=0)]
+        fb = [f.to_ndarray(format="rgb24").astype(np.int16) for f in b.decode(video=0)]
     assert len(fa) == len(fb) == 75
     tl = _timeline(game_file)
     starts, durations = _model(tl.steps)

@@ -311,9 +311,12 @@ def _inject(show: Show) -> tuple[np.ndarray, np.ndarray]:
         inject(str(src), str(out), overlay, lossless=True)
     finally:
         overlay.stop()
+    last = None
     with av.open(str(out)) as c:
-        frames = [f.to_ndarray(format="rgb24") for f in c.decode(video=0)]
-    return frames[-1], background
+        for f in c.decode(video=0):
+            last = f
+    assert last is not None, "inject wrote no frame"
+    return last.to_ndarray(format="rgb24"), background
 
 
 def _cli(*args: str) -> None:
@@ -330,9 +333,15 @@ def _cli_here(*args: str) -> None:
 
 
 def _decoded(path: Path, frames: list[int]) -> dict[int, np.ndarray]:
+    """The frames of ``path`` at these indices, premultiplied (every frame decoded, only these
+    turned into pixels)."""
+    out: dict[int, np.ndarray] = {}
     with av.open(str(path)) as c:
-        all_frames = [f.to_ndarray(format="rgba") for f in c.decode(video=0)]
-    return {k: _premul(all_frames[k]) for k in frames}
+        for k, f in enumerate(c.decode(video=0)):
+            if k in frames:
+                out[k] = _premul(f.to_ndarray(format="rgba"))
+    assert set(out) == set(frames), (sorted(out), frames)
+    return out
 
 
 def _save(folder: Path, name: str, ref: np.ndarray, got: np.ndarray) -> str:
