@@ -174,9 +174,9 @@ def test_render_sync_places_the_stamped_step(game_file: Path, tmp_path: Path) ->
     sync_file = tmp_path / "sync.json"
     sync_file.write_text(json.dumps({"steps": {"2": 3.0}}), encoding="utf-8")
     out = tmp_path / "s.mov"
-    cmd = [sys.executable, "-m", "overlay.cli", "render", str(game_file), "-o", str(out), "--size", "320x180", "--fps", "10", "--deals", "1", "--sync", str(sync_file)]
-    res = subprocess.run(cmd, capture_output=True, text=True, timeout=300)
-    assert res.returncode == 0, res.stderr
+    from overlay.cli import main  # the command's entry point, in this process
+
+    assert main(["render", str(game_file), "-o", str(out), "--size", "320x180", "--fps", "10", "--deals", "1", "--sync", str(sync_file)]) == 0
     frames = decode(out, "qtrle")
     starts, durations = _model(tl.steps)
     placed = sync_starts(starts, {2: 3.0})
