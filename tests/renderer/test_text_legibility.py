@@ -83,12 +83,26 @@ def _apply(m: Matrix, x: float, y: float) -> tuple[float, float]:
 
 
 def _box(m: Matrix, x: float, y: float, w: float, h: float) -> tuple[float, float, float, float]:
+    a, b, c, d, e, f = m
+    if b == 0 and c == 0:  # no rotation (most boxes): two corners say it all
+        x0, x1 = a * x + e, a * (x + w) + e
+        y0, y1 = d * y + f, d * (y + h) + f
+        return min(x0, x1), min(y0, y1), max(x0, x1), max(y0, y1)
     pts = [_apply(m, px, py) for px, py in ((x, y), (x + w, y), (x, y + h), (x + w, y + h))]
     xs, ys = [p[0] for p in pts], [p[1] for p in pts]
     return min(xs), min(ys), max(xs), max(ys)
 
 
 _NUM = re.compile(r"-?[0-9.]+")
+
+
+@lru_cache(maxsize=None)
+def _path_box(path: str) -> tuple[float, float, float, float]:
+    """A path's own box (x, y, w, h) from its numbers (the card art repeats a few paths)."""
+    nums = [float(v) for v in _NUM.findall(path)]
+    xs, ys = nums[0::2], nums[1::2]
+    x0, y0 = min(xs), min(ys)
+    return x0, y0, max(xs) - x0, max(ys) - y0
 
 
 #: where a card's own print can lie (a hand, the trick, the kitty)
@@ -161,10 +175,7 @@ def walk(scene: Scene, t: float, *, owners: bool = False) -> Iterator[Seen]:
             elif name == "rr" and isinstance(op[6], str) and alpha > 0:
                 fills.append((_box(m, op[1], op[2], op[3], op[4]), _colour(op[6]), alpha))
             elif name == "p" and isinstance(op[2], str) and alpha > 0:
-                nums = [float(v) for v in _NUM.findall(op[1])]
-                xs, ys = nums[0::2], nums[1::2]
-                x0, y0 = min(xs), min(ys)
-                fills.append((_box(m, x0, y0, max(xs) - x0, max(ys) - y0), _colour(op[2]), alpha))
+                fills.append((_box(m, *_path_box(op[1])), _colour(op[2]), alpha))
             elif name == "sp":
                 inner = _mul(_mul(m, (1, 0, 0, 1, op[2], op[3])), (op[4], 0, 0, op[4], 0, 0))
                 yield from run(scene.defs[op[1]], inner, alpha, True)
