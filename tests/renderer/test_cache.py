@@ -21,7 +21,7 @@ from renderer.build import build_scene
 from renderer.layers import plan
 from renderer.raster import Assets, raster, to_premul
 
-from ..golden import compare
+from ..golden import channel_diff, compare
 
 
 @pytest.fixture(scope="module")
@@ -42,7 +42,7 @@ def test_cached_frames_match_uncached_through_a_game(tl: Timeline) -> None:
         for t in (0.0, 0.13, 0.41, scene.duration):
             a = _frame(scene, t, cached)
             b = _frame(scene, t, plain)
-            off = np.abs(a.astype(np.int16) - b.astype(np.int16)).max(axis=2) > 4
+            off = channel_diff(a, b) > 4
             assert int(off.sum()) <= 16, (state.kind, t, int(off.sum()))  # single AA pixels at rounded corners
             assert compare(b, a) is None, (state.kind, t)
 
