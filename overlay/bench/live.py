@@ -36,7 +36,7 @@ from typing import Any
 from ..browser.chromium import CHROMIUM_ARGS, chromium_path
 from ..service.feed import actions_of
 from .bydeal import DEALS
-from .server import KINDS, ProcStat, pct, start_server
+from .server import KINDS, ProcStat, pct, start_server, until
 
 
 __all__ = ["HELP", "add_arguments", "run"]
@@ -293,9 +293,7 @@ class _Load:
             for j in range(self.pages)
         ]
         # until every page has its snapshot (at most 2 s: the run measures whatever joined)
-        deadline = time.monotonic() + 2.0
-        while self.joined[0] < len(self.tasks) and time.monotonic() < deadline:
-            await asyncio.sleep(0.02)
+        await until(lambda: self.joined[0] >= len(self.tasks), 2.0)
 
     async def measure(self, proc: ProcStat, seconds: float) -> dict[str, Any]:
         self.ages.clear()

@@ -39,13 +39,12 @@ import os
 import re
 import tempfile
 import time
-from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
 from ..service.feed import actions_of
 from .rediserver import RedisServer, redis_binary
-from .server import KINDS, ProcStat, pct
+from .server import KINDS, ProcStat, pct, until
 from .services import Services, live_channel
 from .wire import STEPS, FrameReader, KeepAlive
 
@@ -73,14 +72,6 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
     )
     p.add_argument("--quick", action="store_true", help="short runs (CI smoke): 6 channels, 30 actions each, the Ray part quick")
     p.add_argument("--no-ray", action="store_true", help="skip the Ray render part")
-
-
-async def _until(done: Callable[[], bool], most: float) -> None:
-    """Until ``done()``, for at most ``most`` seconds (what is still missing then counts as
-    not seen)."""
-    deadline = time.monotonic() + most
-    while not done() and time.monotonic() < deadline:
-        await asyncio.sleep(0.02)
 
 
 async def _flush(server: RedisServer) -> None:
@@ -133,7 +124,7 @@ async def _throughput(redis: RedisServer, n: int, args: argparse.Namespace, acts
                             mine.append((int(m.group(1)), time.perf_counter()))
 
                 readers = [asyncio.ensure_future(reader(c, p)) for c, p in zip(ids, pages)]
-                await _until(lambda: all(seen.values()), 0.5)  # every page had its snapshot
+                await until(lambda: all(seen.values()), 0.5)  # every page had its snapshot
                 assert redis.proc is not None
                 stats = [ProcStat(p.pid) for p in cluster.procs] + [ProcStat(redis.proc.pid), ProcStat(os.getpid())]
                 cpu0 = [st.cpu() for st in stats]
@@ -169,7 +160,7 @@ async def _throughput(redis: RedisServer, n: int, args: argparse.Namespace, acts
                 wall = time.perf_counter() - began
                 cpu = [round((st.cpu() - c0) / wall * 100, 1) for st, c0 in zip(stats, cpu0)]
                 last = {cid: steps for cid, steps, _ in sent}  # each channel's last action's steps
-                await _until(lambda: all(max((x for x, _ in seen[c]), default=-1) >= st for c, st in last.items()), 1.5)
+                await until(lambda: all(max((x for x, _ in seen[c]), default=-1) >= st for c, st in last.items()), 1.5)
                 for reading in readers:
                     reading.cancel()
                 for page in pages:
@@ -240,7 +231,7 @@ async def _failover(redis: RedisServer, acts: list[dict[str, Any]], doc: dict[st
                         if r.status == 200 and first_ack is None:
                             first_ack, steps_after = time.perf_counter(), (await r.json())["steps"]
                     await asyncio.sleep(max(0.0, 0.05 - (time.perf_counter() - at)))
-                await _until(lambda: steps_after is not None and any(st >= steps_after and t >= killed for st, t in seen), 1.0)
+                await until(lambda: steps_after is not None and any(st >= steps_after and t >= killed for st, t in seen), 1.0)
                 task.cancel()
                 await ws.close()
         finally:

@@ -14,11 +14,12 @@ import os
 import re
 import socket
 import sys
-from collections.abc import Sequence
+import time
+from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import Any
 
-__all__ = ["KINDS", "ProcStat", "chromium_cpu", "held_channel", "never_reading_socket", "pct", "start_server"]
+__all__ = ["KINDS", "ProcStat", "chromium_cpu", "held_channel", "never_reading_socket", "pct", "start_server", "until"]
 
 #: every step kind, for a Timing that plays them all at one (fast) pace
 KINDS = ("deal_start", "call", "discard", "card", "trick_taken", "deal_scored", "game_over")
@@ -83,6 +84,14 @@ async def held_channel(base: str, token: str, cid: str, *, step: int = 6, settin
         for op, body in (("pause", {}), ("seek", {"step": step})):
             async with s.post(f"{base}/api/channels/{cid}/control/{op}", json=body) as r:
                 assert r.status == 200, await r.text()
+
+
+async def until(done: Callable[[], bool], most: float) -> None:
+    """Until ``done()``, for at most ``most`` seconds, polling every 20 ms: a bench waits for
+    what it needs, not a fixed time (what is still missing then shows in its figures)."""
+    deadline = time.monotonic() + most
+    while not done() and time.monotonic() < deadline:
+        await asyncio.sleep(0.02)
 
 
 def never_reading_socket(host: str, port: int, path: str, *, rcvbuf: int = 4096) -> socket.socket:
