@@ -123,13 +123,15 @@ async def test_a_dropped_network_loses_and_doubles_nothing(server: Server, brows
             seen["status"] = await page.locator("#net").text_content()
             seen["mode"] = await page.evaluate("window.euchreLogger.mode()")
             seen["queued"] = await page.evaluate("window.euchreLogger.pending()")
+            seen["tapped"] = i - mid  # actions mid .. i - 1 were tapped offline
             await phone.set_offline(False)
             seen["back"] = time.monotonic()
 
     await driver.log(acts, interval=PACE, at=network)
     assert "back" in seen, "the script ended before the network came back"
     assert seen["status"].startswith("OFFLINE") and "queued" in seen["status"] and seen["mode"] == "pad"
-    assert seen["queued"] >= 0.75 * CUT / PACE  # the cut's taps, kept in the page
+    # every tap of the cut kept in the page (a loaded machine taps fewer than CUT / PACE)
+    assert seen["tapped"] >= 10 and seen["queued"] >= seen["tapped"] - 1, seen
     await driver.drained()
     info = await _info(server, "t1")
     assert info["game"]["seq"] == len(acts)  # nothing lost
