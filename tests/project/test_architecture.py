@@ -20,12 +20,16 @@ since a deferred import is still a dependency.  The rules:
 from __future__ import annotations
 
 import ast
+import functools
 from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
 
 from tests.support import ROOT
+
+#: one worker runs this file under pytest-xdist (--dist loadgroup): the import graph is parsed once
+pytestmark = pytest.mark.xdist_group("architecture")
 
 PACKAGES = ("engine", "renderer", "overlay", "studio")
 
@@ -137,14 +141,18 @@ def cycles(edges: dict[str, dict[str, int]]) -> list[frozenset[str]]:
     return found
 
 
-EDGES = graph()
+@functools.cache
+def import_graph() -> dict[str, dict[str, int]]:
+    """The import graph, parsed once per process when a test first asks (not at collection:
+    every pytest-xdist worker collects this file, one runs its tests)."""
+    return graph()
 
 
 @pytest.mark.parametrize("package", PACKAGES)
 def test_no_upward_imports(package: str) -> None:
     wrong = [
         f"{modules()[name].relative_to(ROOT)}:{line}: {name} imports {target}"
-        for name, targets in sorted(EDGES.items())
+        for name, targets in sorted(import_graph().items())
         if name.split(".")[0] == package
         for target, line in sorted(targets.items())
         if target.split(".")[0] not in ALLOWED[package]
@@ -153,7 +161,7 @@ def test_no_upward_imports(package: str) -> None:
 
 
 def test_no_import_cycles() -> None:
-    found = [sorted(c) for c in cycles(EDGES)]
+    found = [sorted(c) for c in cycles(import_graph())]
     assert found == [], "import cycles:\n" + "\n".join(" <-> ".join(c) for c in found)
 
 
@@ -174,9 +182,9 @@ def test_cycle_finder(edges: dict[str, dict[str, int]], expected: list[frozenset
 def test_graph_sees_relative_and_module_imports() -> None:
     """Relative imports resolve: the graph knows the overlay imports its own modules and the
     engine, so an empty graph cannot pass the layer test."""
-    assert "overlay.service.hub" in EDGES["overlay.service.app"]
-    assert "overlay.service.feed" in EDGES["overlay.service.core"]  # ``from . import feed``
-    assert any(t.startswith("engine.") for t in EDGES["overlay.service.feed"])
+    assert "overlay.service.hub" in import_graph()["overlay.service.app"]
+    assert "overlay.service.feed" in import_graph()["overlay.service.core"]  # ``from . import feed``
+    assert any(t.startswith("engine.") for t in import_graph()["overlay.service.feed"])
 
 
 #: overlay's folders and the other overlay folders each may import (engine, renderer and
@@ -214,7 +222,10 @@ def folder_edges(edges: dict[str, dict[str, int]]) -> dict[str, dict[str, str]]:
     return out
 
 
-FOLDER_EDGES = folder_edges(EDGES)
+@functools.cache
+def folder_graph() -> dict[str, dict[str, str]]:
+    """:func:`folder_edges` of the import graph, made once."""
+    return folder_edges(import_graph())
 
 
 def test_every_overlay_module_sits_in_a_folder() -> None:
@@ -223,18 +234,18 @@ def test_every_overlay_module_sits_in_a_folder() -> None:
         name for name in modules() if name.split(".")[0] == "overlay" and name != "overlay" and folder_of(name) not in FOLDERS
     )
     assert loose == [], f"modules outside overlay's folders {sorted(FOLDERS)}: {loose}"
-    assert FOLDER_EDGES.get("overlay", {}) == {}, "overlay/__init__.py imports nothing"
+    assert folder_graph().get("overlay", {}) == {}, "overlay/__init__.py imports nothing"
 
 
 @pytest.mark.parametrize("folder", sorted(FOLDERS))
 def test_folder_imports_follow_the_table(folder: str) -> None:
     allowed = FOLDERS[folder] | {"engine", "renderer", "studio"}
-    wrong = [why for there, why in sorted(FOLDER_EDGES.get(folder, {}).items()) if there not in allowed]
+    wrong = [why for there, why in sorted(folder_graph().get(folder, {}).items()) if there not in allowed]
     assert wrong == [], f"{folder} may import only {sorted(allowed)}:\n" + "\n".join(wrong)
 
 
 def test_no_cycles_between_folders() -> None:
-    graph = {f: {t: 1 for t in targets} for f, targets in FOLDER_EDGES.items()}
+    graph = {f: {t: 1 for t in targets} for f, targets in folder_graph().items()}
     found = [sorted(c) for c in cycles(graph)]
     assert found == [], "folder cycles:\n" + "\n".join(" <-> ".join(c) for c in found)
 
@@ -244,7 +255,7 @@ def test_the_product_does_not_import_the_benchmarks() -> None:
     (a string it imports when it builds its parser), which must name a bench module."""
     from overlay.cli import TOOLS
 
-    users = sorted(why for f, targets in FOLDER_EDGES.items() if f != TOOLS_FOLDER for there, why in targets.items() if there == TOOLS_FOLDER)
+    users = sorted(why for f, targets in folder_graph().items() if f != TOOLS_FOLDER for there, why in targets.items() if there == TOOLS_FOLDER)
     assert users == []
     assert TOOLS and all(name.startswith(TOOLS_FOLDER + ".") and name in modules() for name in TOOLS)
 

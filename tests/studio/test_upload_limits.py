@@ -8,6 +8,7 @@ decode (400), and a full disk is a 507 as for the database's writes."""
 from __future__ import annotations
 
 import io
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
@@ -35,35 +36,38 @@ MAX_PIXELS = 16_000_000  # the documented cap (docs/studio.md)
 GOOD = encode(Image.new("RGB", (64, 48), (200, 30, 30)), "PNG")
 
 
+# the images are made when their test runs (a lambda each), not when the file is collected: the
+# 15000x15000 PNG alone takes a quarter of a second to encode, in every pytest-xdist worker
 @pytest.mark.parametrize(
-    "name, data, status, says",
+    "name, make, status, says",
     [
-        ("3-byte jpeg", b"\xff\xd8\xff", 400, "does not decode"),
-        ("truncated png", GOOD[: len(GOOD) // 2], 400, "does not decode"),
-        ("jpeg header only", encode(Image.new("RGB", (32, 32)), "JPEG")[:200], 400, "does not decode"),
-        ("15000x15000 png", encode(Image.new("1", (15000, 15000)), "PNG"), 413, "pixel cap"),
-        ("gif of 20 1000x1000 frames", animation((1000, 1000), 20), 413, "frames"),
+        ("3-byte jpeg", lambda: b"\xff\xd8\xff", 400, "does not decode"),
+        ("truncated png", lambda: GOOD[: len(GOOD) // 2], 400, "does not decode"),
+        ("jpeg header only", lambda: encode(Image.new("RGB", (32, 32)), "JPEG")[:200], 400, "does not decode"),
+        ("15000x15000 png", lambda: encode(Image.new("1", (15000, 15000)), "PNG"), 413, "pixel cap"),
+        ("gif of 20 1000x1000 frames", lambda: animation((1000, 1000), 20), 413, "frames"),
     ],
 )
-async def test_an_image_that_does_not_decode_or_is_too_big_is_refused(client: Any, name: str, data: bytes, status: int, says: str) -> None:
-    r = await client.post(f"/studio/api/uploads?name={name}", data=data, headers=AUTH)
+async def test_an_image_that_does_not_decode_or_is_too_big_is_refused(client: Any, name: str, make: Callable[[], bytes], status: int, says: str) -> None:
+    r = await client.post(f"/studio/api/uploads?name={name}", data=make(), headers=AUTH)
     body = await r.json()
     assert r.status == status and says in body["error"], body
     assert len(body["error"]) < 600
 
 
 @pytest.mark.parametrize(
-    "data",
+    "make",
     [
-        encode(Image.new("1", (4000, 4000)), "PNG"),  # exactly the cap
-        encode(Image.new("RGB", (640, 480), (1, 2, 3)), "JPEG"),
-        encode(Image.new("RGBA", (300, 200)), "WEBP"),
-        animation((100, 100), 5),
+        lambda: encode(Image.new("1", (4000, 4000)), "PNG"),  # exactly the cap
+        lambda: encode(Image.new("RGB", (640, 480), (1, 2, 3)), "JPEG"),
+        lambda: encode(Image.new("RGBA", (300, 200)), "WEBP"),
+        lambda: animation((100, 100), 5),
     ],
+    ids=["png-at-the-cap", "jpeg", "webp", "gif-of-5-frames"],
 )
-async def test_good_images_up_to_the_cap_are_stored(client: Any, data: bytes) -> None:
+async def test_good_images_up_to_the_cap_are_stored(client: Any, make: Callable[[], bytes]) -> None:
     assert 4000 * 4000 == MAX_PIXELS
-    r = await client.post("/studio/api/uploads", data=data, headers=AUTH)
+    r = await client.post("/studio/api/uploads", data=make(), headers=AUTH)
     assert r.status == 201, await r.text()
 
 

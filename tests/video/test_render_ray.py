@@ -25,7 +25,6 @@ from typing import Any
 import av
 import numpy as np
 import pytest
-import ray
 
 from overlay.video import batch
 from overlay.cli import build_parser, main
@@ -47,6 +46,8 @@ SAMPLE_BYTES = {"argb": 4, "rgba": 4, "yuva444p12le": 2, "yuva444p10le": 2, "yuv
 @pytest.fixture(scope="module")
 def cluster() -> Iterator[None]:
     temp = tempfile.mkdtemp(prefix="ray-")
+    import ray  # here, not at the top: every pytest-xdist worker collects this file, one runs it
+
     assert start_ray(None, num_cpus=2, temp_dir=temp)
     yield
     ray.shutdown()
