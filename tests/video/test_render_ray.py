@@ -5,7 +5,7 @@ Frames are compared decoded, frame by frame with PyAV (each plane's pixels hashe
 ``render`` offers: the joinable ones decode to the one-process frames when split at a deal
 start, and the others do not (why they are rendered whole).  Ray runs in this process's
 cluster, started once for the module (2 CPUs, no dashboard, a short temp folder); games are
-of one or two deals at 320x180 and 2 frames per second to keep the module quick.
+of one or two deals at 320x180 and 1 frame per second to keep the module quick.
 """
 
 from __future__ import annotations
@@ -37,7 +37,7 @@ from tests.support import game, match_doc
 pytestmark = pytest.mark.xdist_group("ray")
 
 
-OPTS = ["--size", "320x180", "--fps", "2"]
+OPTS = ["--size", "320x180", "--fps", "1"]
 
 #: bytes per sample of each pixel format the codecs decode to (planar formats: per plane)
 SAMPLE_BYTES = {"argb": 4, "rgba": 4, "yuva444p12le": 2, "yuva444p10le": 2, "yuva420p": 1, "yuv420p": 1}
