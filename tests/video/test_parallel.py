@@ -71,17 +71,18 @@ def test_held_frames_are_copied_not_encoded_and_decode_to_the_same_pictures(game
     src = job.frames()
     fps = job.fps
     total = job.schedule.frames(fps)
-    for codec in ("qtrle", "prores"):
-        out = tmp_path / f"held.{codec}.mov"
-        writer = VideoWriter(out, codec, fps=fps, size=job.size)
-        want = []
-        for n in range(total):
-            img = src.image(job.schedule.time_of(n, fps))
+    codecs = ("qtrle", "prores")
+    writers = {codec: VideoWriter(tmp_path / f"held.{codec}.mov", codec, fps=fps, size=job.size) for codec in codecs}
+    want = []
+    for n in range(total):  # each picture drawn once, written by both
+        img = src.image(job.schedule.time_of(n, fps))
+        for writer in writers.values():
             writer.write(img)
-            want.append(to_rgba(img))
+        want.append(to_rgba(img))
+    for codec, writer in writers.items():
         writer.close()
         assert writer.copied > total // 4, (codec, writer.copied, total)  # held frames: packets copied
-        with av.open(str(out)) as c:
+        with av.open(str(tmp_path / f"held.{codec}.mov")) as c:
             got = [(round((f.time or 0.0) * float(fps)), f.to_ndarray(format="rgba")) for f in c.decode(video=0)]
         assert [p for p, _ in got] == list(range(total))
         if codec == "qtrle":  # lossless: every picture exactly
