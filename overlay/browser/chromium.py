@@ -48,7 +48,11 @@ DISABLED_FEATURES = (
     "WebUIOmniboxPopup",
 )
 
-#: flags for every launch (root in a container: no sandbox; software raster)
+#: flags for every launch (root in a container: no sandbox; software raster).  Text is hinted
+#: "slight", as Debian's fontconfig has Chromium do: Chromium's headless shell (Debian's
+#: ``chromium-headless-shell``, which ``$EUCHRE_OVERLAY_CHROMIUM`` may name and the tests drive
+#: their pages in) reads no fontconfig and hints fully otherwise, which moves glyphs off skia's
+#: (the parity tests' text within 8 levels: 0.77 of the pixels fully hinted, >= 0.80 needed)
 CHROMIUM_ARGS = [
     "--no-sandbox",
     "--disable-gpu",
@@ -56,6 +60,7 @@ CHROMIUM_ARGS = [
     "--disable-component-update",
     "--disable-sync",
     "--no-first-run",
+    "--font-render-hinting=slight",
     "--disable-features=" + ",".join(DISABLED_FEATURES),
 ]
 
