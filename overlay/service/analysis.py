@@ -40,8 +40,9 @@ for every channel of a service (``ServerSettings.analysis``, from ``EUCHRE_OVERL
 in the service's environment).  Off by default.  Each service (each aiohttp application) has
 one :class:`LiveAnalysis`, kept on the app and its hub: its switch, its pool and the deliveries
 in flight, closed with the app; nothing here is process-wide but the workers' own analysts.
-Workers keep one :class:`engine.analysis.Analyst` per ruleset, so stepping through a deal
-reuses the solver's tables.
+The workers run :mod:`overlay.service.analysis_worker` (the engine only, so a spawned worker
+starts sooner); each keeps one :class:`engine.analysis.Analyst` per ruleset, so stepping
+through a deal reuses the solver's tables.
 """
 
 from __future__ import annotations
@@ -57,7 +58,7 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, Literal, Protocol
 
-from engine.analysis import Analyst, DealEnd, deal_ends
+from engine.analysis import DealEnd, deal_ends
 from engine.ruleset import Ruleset
 from engine.state import GameState
 from renderer.settings import ChannelSettings, OutputName, RenderSettings
@@ -65,6 +66,7 @@ from renderer.settings import ChannelSettings, OutputName, RenderSettings
 from .clients import Page
 from .director import Director
 from .feed import Loaded
+from .analysis_worker import warm, work, work_frame
 from .masking import mask_of
 
 if TYPE_CHECKING:
@@ -79,36 +81,6 @@ CleanPolicy = Literal["public", "none"]
 
 #: offers a message to the pages of one group (an output at one size) as they are when it is ready
 Send = Callable[[str], None]
-
-# -- the worker side (runs in the pool's processes) --------------------------------------------
-
-_analysts: dict[Ruleset, Analyst] = {}
-
-
-def _analyst(rules: Ruleset) -> Analyst:
-    """The worker's analyst of ``rules``: made once, kept (with its tables) for the next call."""
-    analyst = _analysts.get(rules)
-    if analyst is None:
-        analyst = _analysts[rules] = Analyst(rules)
-    return analyst
-
-
-def _work(rules: Ruleset, state: GameState, public: bool) -> dict[str, Any]:
-    """Analyse one state in a worker."""
-    return _analyst(rules).analyse(state, public=public).to_json()
-
-
-def _work_frame(rules: Ruleset, state: GameState, public: bool, first: GameState, ends: tuple[DealEnd, ...]) -> dict[str, Any]:
-    """One state's analysis and its game's graph points (public: no hand read), in a worker."""
-    analyst = _analyst(rules)
-    return {"analysis": analyst.analyse(state, public=public).to_json(), "graph": [p.to_json() for p in analyst.graph(first, ends)]}
-
-
-def _warm(rules: Ruleset) -> bool:
-    """Fit the win-probability prior of a ruleset before the first real request."""
-    _analyst(rules)
-    return True
-
 
 # -- the service side ----------------------------------------------------------------------------
 
@@ -138,20 +110,20 @@ class AnalysisPool:
         if self._executor is None:
             # spawn: the service's event loop and sockets are not forked into the workers
             self._executor = concurrent.futures.ProcessPoolExecutor(max_workers=self.workers, mp_context=multiprocessing.get_context("spawn"))
-            self._executor.submit(_warm, Ruleset())
+            self._executor.submit(warm, Ruleset())
         return self._executor
 
     async def analyse(self, key: tuple[str, str], state: GameState, rules: Ruleset, *, public: bool) -> dict[str, Any] | None:
         """The analysis of ``state``, or ``None`` when a newer request for ``key`` came first
         (the stale result is dropped; a request still queued is cancelled)."""
-        return await self._run(key, _work, rules, state, public)
+        return await self._run(key, work, rules, state, public)
 
     async def analyse_frame(
         self, key: tuple[str, str], state: GameState, rules: Ruleset, *, public: bool, first: GameState, ends: tuple[DealEnd, ...]
     ) -> dict[str, Any] | None:
         """``{"analysis": ..., "graph": [...]}`` of ``state`` (``first``: its game's first
         state, ``ends``: the game's scored deals so far), or ``None`` as :meth:`analyse`."""
-        return await self._run(key, _work_frame, rules, state, public, first, ends)
+        return await self._run(key, work_frame, rules, state, public, first, ends)
 
     async def _run(self, key: tuple[str, str], fn: Callable[..., dict[str, Any]], *args: Any) -> dict[str, Any] | None:
         slot = self.latest.setdefault(key, _Latest())
