@@ -99,8 +99,8 @@ def page_chromium() -> str:
     product's :func:`overlay.browser.chromium.chromium_path` (or skip).
 
     The shell is the same Blink and skia without the browser's window machinery: a studio page
-    in a new context costs 0.15-0.20 s of CPU against 0.29-0.32 s, and the suite opens some
-    300 pages (the whole suite on two cores: 358 against 384 s of machine CPU).  The product's
+    in a new context costs 0.15-0.20 s of CPU against 0.29-0.32 s (the browser tests alone,
+    ``-m browser``, alternating: 148 and 155 against 182 and 174 s of machine CPU).  The product's
     own launches (``capture``, ``inject``, the benchmarks) keep ``chromium_path()``, so the
     tests that run them hold both binaries' pictures to skia's (tests/video/test_onair_conformance.py
     compares the page in one with ``capture`` and ``inject`` in the other)."""
