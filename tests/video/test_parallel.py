@@ -32,8 +32,8 @@ def game_file(tmp_path_factory: pytest.TempPathFactory) -> Path:
     return path
 
 
-#: the renders' rate: a one-deal game at 4 frames a second is some 200 frames, held ones among them
-FPS = "4"
+#: the renders' rate: a one-deal game at 2 frames a second is 98 frames, 15 of them held
+FPS = "2"
 
 
 def _render(game: Path, out: Path, *args: str) -> None:
