@@ -32,7 +32,11 @@ def pytest_report_header(config: pytest.Config) -> str:
 
 
 def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
-    """Tests parametrised over the shared fixtures say why they skip when the folder is absent."""
+    """The tests marked ``slow`` first, each file's in its order (pytest-xdist hands tests out in
+    this order: a long test collected late, as the 28 s conformance test was, ran alone on one
+    worker at the end while the other core idled); tests parametrised over the shared fixtures
+    say why they skip when the folder is absent."""
+    items.sort(key=lambda item: item.get_closest_marker("slow") is None)  # stable
     from tests.support import MISSING_FIXTURES, SHARED_EGN
 
     if SHARED_EGN.is_dir():

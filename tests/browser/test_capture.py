@@ -31,7 +31,7 @@ from renderer.raster import Assets, raster, to_premul
 from renderer.timing import DEFAULT_TIMING
 
 #: one worker runs this file under pytest-xdist (--dist loadgroup): its shared set-up is made once
-pytestmark = [pytest.mark.browser, pytest.mark.xdist_group("capture_page")]
+pytestmark = [pytest.mark.browser, pytest.mark.slow, pytest.mark.xdist_group("capture_page")]
 
 SIZE = (1280, 720)
 

@@ -27,6 +27,8 @@ from overlay.browser.inject import InjectStats, LiveOverlay, inject, output_form
 
 from overlay.bench.export import write_input
 
+pytestmark = pytest.mark.slow  # started first: see tests/conftest.py
+
 #: frames (at 25 fps: 0.4 s) within which a logger action reaches the output
 WITHIN = 10
 TOKEN = "inj3ct"

@@ -15,6 +15,8 @@ import pytest
 from overlay.bench import scale
 from overlay.bench.rediserver import redis_binary
 
+pytestmark = pytest.mark.slow  # started first: see tests/conftest.py
+
 
 def _args(**over: object) -> argparse.Namespace:
     p = argparse.ArgumentParser()

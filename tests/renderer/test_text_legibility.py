@@ -46,7 +46,7 @@ from renderer.view import ElementType, Extra, ExtraType, View, default_view
 from tests.lines import lined_game
 
 #: one worker runs this file under pytest-xdist (--dist loadgroup): its shared set-up is made once
-pytestmark = pytest.mark.xdist_group("legibility_walk")
+pytestmark = [pytest.mark.slow, pytest.mark.xdist_group("legibility_walk")]
 
 
 ROOT = Path(__file__).resolve().parents[2]

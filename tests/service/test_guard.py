@@ -25,6 +25,8 @@ from pathlib import Path
 
 import pytest
 
+pytestmark = pytest.mark.slow  # started first: see tests/conftest.py
+
 TOKEN = "guard-token"
 LIMIT = 400
 HEADER_TIMEOUT = 3.0  # serve --request-timeout (ServerSettings.header_timeout, body_timeout; 10 s by default)

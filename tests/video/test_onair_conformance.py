@@ -54,7 +54,7 @@ from renderer.view import Extra, ExtraType, default_view
 from tests.parity import assert_parity, without_text
 from tests.support import ROOT
 
-pytestmark = pytest.mark.browser
+pytestmark = [pytest.mark.browser, pytest.mark.slow]
 
 TOKEN = "0nair"
 SIZE = (1920, 1080)

@@ -34,7 +34,7 @@ from overlay.video.writer import CODECS
 from tests.support import game, match_doc
 
 #: one worker runs this file under pytest-xdist (--dist loadgroup): its shared set-up is made once
-pytestmark = pytest.mark.xdist_group("ray")
+pytestmark = [pytest.mark.slow, pytest.mark.xdist_group("ray")]
 
 
 OPTS = ["--size", "320x180", "--fps", "1"]

@@ -25,6 +25,8 @@ from overlay.service.config import ServerSettings
 from overlay.service.keys import RENDERS
 from tests.support import AUTH, game
 
+pytestmark = pytest.mark.slow  # started first: see tests/conftest.py
+
 ROOT = Path(__file__).resolve().parents[2]
 DOC = game(9, deals=3)
 URL = "/studio/api/channels/t1/renders"
