@@ -61,6 +61,7 @@ def texts(scene: dict[str, Any]) -> list[str]:
     return [op[5] for op in scene["ops"] if op[0] == "t"]
 
 
+@pytest.mark.slow
 @pytest.mark.browser
 async def test_an_action_brings_the_scene_then_its_analysis_and_a_newer_one_drops_the_older(browser: Any, server: Server) -> None:
     doc = generate_game(12, deals=1)

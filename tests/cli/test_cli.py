@@ -82,6 +82,7 @@ def test_fresh_install_prints_the_obs_url_and_token_once(tmp_path: Path) -> None
     assert "API token" not in "".join(lines)  # printed once, on the first start only
 
 
+@pytest.mark.slow
 @pytest.mark.browser
 def test_bench_live_prints_one_json_object() -> None:
     chromium_or_skip()

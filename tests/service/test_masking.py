@@ -112,6 +112,7 @@ class Watch:
         self.task.cancel()
 
 
+@pytest.mark.slow
 @pytest.mark.fake_clock
 async def test_no_clean_or_delayed_program_message_carries_a_card_not_yet_public(client: Any, clock: FakeClock, live_analysis: None) -> None:
     checked: dict[str, int] = {}

@@ -28,6 +28,7 @@ async def server(tmp_path: Path) -> AsyncIterator[Server]:
     await srv.stop()
 
 
+@pytest.mark.slow
 async def test_the_producer_renders_a_deal_and_downloads_it(browser: Any, server: Server, tmp_path: Path) -> None:
     s = await Studio.open(browser, server)
     page = s.page

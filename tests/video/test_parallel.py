@@ -66,6 +66,7 @@ def _packets(path: Path) -> list[tuple[int | None, bytes]]:
         return [(p.pts, bytes(p)) for p in c.demux(video=0) if p.size]
 
 
+@pytest.mark.slow
 def test_held_frames_are_copied_not_encoded_and_decode_to_the_same_pictures(game_file: Path, tmp_path: Path) -> None:
     job = load_job(JobOptions(game=str(game_file), size="320x180", fps="8"))  # a quarter of the frames held at 8 fps
     src = job.frames()
