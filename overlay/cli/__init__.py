@@ -18,7 +18,9 @@ from __future__ import annotations
 
 import argparse
 import importlib
+import signal
 import sys
+import threading
 from collections.abc import Sequence
 from types import ModuleType
 
@@ -88,6 +90,12 @@ def main(argv: Sequence[str] | None = None) -> int:
     words = list(sys.argv[1:] if argv is None else argv)
     parser = build_parser(words[0] if words and words[0] in NAMES else None)
     args = parser.parse_args(words)
+    # SIGINT is Ctrl+C whatever the process inherited: one started with it ignored (by a
+    # script's ``&``, and so every render job of a service started that way) kept writing
+    # through the studio's cancel, which the service then killed after 10 s
+    ignored = threading.current_thread() is threading.main_thread() and signal.getsignal(signal.SIGINT) == signal.SIG_IGN
+    if ignored:
+        signal.signal(signal.SIGINT, signal.default_int_handler)
     try:
         return int(args.func(args) or 0)
     except EgnError as exc:
@@ -98,3 +106,6 @@ def main(argv: Sequence[str] | None = None) -> int:
         return 2
     except KeyboardInterrupt:
         return 130
+    finally:
+        if ignored:  # (a caller in this process gets its own setting back)
+            signal.signal(signal.SIGINT, signal.SIG_IGN)

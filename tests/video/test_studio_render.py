@@ -9,6 +9,7 @@ from __future__ import annotations
 import asyncio
 import io
 import json
+import signal
 import subprocess
 import sys
 import time
@@ -100,18 +101,29 @@ async def test_a_deal_range_renders_to_a_file_with_alpha_and_downloads(client: A
 
 
 async def test_a_render_is_cancelled_and_its_partial_file_removed(client: Any) -> None:
-    r = await client.post(URL, json={"codec": "qtrle", "fps": "60", "size": "640x360"}, headers=AUTH)  # the whole game at 60 fps: long
-    job = await r.json()
-    await _until(client, job["id"], {"running"})
+    """Cancel is a SIGINT the render command answers by removing its file, even when the service
+    runs with SIGINT ignored (started by a script's ``&``), which its render jobs inherit."""
+    ignored = signal.signal(signal.SIGINT, signal.SIG_IGN)
+    try:
+        r = await client.post(URL, json={"codec": "qtrle", "fps": "60", "size": "640x360"}, headers=AUTH)  # the whole game at 60 fps: long
+        job = await r.json()
+        await _until(client, job["id"], {"running"})
+    finally:
+        signal.signal(signal.SIGINT, ignored)
     for _ in range(100):  # until it has drawn a few frames
         body = await (await client.get(f"{URL}/{job['id']}", headers=AUTH)).json()
         if body["done"] > 0:
             break
         await asyncio.sleep(0.1)
+    t0 = time.monotonic()
     r = await client.delete(f"{URL}/{job['id']}", headers=AUTH)
     body = await r.json()
     assert body["status"] == "cancelled" and body["url"] is None
-    folder = client.server.app[RENDERS].root / "t1" / job["id"]
+    renders = client.server.app[RENDERS]
+    (proc,) = [j.proc for j in renders.jobs["t1"] if j.id == job["id"]]
+    assert proc is not None and proc.returncode == 130, "interrupted, not killed after the service's 10 s"
+    assert time.monotonic() - t0 < 8
+    folder = renders.root / "t1" / job["id"]
     assert not any(folder.glob("*.mov"))
 
 
