@@ -219,13 +219,20 @@ def effective_suit(card: Card, trump: Suit | None) -> Suit | None:
 
 
 def deck(min_rank: int = 9, *, joker: bool = False) -> list[Card]:
-    """The deck in the reference codec's order (rank-major, suits s, h, c, d)."""
+    """The deck in the reference codec's order (rank-major, suits s, h, c, d): a new list
+    each call (callers shuffle and filter it) of the same frozen cards, made once per kind
+    of deck (the generator deals thousands of decks: the win-probability prior alone, 1,671)."""
     lowest = min_rank if min_rank in (6, 7, 8, 9) else 9
+    return list(_deck(lowest, joker))
+
+
+@lru_cache(maxsize=None)
+def _deck(lowest: int, joker: bool) -> tuple[Card, ...]:
     cards = [Card(rank, suit) for rank in Rank if rank >= lowest for suit in SUIT_ORDER]
     cards = [Card(c.rank, c.suit, text=card_name(c)) for c in cards]
     if joker:
         cards.append(JOKER)
-    return cards
+    return tuple(cards)
 
 
 def bower(card: Card, trump: Suit | None) -> str | None:
