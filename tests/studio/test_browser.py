@@ -353,7 +353,15 @@ async def test_the_monitors_draw_at_the_size_they_are_shown(browser: Any, server
     1920x1080 outputs at the size the frames have on screen (rounded up to 1/32 of the output),
     and follow the frame when the window grows; an OBS page always draws the output's full size."""
     studio = await Studio.open(browser, server)
-    frames = {o: next(f for f in studio.page.frames if f"output={o}&monitor=1" in f.url) for o in ("preview", "program")}
+
+    def monitor(output: str) -> Any:
+        return next((f for f in studio.page.frames if f"output={output}&monitor=1" in f.url), None)
+
+    async def both_attached() -> bool:  # (the editor's boxes can come before the monitors' frames)
+        return monitor("preview") is not None and monitor("program") is not None
+
+    await until(both_attached, 5.0)
+    frames = {o: monitor(o) for o in ("preview", "program")}
     for output, frame in frames.items():
         await frame.wait_for_function("window.euchreOverlay && window.euchreOverlay.state.drawnStep !== null", timeout=10_000)
         w, h, shown_w, shown_h = await frame.evaluate(SHOWN)
