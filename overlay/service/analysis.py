@@ -63,10 +63,10 @@ from engine.ruleset import Ruleset
 from engine.state import GameState
 from renderer.settings import ChannelSettings, OutputName, RenderSettings
 
+from .analysis_worker import warm, work, work_frame
 from .clients import Page
 from .director import Director
 from .feed import Loaded
-from .analysis_worker import warm, work, work_frame
 from .masking import mask_of
 
 if TYPE_CHECKING:
