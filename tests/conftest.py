@@ -3,7 +3,13 @@ Chromium, games and the test server; the golden-image helper with --update-golde
 
 from __future__ import annotations
 
+import os
+
 import pytest
+
+# what the product's command line sets (overlay/cli/__init__.py) for this process, its test
+# servers' workers and the commands the tests start: numpy without OpenBLAS's thread pool
+os.environ.setdefault("OPENBLAS_NUM_THREADS", "1")
 
 pytest_plugins = ["tests.golden", "tests.support"]
 

@@ -8,50 +8,46 @@ when the parser is built, so no module of the product imports the benchmarks (th
 architecture test checks it) and a build without them still runs.  Errors go to stderr as
 one line with exit code 2.
 
-A command line that names its subcommand builds the parser of that subcommand alone
-(:data:`NAMES`): registering a subcommand imports what its options need (the service's
-settings, the video codecs, every benchmark), so ``serve`` would otherwise start by importing
-the whole product (0.2 s of CPU on the test machine, each start).
+A command line that names its subcommand imports and registers that subcommand's module alone
+(:data:`NAMES`): a command module imports what the command runs (``serve`` the service and
+aiohttp, ``analyse`` the solver), so any command would otherwise start by importing the whole
+product (0.2 s of CPU on the test machine, each start: ``render``, ``capture`` and every job
+the studio starts).  The modules are named, not imported, here for that reason.
 """
 
 from __future__ import annotations
 
 import argparse
 import importlib
+import os
 import signal
 import sys
 import threading
 from collections.abc import Sequence
 from types import ModuleType
 
-from engine.errors import EgnError
+# numpy's OpenBLAS starts a thread per core at import, which costs 40-50 ms of CPU in every
+# process (measured: `import numpy` 0.10-0.12 s of CPU, 0.066 s with one thread) and does
+# nothing here: the renderer's numpy work is elementwise, no linear algebra.  Set before any
+# command imports numpy; the service's workers, render jobs and Ray's processes inherit it.
+os.environ.setdefault("OPENBLAS_NUM_THREADS", "1")
 
-from . import analyse, capture, composite, control, convert, frame, inject, inspect, render, serve, token
+from engine.errors import EgnError  # noqa: E402
 
 __all__ = ["COMMANDS", "NAMES", "TOOLS", "build_parser", "main"]
 
-#: the subcommand modules, in the order ``--help`` lists them
-COMMANDS = (serve, control, token, inspect, analyse, convert, frame, render, composite, capture, inject)
+#: the subcommand modules (in this package), in the order ``--help`` lists them
+COMMANDS = ("serve", "control", "token", "inspect", "analyse", "convert", "frame", "render", "composite", "capture", "inject")
 
 #: command modules of the tools about the product, listed after :data:`COMMANDS`
 TOOLS = ("overlay.bench.command",)
 
 #: each subcommand's name and the module that registers it (``convert`` registers three;
 #: a tool's command is its own: ``bench``)
-NAMES: dict[str, ModuleType | str] = {
-    "serve": serve,
-    "control": control,
-    "token": token,
-    "inspect": inspect,
-    "analyse": analyse,
-    "convert": convert,
-    "baseline": convert,
-    "upgrade": convert,
-    "frame": frame,
-    "render": render,
-    "composite": composite,
-    "capture": capture,
-    "inject": inject,
+NAMES: dict[str, str] = {
+    **{name: f"{__name__}.{name}" for name in COMMANDS},
+    "baseline": f"{__name__}.convert",
+    "upgrade": f"{__name__}.convert",
     "bench": TOOLS[0],
 }
 
@@ -62,13 +58,13 @@ def build_parser(only: str | None = None) -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(prog="euchre-overlay", description="Broadcast graphics for Euchre: replay EGN games, render them, serve them to OBS.")
     sub = parser.add_subparsers(dest="command", required=True)
     if only is not None:
-        module = NAMES[only]
-        found = _tool(module) if isinstance(module, str) else module
+        name = NAMES[only]
+        found = _tool(name) if name in TOOLS else importlib.import_module(name)
         if found is not None:
             found.register(sub)
             return parser
-    for module in COMMANDS:
-        module.register(sub)
+    for command in COMMANDS:
+        importlib.import_module(f"{__name__}.{command}").register(sub)
     for name in TOOLS:
         tool = _tool(name)
         if tool is not None:
