@@ -261,6 +261,14 @@ class ParallelFrames:
         for p in self._procs:
             p.join(timeout=10)
         self._procs = []
+        # The queues' feeder threads: nothing they still hold is wanted once the workers are
+        # gone, and without this the process can hang at exit joining one (a Ctrl+C that lands
+        # while a queue starts its thread leaves it without its closing sentinel: 1 render in
+        # 6-15 interrupted hung for good, the studio's cancel of a render job among them)
+        for q in (getattr(self, "_runs", None), getattr(self, "_results", None), *getattr(self, "_free", ())):
+            if q is not None:
+                q.close()
+                q.cancel_join_thread()
         if self._shm is not None:
             self._views = []
             try:
