@@ -88,24 +88,37 @@ class Watch:
         self.ws, self.name, self.check = ws, name, check
         self.seen: list[dict[str, Any]] = []
         self.failed: AssertionError | None = None
+        self.arrived = asyncio.Event()  # set for each message read (and when reading stops)
         self.task = asyncio.get_running_loop().create_task(self._read())
 
     async def _read(self) -> None:
-        async for msg in self.ws:
-            data = json.loads(msg.data)
-            try:
-                self.check(self.name, data)
-            except AssertionError as exc:
-                self.failed = exc
-                return
-            self.seen.append(data)
+        try:
+            async for msg in self.ws:
+                data = json.loads(msg.data)
+                try:
+                    self.check(self.name, data)
+                except AssertionError as exc:
+                    self.failed = exc
+                    return
+                self.seen.append(data)
+                self.arrived.set()
+        finally:
+            self.arrived.set()
 
     async def until(self, kind: str, step: int, timeout: float = 60.0) -> None:
+        """Wait for a message of ``kind`` at ``step`` (each message looked at once)."""
+        looked = 0
         async with asyncio.timeout(timeout):
-            while not any(m.get("type") == kind and m.get("step") == step for m in self.seen):
+            while True:
                 if self.failed is not None:
                     raise self.failed
-                await asyncio.sleep(0.01)
+                if any(m.get("type") == kind and m.get("step") == step for m in self.seen[looked:]):
+                    return
+                looked = len(self.seen)
+                self.arrived.clear()
+                if self.task.done() and self.failed is None:
+                    raise AssertionError(f"{self.name}: the socket closed before a {kind} message at step {step}")
+                await self.arrived.wait()
 
     async def close(self) -> None:
         await self.ws.close()
