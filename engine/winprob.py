@@ -73,8 +73,8 @@ def fit_prior(rules: Ruleset, *, games: int = 150) -> Prior:
     deals = 0
     for seed in range(PRIOR_SEED, PRIOR_SEED + games):
         try:
-            # the generated document as the engine reads it, replayed for its deals' results
-            # alone (a summary: the same counts, a quarter less CPU than the states too)
+            # the generated document read by the engine and replayed for its deals' results
+            # alone (summary_only: the full replay's counts, for a quarter less CPU)
             tl = game_from_json(generate_game(seed, ruleset=ruleset or None), source="prior", summary_only=True).timeline
         except ValueError:
             continue  # a ruleset the generator cannot deal for: the game adds nothing
