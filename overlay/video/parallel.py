@@ -220,6 +220,7 @@ class ParallelFrames:
         self._done = 0  # workers whose runs are done
         self._runs_here = here  # this process may draw runs while no worker is ready
         self._procs: list[Any] = []
+        self._queues: list[Any] = []  # every queue made, for close()
         self._shm: shared_memory.SharedMemory | None = None
 
     def __enter__(self) -> ParallelFrames:
@@ -232,6 +233,7 @@ class ParallelFrames:
         self._runs: Any = ctx.Queue()
         self._results: Any = ctx.Queue()
         self._free: list[Any] = [ctx.Queue() for _ in range(self.workers)]
+        self._queues = [self._runs, self._results, *self._free]
         for q in self._free:
             for j in range(slots):
                 q.put(j)
@@ -265,10 +267,10 @@ class ParallelFrames:
         # gone, and without this the process can hang at exit joining one (a Ctrl+C that lands
         # while a queue starts its thread leaves it without its closing sentinel: 1 render in
         # 6-15 interrupted hung for good, the studio's cancel of a render job among them)
-        for q in (getattr(self, "_runs", None), getattr(self, "_results", None), *getattr(self, "_free", ())):
-            if q is not None:
-                q.close()
-                q.cancel_join_thread()
+        for q in self._queues:
+            q.close()
+            q.cancel_join_thread()
+        self._queues = []
         if self._shm is not None:
             self._views = []
             try:
