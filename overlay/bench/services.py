@@ -102,13 +102,17 @@ class Services:
         """SIGKILL the process at ``base`` (no clean-up: a crash)."""
         proc = self.procs[self.bases.index(base)]
         proc.send_signal(signal.SIGKILL)
-        await proc.wait()
+        await _ended(proc)
 
     def alive(self) -> list[str]:
         return [b for p, b in zip(self.procs, self.bases) if p.returncode is None]
 
     async def stop(self) -> None:
-        """SIGTERM every live process; SIGKILL one that has not exited 10 s later."""
+        """SIGTERM every live process; SIGKILL one that has not exited 10 s later.
+
+        Raises:
+            RuntimeError: as :func:`_ended` (it never waits for ever).
+        """
         for proc in self.procs:
             if proc.returncode is None:
                 proc.send_signal(signal.SIGTERM)
@@ -117,7 +121,22 @@ class Services:
                 await asyncio.wait_for(proc.wait(), 10)
             except asyncio.TimeoutError:
                 proc.kill()
-                await proc.wait()
+                await _ended(proc)
+
+
+async def _ended(proc: Any, seconds: float = 10.0) -> None:
+    """Until the killed ``proc`` has ended and its output pipe closed (asyncio's ``wait()``
+    waits for both).
+
+    Raises:
+        RuntimeError: not within ``seconds``: the process ended but a process it started
+            still holds its output (it outlived its parent), or it did not end at all.
+    """
+    try:
+        await asyncio.wait_for(proc.wait(), seconds)
+    except asyncio.TimeoutError:
+        state = "ended, but a process it started still holds its output" if proc.returncode is not None else "did not end"
+        raise RuntimeError(f"serve (pid {proc.pid}) {state} {seconds:g} s after SIGKILL") from None
 
 
 def empty_game(doc: dict[str, Any]) -> dict[str, Any]:

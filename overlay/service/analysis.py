@@ -64,6 +64,7 @@ from engine.state import GameState
 from renderer.settings import ChannelSettings, OutputName, RenderSettings
 
 from .analysis_worker import warm, work, work_frame
+from .lifeline import exit_with_parent
 from .clients import Page
 from .director import Director
 from .feed import Loaded
@@ -108,8 +109,11 @@ class AnalysisPool:
 
     def executor(self) -> concurrent.futures.ProcessPoolExecutor:
         if self._executor is None:
-            # spawn: the service's event loop and sockets are not forked into the workers
-            self._executor = concurrent.futures.ProcessPoolExecutor(max_workers=self.workers, mp_context=multiprocessing.get_context("spawn"))
+            # spawn: the service's event loop and sockets are not forked into the workers;
+            # each worker ends with the service, even one killed with SIGKILL (lifeline)
+            self._executor = concurrent.futures.ProcessPoolExecutor(
+                max_workers=self.workers, mp_context=multiprocessing.get_context("spawn"), initializer=exit_with_parent
+            )
             self._executor.submit(warm, Ruleset())
         return self._executor
 

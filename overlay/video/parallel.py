@@ -49,6 +49,7 @@ from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
+from ..service.lifeline import exit_with_parent
 from .batch import GameInput, GameSpec
 
 if TYPE_CHECKING:
@@ -171,6 +172,7 @@ def _worker(index: int, spec: GameSpec, layout: _Layout, runs: Any, free: Any, r
     import resource
 
     signal.signal(signal.SIGINT, signal.SIG_IGN)  # Ctrl+C is the parent's to handle
+    exit_with_parent()  # a render killed with SIGKILL takes its drawing processes with it
     drawer: _Drawer | None = None
     shm = shared_memory.SharedMemory(name=layout.shm)
     try:
