@@ -64,10 +64,10 @@ from engine.state import GameState
 from renderer.settings import ChannelSettings, OutputName, RenderSettings
 
 from .analysis_worker import warm, work, work_frame
-from .lifeline import exit_with_parent
 from .clients import Page
 from .director import Director
 from .feed import Loaded
+from .lifeline import exit_with_parent
 from .masking import mask_of
 
 if TYPE_CHECKING:

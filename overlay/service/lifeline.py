@@ -3,13 +3,16 @@
 A worker of a :mod:`multiprocessing` pool waits on a queue whose write end it holds itself
 (the queue was handed to it whole), so it never sees end-of-file when its parent dies.  A
 service killed with SIGKILL (the cluster's failover, an out-of-memory kill, ``kill -9`` of a
-hung process) used to leave its analysis worker behind for good: a process holding memory,
-the dead service's stdout pipe (a supervisor reading it never got end-of-file; a test waiting
-for the service's exit hung on it) and the service's files.
+hung process) used to leave its analysis worker behind for good, holding its memory and the
+dead service's stdout pipe (a supervisor reading it never got end-of-file; a test waiting
+for the service's exit hung on it).  A render killed so left its drawing processes, their
+fork server and their shared memory behind.
 
-:func:`exit_with_parent` is the pool's initializer.  It waits in a daemon thread on the
-parent's sentinel, which :mod:`multiprocessing` gives every child it starts (spawn, forkserver):
-readable once the parent is gone, whatever way it went.  No polling, nothing to configure.
+:func:`exit_with_parent` is the analysis pool's initializer and the first thing a render's
+drawing process does (:mod:`overlay.video.parallel`).  It waits in a daemon thread on the
+parent's sentinel, which :mod:`multiprocessing` gives every child it starts (spawn,
+forkserver): readable once the parent is gone, whatever way it went.  No polling, nothing to
+configure.
 """
 
 from __future__ import annotations

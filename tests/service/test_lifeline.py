@@ -84,9 +84,9 @@ def test_a_killed_render_takes_its_drawing_processes_with_it(tmp_path: Path) -> 
     """``render`` long enough to draw in worker processes, killed with SIGKILL while they
     draw: the drawing processes, their fork server and the resource tracker all end."""
     src = tmp_path / "g.egn"
-    src.write_text(json.dumps(game(21, deals=2)), encoding="utf-8")
+    src.write_text(json.dumps(game(21, deals=8)), encoding="utf-8")  # minutes of video: killed long before its end
     proc = subprocess.Popen(
-        [sys.executable, "-m", "overlay.cli", "render", str(src), "--fps", "30", "--size", "320x180", "-o", str(tmp_path / "o.mov")],
+        [sys.executable, "-m", "overlay.cli", "render", str(src), "--workers", "2", "--fps", "30", "--size", "320x180", "-o", str(tmp_path / "o.mov")],
         cwd=ROOT, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
     )
     try:
@@ -97,7 +97,7 @@ def test_a_killed_render_takes_its_drawing_processes_with_it(tmp_path: Path) -> 
             if len(under) >= 4:  # resource tracker, fork server and two drawing processes
                 break
             time.sleep(0.05)
-        assert len(under) >= 4, f"the render did not start its drawing processes (under it: {sorted(under)})"
+        assert len(under) >= 4, f"the render did not start its drawing processes (exit status {proc.poll()}, under it: {sorted(under)})"
         proc.send_signal(signal.SIGKILL)
         proc.wait(10)
         assert _gone_within(under, 10) == set(), "processes of the killed render are still running"
