@@ -19,7 +19,7 @@ from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import Any
 
-__all__ = ["KINDS", "ProcStat", "chromium_cpu", "held_channel", "never_reading_socket", "pct", "start_server", "until"]
+__all__ = ["KINDS", "ProcStat", "chromium_cpu", "descendants", "held_channel", "never_reading_socket", "pct", "start_server", "until"]
 
 #: every step kind, for a Timing that plays them all at one (fast) pace
 KINDS = ("deal_start", "call", "discard", "card", "trick_taken", "deal_scored", "game_over")
@@ -129,34 +129,45 @@ class ProcStat:
         return float("nan")
 
 
+def descendants(pid: int) -> set[int]:
+    """Every process under ``pid`` (its children, theirs, ...), read from ``/proc``; empty
+    where there is no ``/proc``."""
+    try:
+        entries = [e for e in os.listdir("/proc") if e.isdigit()]
+    except OSError:
+        return set()
+    children: dict[int, list[int]] = {}
+    for entry in entries:
+        try:
+            with open(f"/proc/{entry}/stat", encoding="ascii", errors="replace") as f:
+                stat = f.read()
+            children.setdefault(int(stat[stat.rfind(")") + 2 :].split()[1]), []).append(int(entry))
+        except (OSError, IndexError, ValueError):
+            continue  # ended meanwhile
+    found: set[int] = set()
+    todo = [pid]
+    while todo:
+        for child in children.get(todo.pop(), ()):
+            if child not in found:
+                found.add(child)
+                todo.append(child)
+    return found
+
+
 def chromium_cpu(*, reaped: bool = False) -> float:
     """CPU seconds of every Chromium process under this one (playwright's driver starts the
     browser, the browser its renderers); 0 where there is no ``/proc``.  ``reaped``: with the
     CPU of the processes that ended and were waited for (a closed page's renderer, counted in
     the Chromium process that started it)."""
-    try:
-        pids = [int(p) for p in os.listdir("/proc") if p.isdigit()]
-    except OSError:
-        return 0.0
-    parent: dict[int, int] = {}
-    cpu: dict[int, float] = {}
-    names: dict[int, str] = {}
     tick = os.sysconf("SC_CLK_TCK")
-    for pid in pids:
+    total = 0.0
+    for pid in descendants(os.getpid()):
         try:
             with open(f"/proc/{pid}/stat", encoding="ascii", errors="replace") as f:
                 stat = f.read()
         except OSError:
             continue
-        names[pid] = stat[stat.find("(") + 1 : stat.rfind(")")]
-        fields = stat[stat.rfind(")") + 2 :].split()
-        parent[pid] = int(fields[1])
-        cpu[pid] = sum(int(f) for f in fields[11 : 15 if reaped else 13]) / tick
-    me, total = os.getpid(), 0.0
-    for pid in cpu:
-        up = pid
-        while up > 1 and up != me:
-            up = parent.get(up, 0)
-        if up == me and names[pid].startswith("chrom"):
-            total += cpu[pid]
+        if stat[stat.find("(") + 1 : stat.rfind(")")].startswith("chrom"):
+            fields = stat[stat.rfind(")") + 2 :].split()
+            total += sum(int(f) for f in fields[11 : 15 if reaped else 13]) / tick
     return total

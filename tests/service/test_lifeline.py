@@ -6,13 +6,13 @@ the dead process's stdout pipe (a test waiting for a killed service's exit hung 
 from __future__ import annotations
 
 import json
-import os
 import signal
 import subprocess
 import sys
 import time
 from pathlib import Path
 
+from overlay.bench.server import descendants
 from tests.support import ROOT, game
 
 
@@ -22,25 +22,6 @@ def _alive(pid: int) -> bool:
         return Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()[0] != "Z"
     except (OSError, IndexError):
         return False
-
-
-def _descendants(pid: int) -> set[int]:
-    """Every process under ``pid`` (children, their children, ...), from /proc."""
-    parent: dict[int, int] = {}
-    for entry in os.listdir("/proc"):
-        if entry.isdigit():
-            try:
-                parent[int(entry)] = int(Path(f"/proc/{entry}/stat").read_text().rsplit(")", 1)[1].split()[1])
-            except (OSError, IndexError, ValueError):
-                continue
-    found: set[int] = set()
-    todo = [pid]
-    while todo:
-        p = todo.pop()
-        kids = [c for c, pp in parent.items() if pp == p and c not in found]
-        found.update(kids)
-        todo.extend(kids)
-    return found
 
 
 def _gone_within(pids: set[int], seconds: float) -> set[int]:
@@ -93,7 +74,7 @@ def test_a_killed_render_takes_its_drawing_processes_with_it(tmp_path: Path) -> 
         deadline = time.monotonic() + 60
         under: set[int] = set()
         while time.monotonic() < deadline and proc.poll() is None:
-            under = _descendants(proc.pid)
+            under = descendants(proc.pid)
             if len(under) >= 4:  # resource tracker, fork server and two drawing processes
                 break
             time.sleep(0.05)

@@ -16,7 +16,7 @@ from __future__ import annotations
 import asyncio
 import json
 import re
-from collections.abc import Iterator
+from collections.abc import Iterator, Sequence
 from typing import Any
 
 import pytest
@@ -43,7 +43,7 @@ SYMBOL = {"\u2660": "s", "\u2665": "h", "\u2666": "d", "\u2663": "c"}
 GAMES = [(3, Perspective.PLAYED, 0), (8, Perspective.FOCUS, 1), (21, Perspective.NONE, 0)]
 
 
-def _public(steps: tuple[GameState, ...], at: int, focus: int | None) -> set[str]:
+def _public(steps: Sequence[GameState], at: int, focus: int | None) -> set[str]:
     """The cards an output may show at step ``at`` (from the actions, not the state's fields)."""
     st = steps[at]
     first = next(i for i, s in enumerate(steps) if s.deal == st.deal)
