@@ -24,7 +24,8 @@ import csv
 import json
 import os
 import socket
-from collections.abc import AsyncIterator
+import time
+from collections.abc import AsyncIterator, Awaitable, Callable
 from pathlib import Path
 from typing import Any
 
@@ -300,6 +301,17 @@ async def assert_no_analysis(ws: Any, *, quiet: float) -> None:
 def live_analysis() -> None:
     """The service's live analysis switched on for every channel (a real process pool, the
     app's: it stops with the app): the ``settings`` fixture reads that a test asks for it."""
+
+
+async def until(check: Callable[[], Awaitable[Any]], timeout: float = 1.0, *, every: float = 0.02) -> float:
+    """Seconds until ``await check()`` is true, asked every ``every`` s; fails after ``timeout``."""
+    t0 = time.monotonic()
+    while True:
+        if await check():
+            return time.monotonic() - t0
+        if time.monotonic() - t0 > timeout:
+            raise AssertionError(f"not within {timeout} s")
+        await asyncio.sleep(every)
 
 
 def free_port() -> int:

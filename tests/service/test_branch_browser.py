@@ -20,8 +20,8 @@ from renderer.linemarks import ALT_COLOUR, BANNER_H, BANNER_W
 from renderer.table import PLAY_H, PLAY_W
 from renderer.view import ExtraType, default_view
 from tests.lines import lined_game
-from tests.support import AUTH, Server
-from tests.studio.test_browser import Studio, overlay_page, until
+from tests.studio.test_browser import Studio, overlay_page
+from tests.support import AUTH, Server, until
 
 pytestmark = pytest.mark.browser
 

@@ -8,7 +8,6 @@ from __future__ import annotations
 
 import asyncio
 import json
-import time
 from collections.abc import AsyncIterator
 from pathlib import Path
 from typing import Any
@@ -17,7 +16,7 @@ import aiohttp
 import pytest
 
 from renderer.view import default_view
-from tests.support import AUTH, TOKEN, Server, game, shared_egn
+from tests.support import AUTH, TOKEN, Server, game, shared_egn, until
 
 pytestmark = pytest.mark.browser
 
@@ -112,17 +111,6 @@ async def alpha_at(page: Any, x: float, y: float) -> int:
 async def scorebug_drawn(page: Any) -> bool:
     """The default view's N/S scorebug has opaque pixels on the page's canvas."""
     return await alpha_at(page, 96 + 150, 54 + 32) > 200
-
-
-async def until(check: Any, timeout: float = 1.0) -> float:
-    """Seconds until ``check()`` is true; fails after ``timeout``."""
-    t0 = time.monotonic()
-    while True:
-        if await check():
-            return time.monotonic() - t0
-        if time.monotonic() - t0 > timeout:
-            raise AssertionError(f"not within {timeout} s")
-        await asyncio.sleep(0.02)
 
 
 async def one_element_view(srv: Server, x: float, y: float) -> None:

@@ -17,9 +17,9 @@ from renderer.extras import EXTRA_SIZES
 from renderer.placement import place_extra
 from renderer.settings import default_views
 from renderer.view import ExtraType, default_view
-from tests.support import Server
-from tests.studio.test_browser import Studio, overlay_page, server, until
+from tests.studio.test_browser import Studio, overlay_page, server
 from tests.studio.test_images import GREEN, MAGENTA, badge_centre
+from tests.support import Server, until
 
 __all__ = ["server"]  # the fixture, shared with the studio's other browser tests
 

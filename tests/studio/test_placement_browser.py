@@ -15,8 +15,8 @@ import pytest
 
 from renderer.placement import boxes, overlaps, place_extra
 from renderer.view import ExtraType, View
-from tests.studio.test_browser import Studio, alpha_at, overlay_page, until
-from tests.support import Server, game
+from tests.studio.test_browser import Studio, alpha_at, overlay_page
+from tests.support import Server, game, until
 
 pytestmark = pytest.mark.browser
 

@@ -11,7 +11,6 @@ import base64
 import copy
 import json
 import sqlite3
-import time
 from collections.abc import AsyncIterator
 from pathlib import Path
 from typing import Any
@@ -22,7 +21,7 @@ import pytest
 from engine.cards import JOKER
 from engine.codec import encode_condensed
 from overlay.service.feed import actions_of
-from tests.support import AUTH, TOKEN, Server, empty_game, game, match_doc
+from tests.support import AUTH, TOKEN, Server, empty_game, game, match_doc, until
 
 pytestmark = pytest.mark.browser
 
@@ -92,15 +91,7 @@ async def wait_js(page: Any, js: str, timeout: float = 5.0) -> None:
     async def check() -> bool:
         return bool(await page.evaluate(js))
 
-    await until(check, timeout)
-
-
-async def until(check: Any, timeout: float = 5.0) -> None:
-    t0 = time.monotonic()
-    while not await check():
-        if time.monotonic() - t0 > timeout:
-            raise AssertionError(f"not within {timeout} s")
-        await asyncio.sleep(0.05)
+    await until(check, timeout, every=0.05)
 
 
 # --------------------------------------------------------------------------- games in
@@ -139,7 +130,7 @@ async def test_a_producer_makes_a_channel_and_loads_games_by_picker_and_by_drop(
     on_air = await page.eval_on_selector_all("#panel .games li.on-air", "els => els.map(e => e.dataset.game)")
     assert on_air == ["0"]
     await page.click("#panel .games li[data-game='2'] button:text-is('Cue')")
-    await until(lambda: _step_is(server, "table1", now["game"]["steps"] + 0, at_least=True))
+    await until(lambda: _step_is(server, "table1", now["game"]["steps"] + 0, at_least=True), 5.0, every=0.05)
     await page.wait_for_selector("#panel .games li[data-game='2'].on-air", timeout=5000)
     # dropped to replace: a file the engine cannot read, then one it reads with problems
     await drop(page, ".drop-target[data-mode='replace']", ("broken.egn", b'{"fileType": 3'))
@@ -293,7 +284,7 @@ async def test_a_producer_starts_a_live_game_and_opens_the_logger_page_without_a
     ups = {a["upCard"] for a in actions if a.get("kind") == "new_deal"}
     assert len(ups) == 25 and JOKER.text in ups, ups
     await logger.click(f"[data-action='{json.dumps(next(a for a in actions if a.get('kind') == 'new_deal'), separators=(',', ':'))}']")
-    await until(lambda: _deals(server, "table2"), 5.0)
+    await until(lambda: _deals(server, "table2"), 5.0, every=0.05)
     await logger.close()
     assert not page.errors
 

@@ -14,8 +14,8 @@ from typing import Any
 import pytest
 
 from engine.load import load_game
-from tests.studio.test_browser import Studio, until
-from tests.support import Server, game
+from tests.studio.test_browser import Studio
+from tests.support import Server, game, until
 
 pytestmark = pytest.mark.browser
 
