@@ -7,7 +7,8 @@ full replay (the ``repr`` of every state of the timeline and of its branches, th
 every problem), of the summary-only replay, of what a strict load decides (its error, or its
 summary: its states are the full replay's), of both binary forms (bytes, decoded documents,
 what damaged files raise) and, for some generated games, of a replay that reuses an earlier
-one (``previous``, as a live feed does).
+one (``previous``, as a live feed does) and of the double-dummy solver's values at every step
+of their first two deals' trick play.
 
 The cases: every ``.egn`` of the fixture folder when given (reference games, broken ones
 among them), and games of the project's seeded generator over many rulesets, with and
@@ -46,6 +47,9 @@ RULESETS: list[dict[str, Any]] = [
     {"winning_score": 11, "joker": True, "allow_no_trump": True},
 ]
 GENERATED = 72  # games of the generator (eight per ruleset)
+#: generated games whose double-dummy values are digested too: undamaged (seed % 4 == 0), each
+#: ruleset twice
+SOLVED = frozenset(range(0, GENERATED, 4))
 
 
 def _damaged(doc: dict[str, Any], how: int) -> dict[str, Any]:
@@ -189,12 +193,33 @@ def _codecs(data: bytes, name: str) -> list[str]:
     return out
 
 
+def _solved(data: bytes, name: str) -> list[str]:
+    """What the double-dummy solver makes of every step of the trick play of the game's first
+    two deals: whole-deal tricks and points under best play, the best cards and the value of
+    every legal card (one solver through the game, as the analysis keeps it)."""
+    from engine.ruleset import Ruleset
+    from engine.solve import Solver, position_of
+
+    game = load_game(data, source=name)
+    rules = game.document.metadata.ruleset or Ruleset()
+    solver = Solver()
+    memo: dict[int, tuple[Any, str]] = {}
+    out: list[str] = []
+    for state in game.timeline.steps:
+        position = position_of(state, rules) if state.deal < 2 else None
+        if position is not None:
+            out.append(canon(solver.analyse(position), memo))
+    return out
+
+
 def digest(name: str, data: bytes) -> str:
     parts = _attempt(data, name) + ["--summary"] + _attempt(data, name, summary_only=True)
     parts += ["--codecs"] + _codecs(data, name)
     parts += ["--strict"] + _attempt(data, name, strict=True)
     if name.startswith("generated:") and int(name.split(":")[1]) % 5 == 0:
         parts += ["--resumed"] + _resumed(data, name)
+    if name.startswith("generated:") and int(name.split(":")[1]) in SOLVED:
+        parts += ["--solver"] + _solved(data, name)
     return hashlib.sha256("\n".join(parts).encode()).hexdigest()
 
 

@@ -49,7 +49,8 @@ def build_is_current() -> str | None:
 def test_compiled_and_pure_engines_make_the_same_replays() -> None:
     """Every fixture game (when present) and generated games over many rulesets, some broken
     on purpose, some with alternative lines: full timelines, summaries, problems, strict
-    loads and resumed replays digest the same in a compiled and a pure process."""
+    loads, resumed replays and the double-dummy solver's values digest the same in a compiled
+    and a pure process."""
     why = build_is_current()
     if why is not None:
         pytest.skip(f"nothing to compare the pure engine with: {why}")
