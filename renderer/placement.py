@@ -18,14 +18,16 @@ from __future__ import annotations
 
 from collections.abc import Iterable
 from dataclasses import dataclass
-
-import numpy as np
+from typing import TYPE_CHECKING
 
 from .analysis import analysis_extras
 from .build import element_size
 from .extras import EVENT_GROWTH, extra_size
 from .reading import ANALYSIS_TYPES
 from .view import ElementType, ExtraType, View
+
+if TYPE_CHECKING:
+    import numpy as np
 
 __all__ = ["Box", "Placement", "place_extra", "place_extras", "boxes", "overlaps", "ON_FELT", "CRITICAL", "TITLE_SAFE", "GAP"]
 
@@ -131,11 +133,15 @@ def overlaps(view: View) -> list[tuple[str, str]]:
 
 
 def _weights(obstacles: Iterable[Box]) -> np.ndarray:
+    import numpy as np
+
     return np.array([1000.0 if b.type in CRITICAL else 1.0 for b in obstacles])
 
 
 def place_extra(view: View, kind: ExtraType, *, scale: float = 1.0) -> Placement:
     """Where a new extra of ``kind`` (at ``scale``) goes on ``view`` (see the module)."""
+    import numpy as np  # here, not at the top: the service loads this module at start, numpy only when the studio places an extra
+
     w, h = (v * scale for v in extra_box_size(kind))
     m = (1 - TITLE_SAFE) / 2
     x0, y0 = view.width * m, view.height * m
