@@ -133,6 +133,11 @@ class Card:
     def same(self, other: Card) -> bool:
         return self.identity == other.identity
 
+    def __reduce__(self) -> tuple[type[Card], tuple[Rank | None, Suit | None, bool, str | None, str]]:
+        # pickled as the arguments that make it (a process pool's states, a deep copy): the
+        # compiled class (engine.native) has no instance dict for pickle's default to fill
+        return (Card, (self.rank, self.suit, self.joker, self.generic, self.text))
+
 
 JOKER = Card(None, None, joker=True, text="B")
 

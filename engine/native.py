@@ -44,8 +44,10 @@ __all__ = ["subpackage_path", "COMPILED", "GROUP", "BUILD", "STAMP_NAME", "FORMA
 #: profiled under ``bench engine``)
 COMPILED: tuple[str, ...] = (
     "deal", "dealstate", "layout", "rules", "replay", "branch", "frozen", "upgrade", "validate",
-    # the analysis's double-dummy solver (its alpha-beta search over bit masks)
-    "solve",
+    # the analysis's double-dummy solver (its alpha-beta search over bit masks), the cards'
+    # suit and power (every trick's judge) and the seeded game generator (the win-probability
+    # prior's 150 games)
+    "solve", "cards", "generate",
     # the codecs' hot paths (profiled under the side-by-side harness: bit streams, deal packing
     # and unpacking, the fast protobuf readers and the acceptance check)
     "fastcheck", "codec.bitstream", "codec.deal_pack", "codec.deal_unpack", "codec.pool",

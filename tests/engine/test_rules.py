@@ -218,3 +218,15 @@ def test_unknown_cards_stay_unknown() -> None:
     tl = game(deal(3, "9h", ["Order"], [["Xx", "Ah", "Kd", "9h"]]))
     assert not tl.steps[0].hands_known[0]
     assert parse_card("Xx").known is False
+
+
+@pytest.mark.parametrize("text", ["9s", "Jd", "Ah", "7c", "Xx", "R", "L", "B", "Tt", "Qn", "Kg"])
+def test_a_card_pickles_and_copies_as_itself(text: str) -> None:
+    """In either mode (compiled, its class has no instance dictionary): what a process pool
+    and Ray send, and a deep copy, is the same card, spelling and identity included."""
+    import copy
+    import pickle
+
+    card = parse_card(text)
+    for back in (pickle.loads(pickle.dumps(card)), copy.deepcopy(card)):
+        assert back == card and back.text == card.text and back.identity == card.identity and back.known == card.known

@@ -38,12 +38,28 @@ async def _step(srv: Server) -> int:
     return int((await srv.api("GET", "/api/channels/t1"))["playhead"]["step"])
 
 
+async def _box(page: Any, selector: str) -> dict[str, float]:
+    """The element's box on the page, once it has one (``bounding_box`` is ``None`` while the
+    element is being redrawn)."""
+    found: list[dict[str, float]] = []
+
+    async def laid_out() -> bool:
+        box = await page.locator(selector).bounding_box()
+        if box is not None:
+            found.append(box)
+        return box is not None
+
+    await until(laid_out, 5.0)
+    return found[-1]
+
+
 async def test_a_deal_marker_lands_on_its_deal_and_the_box_on_a_trick(browser: Any, server: Server) -> None:
     s = await Studio.open(browser, server)
     page = s.page
     await page.wait_for_selector("#markers .mark[data-deal='5']")
     # the marker stands over the slider where the slider's value is the deal's first step
-    box = await page.locator("#markers .mark[data-deal='5']").bounding_box()
+    # (its box once laid out: the studio redraws the markers as the channel's state comes in)
+    box = await _box(page, "#markers .mark[data-deal='5']")
     first5 = next(i for i, st in enumerate(STEPS) if st.deal == 4)
     await page.click("#markers .mark[data-deal='5']")
 
@@ -54,7 +70,7 @@ async def test_a_deal_marker_lands_on_its_deal_and_the_box_on_a_trick(browser: A
     assert STEPS[await _step(server)].deal == 4
     await page.wait_for_selector("#markers .mark.here[data-deal='5']")
     # the slider's own value under the marker's left edge is deal 5's too
-    scrub = await page.locator("#scrub").bounding_box()
+    scrub = await _box(page, "#scrub")
     frac = (box["x"] + 1 - scrub["x"] - 8) / (scrub["width"] - 16)
     assert STEPS[round(frac * (len(STEPS) - 1))].deal == 4
     # the box: deal 3, trick 2 -> the first card of deal 3's second trick
