@@ -18,6 +18,7 @@ from dataclasses import dataclass, replace
 from .deal import DealContext, DealOutcome, replay_deal
 from .errors import Place, Problem
 from .model import AlternativeLine, BiddingPhase, Deal, TrickPlayPhase
+from .pickling import init_values
 from .state import Branch, evolve_state
 
 __all__ = ["build_branch"]
@@ -59,6 +60,9 @@ class _LineMap:
                 c = None if c is None else c - self.cards_before
             return place.with_(line=self.line, phase=self.play_phase, trick=t - self.tricks_before, card=c)
         return None
+
+    def __reduce__(self) -> tuple[type[_LineMap], tuple[object, ...]]:
+        return (_LineMap, init_values(self))
 
 
 def _index(line: AlternativeLine, phase: BiddingPhase | TrickPlayPhase | None) -> int | None:

@@ -10,6 +10,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 
 from .cards import Card, Suit, effective_suit, trick_power
+from .pickling import init_values
 from .ruleset import LonerLead, Ruleset
 
 __all__ = [
@@ -74,6 +75,9 @@ class Table:
             return self.left_of(maker, sit_out)
         return self.left_of(dealer, sit_out)
 
+    def __reduce__(self) -> tuple[type[Table], tuple[object, ...]]:
+        return (Table, init_values(self))
+
 
 def led_suit(cards: Sequence[Card], trump: Suit | None) -> Suit | None:
     """Suit led (the left bower and joker lead trump)."""
@@ -115,6 +119,9 @@ class DealResult:
     euchred: bool
     march: bool
     fast_break: bool
+
+    def __reduce__(self) -> tuple[type[DealResult], tuple[object, ...]]:
+        return (DealResult, init_values(self))
 
 
 def score_deal(

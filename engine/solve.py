@@ -28,6 +28,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 
 from .cards import Card, Suit, card_name, deck, effective_suit, resolve, trick_power
+from .pickling import init_values
 from .rules import Table, score_deal, trick_winner
 from .ruleset import Ruleset
 from .state import GameState, StepKind, UpCardState, team_of
@@ -79,6 +80,9 @@ class Position:
             seat = _TABLE4.left_of(seat, self.sit_out)
         return seat
 
+    def __reduce__(self) -> tuple[type[Position], tuple[object, ...]]:
+        return (Position, init_values(self))
+
 
 @dataclass(frozen=True)
 class CardValue:
@@ -94,6 +98,9 @@ class CardValue:
     def to_json(self) -> dict[str, object]:
         return {"card": card_name(self.card), "ddTricks": list(self.tricks), "points": list(self.points), "trickLoss": self.trick_loss, "pointLoss": self.point_loss}
 
+    def __reduce__(self) -> tuple[type[CardValue], tuple[object, ...]]:
+        return (CardValue, init_values(self))
+
 
 @dataclass(frozen=True)
 class PlayAnalysis:
@@ -106,6 +113,9 @@ class PlayAnalysis:
     to_act: int | None
     best: tuple[Card, ...]
     cards: tuple[CardValue, ...]
+
+    def __reduce__(self) -> tuple[type[PlayAnalysis], tuple[object, ...]]:
+        return (PlayAnalysis, init_values(self))
 
 
 def value_of(u: int) -> tuple[tuple[int, int], tuple[int, int]]:

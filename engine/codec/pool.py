@@ -14,6 +14,7 @@ from dataclasses import dataclass
 from operator import and_
 from typing import Any
 
+from ..pickling import init_values
 from .bitstream import BitReader, width
 
 __all__ = ["IndexFields", "index_fields", "card_position", "trick_slices", "read_tricks"]
@@ -27,6 +28,9 @@ class IndexFields:
     shifts: tuple[int, ...]  # of each index, counted from the end of those bits
     masks: tuple[int, ...]
     limits: tuple[int, ...]  # pool size when each index is read (an index must be below it)
+
+    def __reduce__(self) -> tuple[type[IndexFields], tuple[object, ...]]:
+        return (IndexFields, init_values(self))
 
 
 _FIELDS: dict[tuple[int, int], IndexFields] = {}
