@@ -187,15 +187,16 @@ def test_a_slow_overlay_skips_its_own_frames_not_the_videos(tmp_path: Path) -> N
     """Drawing slower than the video: the video keeps its time (no frame dropped or late), the
     overlay's animation shows fewer pictures (counted), and every frame carries the overlay.
 
-    At 10 frames a second: a frame is late a whole period after its time (100 ms), which a
-    machine shared with the other test workers does not reach by its scheduling alone (at 25
-    frames a second, 40 ms, it did, now and then, with three workers on two cores)."""
+    At 10 frames a second: a frame is late a whole period after its time (100 ms).  A machine
+    shared with the other test workers made one frame in 30 late by its scheduling alone, now
+    and then (at 25 frames a second, 40 ms, more often), so two may be; an overlay that held the
+    video back would make most frames late and drop some (each picture takes three periods)."""
     src, dst = tmp_path / "in.mp4", tmp_path / "out.mp4"
     write_input(src, seconds=3.0, size=(320, 180), fps=10)
     overlay = _SlowOverlay((320, 180), 1 / 10)
     stats = inject(str(src), str(dst), overlay, realtime=True)  # type: ignore[arg-type]
-    assert stats.frames == 30 and stats.dropped == 0 and stats.late == 0, stats.line()
-    assert stats.late_ms(0.99) < 100.0, stats.late_ms(0.99)  # under one period (100 ms)
+    assert stats.frames == 30 and stats.dropped == 0 and stats.late <= 2, stats.line()
+    assert stats.late_ms(0.9) < 100.0, stats.late_ms(0.9)  # under one period (100 ms)
     # a picture every three frames: about 20 of the 30 frames show the one before
     assert stats.overlay_skipped >= 15 and "overlay frames skipped" in stats.line(), stats.line()
     with av.open(str(dst)) as c:

@@ -100,8 +100,9 @@ async def test_a_scripted_logger_logs_whole_games_through_the_page(
 
 
 #: the dropped-network test's cut and pace (the issue's ten seconds at a table's 0.3 s a tap is
-#: the bench's run: bench logger --drop 10 --drop-interval 0.3)
-CUT, PACE = 2.5, 0.1
+#: the bench's run: bench logger --drop 10 --drop-interval 0.3), and the taps the cut lasts for
+#: at least (a loaded machine taps fewer than CUT / PACE in CUT seconds: the cut then lasts longer)
+CUT, PACE, OFFLINE_TAPS = 2.5, 0.1, 10
 
 
 async def test_a_dropped_network_loses_and_doubles_nothing(server: Server, browser: Any, phone: Any) -> None:
@@ -112,14 +113,14 @@ async def test_a_dropped_network_loses_and_doubles_nothing(server: Server, brows
     await driver.sign_in(server.base, "t1", TOKEN)
     acts = intended(doc)
     mid = [i for i, a in enumerate(acts) if a["kind"] == "new_deal"][0] + 8  # mid-deal, the second deal still to come
-    assert len(acts) - mid > CUT / PACE + 5, "the game is too short to tap through the cut"
+    assert len(acts) - mid > max(CUT / PACE, OFFLINE_TAPS) + 5, "the game is too short to tap through the cut"
     seen: dict[str, Any] = {}
 
     async def network(i: int) -> None:
         if i == mid:
             await phone.set_offline(True)
             seen["at"] = time.monotonic()
-        elif "at" in seen and "back" not in seen and time.monotonic() - seen["at"] >= CUT:
+        elif "at" in seen and "back" not in seen and time.monotonic() - seen["at"] >= CUT and i - mid >= OFFLINE_TAPS:
             seen["status"] = await page.locator("#net").text_content()
             seen["mode"] = await page.evaluate("window.euchreLogger.mode()")
             seen["queued"] = await page.evaluate("window.euchreLogger.pending()")
@@ -130,8 +131,8 @@ async def test_a_dropped_network_loses_and_doubles_nothing(server: Server, brows
     await driver.log(acts, interval=PACE, at=network)
     assert "back" in seen, "the script ended before the network came back"
     assert seen["status"].startswith("OFFLINE") and "queued" in seen["status"] and seen["mode"] == "pad"
-    # every tap of the cut kept in the page (a loaded machine taps fewer than CUT / PACE)
-    assert seen["tapped"] >= 10 and seen["queued"] >= seen["tapped"] - 1, seen
+    # every tap of the cut kept in the page (the last one may be on its way out as it comes back)
+    assert seen["tapped"] >= OFFLINE_TAPS and seen["queued"] >= seen["tapped"] - 1, seen
     await driver.drained()
     info = await _info(server, "t1")
     assert info["game"]["seq"] == len(acts)  # nothing lost
