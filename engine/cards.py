@@ -134,8 +134,8 @@ class Card:
         return self.identity == other.identity
 
     def __reduce__(self) -> tuple[type[Card], tuple[Rank | None, Suit | None, bool, str | None, str]]:
-        # pickled as the arguments that make it (a process pool's states, a deep copy): the
-        # compiled class (engine.native) has no instance dict for pickle's default to fill
+        # made again by its constructor when pickled or copied, as every compiled frozen
+        # dataclass is (engine.pickling); spelt out here: a card is pickled the most
         return (Card, (self.rank, self.suit, self.joker, self.generic, self.text))
 
 
