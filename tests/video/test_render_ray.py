@@ -18,7 +18,7 @@ import json
 import os
 import shutil
 import tempfile
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import Any
 
@@ -94,9 +94,25 @@ def decoded(path: Path, codec: str) -> list[tuple[Any, str]]:
     return out
 
 
-def single(game_path: Path, out: Path, codec: str) -> Path:
-    assert main(["render", str(game_path), "-o", str(out), "--codec", codec, *OPTS]) == 0
-    return out
+Single = Callable[[Path, str], Path]
+
+
+@pytest.fixture(scope="module")
+def single(tmp_path_factory: pytest.TempPathFactory) -> Single:
+    """The one-process render of a game file in a codec (``render`` in this process), made once
+    for the module: several tests hold Ray's output, or the joined pieces, to the same one."""
+    folder = tmp_path_factory.mktemp("one-process")
+    made: dict[tuple[Path, str], Path] = {}
+
+    def render(game_path: Path, codec: str) -> Path:
+        out = made.get((game_path, codec))
+        if out is None:
+            out = folder / f"{len(made)}-{game_path.stem}{CODECS[codec].suffix}"
+            assert main(["render", str(game_path), "-o", str(out), "--codec", codec, *OPTS]) == 0
+            made[game_path, codec] = out
+        return out
+
+    return render
 
 
 def spec_of(path: Path, out: Path, codec: str) -> batch.GameSpec:
@@ -106,11 +122,11 @@ def spec_of(path: Path, out: Path, codec: str) -> batch.GameSpec:
 
 
 @pytest.mark.parametrize("codec", list(CODECS))
-def test_join_at_a_deal_start(codec: str, games: Path, tmp_path: Path) -> None:
+def test_join_at_a_deal_start(codec: str, games: Path, single: Single, tmp_path: Path) -> None:
     """Two pieces split at deal 2 and joined: the one-process frames for joinable codecs;
     for VP9 and H.264 other frames, which is why those games are never split."""
     suffix = CODECS[codec].suffix
-    one = single(games / "a.egn", tmp_path / f"one{suffix}", codec)
+    one = single(games / "a.egn", codec)
     spec = spec_of(games / "a.egn", tmp_path / f"two{suffix}", codec)
     steps = batch.steps_of(spec)
     planned = batch.plan_segments(spec, steps, split_frames=spec.frames // 2)
@@ -156,7 +172,7 @@ def test_a_piece_drawn_from_cold_caches_is_the_one_process_frames(games: Path, t
 
 
 @pytest.mark.usefixtures("cluster")
-def test_folder_on_ray_equals_single_process(games: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+def test_folder_on_ray_equals_single_process(games: Path, single: Single, tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
     """The folder (two games, a match of two, a broken file) through ``render --ray``, games
     split by deal: each video decodes to the single-process render's frames; the broken file
     is reported by name and the rest is written."""
@@ -175,20 +191,20 @@ def test_folder_on_ray_equals_single_process(games: Path, tmp_path: Path, capsys
     for n, entry in enumerate(match["games"], start=1):
         (refs / f"m-game{n}.egn").write_text(json.dumps(entry["gameData"]), encoding="utf-8")
     for name, src in (("a", games / "a.egn"), ("b", games / "b.egn"), ("m-game1", refs / "m-game1.egn"), ("m-game2", refs / "m-game2.egn")):
-        one = single(src, tmp_path / f"{name}.one.mov", "qtrle")
+        one = single(src, "qtrle")
         assert decoded(out / f"{name}.mov", "qtrle") == decoded(one, "qtrle"), name
 
 
 @pytest.mark.usefixtures("cluster")
-def test_one_game_vp9_on_ray(games: Path, tmp_path: Path) -> None:
+def test_one_game_vp9_on_ray(games: Path, single: Single, tmp_path: Path) -> None:
     """One game file, VP9 (never split): OUT is the file, and it decodes to the same frames."""
     out = tmp_path / "a.webm"
     assert main(["render", str(games / "a.egn"), "-o", str(out), "--codec", "vp9", "--ray", "--split-seconds", "10", *OPTS]) == 0
-    assert decoded(out, "vp9") == decoded(single(games / "a.egn", tmp_path / "one.webm", "vp9"), "vp9")
+    assert decoded(out, "vp9") == decoded(single(games / "a.egn", "vp9"), "vp9")
 
 
 @pytest.mark.usefixtures("cluster")
-def test_analysis_on_ray_equals_single_process(games: Path, tmp_path: Path) -> None:
+def test_analysis_on_ray_equals_single_process(games: Path, single: Single, tmp_path: Path) -> None:
     """``render --ray --analysis``, split by deal: the pieces draw the analysis layer as one
     process does (and the layer is there: the frames differ from a render without it)."""
     out = tmp_path / "a.mov"
@@ -196,7 +212,7 @@ def test_analysis_on_ray_equals_single_process(games: Path, tmp_path: Path) -> N
     one = tmp_path / "one.mov"
     assert main(["render", str(games / "a.egn"), "-o", str(one), "--analysis", *OPTS]) == 0
     assert decoded(out, "qtrle") == decoded(one, "qtrle")
-    assert decoded(out, "qtrle") != decoded(single(games / "a.egn", tmp_path / "plain.mov", "qtrle"), "qtrle")
+    assert decoded(out, "qtrle") != decoded(single(games / "a.egn", "qtrle"), "qtrle")
 
 
 class Bar:
@@ -233,7 +249,7 @@ def specs_of(games: Path, tmp_path: Path, names: tuple[str, ...]) -> tuple[list[
 
 @pytest.mark.usefixtures("cluster")
 @pytest.mark.parametrize("how", ["raise", "exit"])
-def test_task_failing_once_is_retried_and_reported(how: str, games: Path, tmp_path: Path) -> None:
+def test_task_failing_once_is_retried_and_reported(how: str, games: Path, single: Single, tmp_path: Path) -> None:
     specs, outputs = specs_of(games, tmp_path, ("a.egn",))
     split = specs[0].frames // 2
     second = batch.plan_segments(specs[0], batch.steps_of(specs[0]), split_frames=split)[1]
@@ -254,7 +270,7 @@ def test_task_failing_once_is_retried_and_reported(how: str, games: Path, tmp_pa
     print_report(report, file=text)
     expected = "attempt 1: RuntimeError: injected failure" if how == "raise" else "1 attempt(s) lost with their worker"
     assert f"a.egn deal 2: succeeded after 2 attempts ({expected})" in text.getvalue()
-    assert decoded(outputs[0], "qtrle") == decoded(single(games / "a.egn", tmp_path / "one.mov", "qtrle"), "qtrle")
+    assert decoded(outputs[0], "qtrle") == decoded(single(games / "a.egn", "qtrle"), "qtrle")
 
 
 @pytest.mark.usefixtures("cluster")
