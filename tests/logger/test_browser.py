@@ -292,6 +292,44 @@ async def test_every_target_is_big_enough_to_tap(server: Server, browser: Any, s
     await ctx.close()
 
 
+async def test_the_program_frame_fits_a_phone_and_draws_at_the_size_shown(server: Server, browser: Any) -> None:
+    """The program output as a phone shows it (the logger's default): a 320x180 frame that
+    keeps the page within the screen, drawn at that size in the phone's pixels (it was a
+    1280x720 frame scaled down: a full 1920x1080 drawing at this density, 13 times the pixels,
+    and a frame 1280 px wide in the layout, which pushed the table's seats off the screen),
+    the overlay over black."""
+    await _table(server, "t1", generate_game(29, deals=1))
+    ctx = await browser.new_context(**{**PHONE, "viewport": {"width": 390, "height": 844}, "device_scale_factor": 3})
+    page = await ctx.new_page()
+    driver = Driver(page)
+    await driver.sign_in(server.base, "t1", TOKEN, program=True)
+    frame = page.locator("#program iframe")
+    box = await frame.bounding_box()
+    assert box is not None and (box["width"], box["height"]) == (320, 180)
+    assert await page.evaluate("document.documentElement.scrollWidth") <= 390  # nothing runs off the side
+    await driver.pick_dealer(0)
+    await driver.tap_action({"kind": "new_deal", "dealer": 0, "upCard": "Jh"})
+    await driver.drained()
+    monitor = next(f for f in page.frames if "/overlay/t1" in f.url)
+    await monitor.wait_for_function("() => window.euchreOverlay && window.euchreOverlay.state.frames > 0", polling=50)
+    drawn = await monitor.evaluate("() => { const c = document.querySelector('canvas'); return [c.width, c.height]; }")
+    # 320 CSS px at 3 device pixels each, the scale rounded up to 1/32 of the program's 1280x720
+    assert 960 <= drawn[0] <= 960 + 1280 / 32 and 540 <= drawn[1] <= 540 + 720 / 32, drawn
+    assert await page.evaluate("document.documentElement.scrollWidth") <= 390
+    # the four seats within the screen (read at once: the table is drawn again on each update)
+    seats = await page.evaluate(
+        "[...document.querySelectorAll('#table .seat')].map((e) => { const r = e.getBoundingClientRect(); return [e.className, r.left, r.right]; })"
+    )
+    assert len(seats) == 4 and all(0 <= left and right <= 390 for _, left, right in seats), seats
+    from io import BytesIO
+
+    from PIL import Image
+
+    corner = Image.open(BytesIO(await frame.screenshot())).convert("RGB").getpixel((3, 3))
+    assert corner == (0, 0, 0), f"the frame's corner, where the overlay draws nothing: {corner}"
+    await ctx.close()
+
+
 def test_nothing_needs_a_hover_and_every_choice_names_its_action() -> None:
     css = (STATIC / "logger.css").read_text(encoding="utf-8")
     assert ":hover" not in css
