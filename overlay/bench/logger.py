@@ -17,6 +17,10 @@ it), so every tap goes through the page's engine choices, its outbox and the ser
   unchecked pad, then it comes back; 0 actions may be lost or doubled (the server's ``seq``
   equals the script's count and the game equals the intended one), and the page's log says
   how many answers were resent as duplicates.
+* **the page watched** (``--watch``, default 10 s): the logger page as a phone of
+  ``--watch-dpr`` device pixels per CSS pixel (3) shows it by default, its program frame in
+  it, on a channel playing a generated game: Chromium's CPU per second over the watch, and the
+  size the frame's page draws at (the frame's size in the phone's pixels, not the output's).
 
 The driver (:class:`Driver`, :func:`intended`, :func:`button_json`, :func:`deal_diff`) is
 what ``tests/logger/test_browser.py`` uses too.
@@ -35,7 +39,7 @@ from typing import Any
 
 from engine.actions import actions_of
 
-from .server import pct, start_server
+from .server import chromium_cpu, pct, start_server
 from .services import empty_game
 
 __all__ = ["HELP", "add_arguments", "run", "Driver", "intended", "button_json", "deal_diff", "program_lags", "KEY_ORDER"]
@@ -286,12 +290,41 @@ async def _one(browser: Any, session: Any, base: str, channel: str, doc: dict[st
     }
 
 
+async def _watch(browser: Any, session: Any, base: str, *, seconds: float, dpr: float) -> dict[str, Any]:
+    """The logger page on a phone with its program frame (the page's default) while the
+    channel plays: Chromium's CPU per second, and the frame page's canvas."""
+    from engine.generate import generate_game
+
+    async with session.post(f"{base}/api/channels", json={"id": "watch"}) as r:
+        assert r.status == 201, await r.text()
+    async with session.put(f"{base}/api/channels/watch/game", data=json.dumps(generate_game(31, deals=2))) as r:
+        assert r.status == 200, await r.text()
+    async with session.post(f"{base}/api/channels/watch/control/play", json={}) as r:
+        assert r.status == 200, await r.text()
+    ctx = await browser.new_context(**{**PHONE, "device_scale_factor": dpr})
+    page = await ctx.new_page()
+    await page.goto(f"{base}/logger/watch")
+    await page.fill("#key", TOKEN)
+    await page.click("#signin button")
+    await page.wait_for_selector("#program iframe")
+    await asyncio.sleep(2.0)  # the frame's page loads and takes up the play
+    monitor = next(f for f in page.frames if "/overlay/watch" in f.url)
+    canvas = await monitor.evaluate("() => { const c = document.querySelector('canvas'); return `${c.width}x${c.height}`; }")
+    c0, t0 = chromium_cpu(), time.monotonic()
+    await asyncio.sleep(seconds)
+    cpu = (chromium_cpu() - c0) / (time.monotonic() - t0)
+    await ctx.close()
+    return {"watch_cpu_per_s": round(cpu, 3), "watch_s": seconds, "watch_dpr": dpr, "watch_program_canvas": canvas}
+
+
 def add_arguments(p: argparse.ArgumentParser) -> None:
     p.add_argument("--seed", type=int, default=29, help="the generated game's seed (a whole game is logged)")
     p.add_argument("--deals", type=int, default=None, help="log only this many deals of it")
     p.add_argument("--intervals", default="0.3,0.15", help="seconds between taps of each pace run, comma-separated")
     p.add_argument("--drop", type=float, default=10.0, help="seconds the network is cut in the dropped-network run (0: no such run)")
     p.add_argument("--drop-interval", type=float, default=0.3, help="seconds between taps of the dropped-network run")
+    p.add_argument("--watch", type=float, default=10.0, help="seconds the logger page is watched, its program frame shown, on a playing channel, for Chromium's CPU (0: not)")
+    p.add_argument("--watch-dpr", type=float, default=3.0, help="device pixels per CSS pixel of the watched phone")
 
 
 async def _run(args: argparse.Namespace) -> dict[str, Any]:
@@ -319,6 +352,8 @@ async def _run(args: argparse.Namespace) -> dict[str, Any]:
                 for n, (name, interval, drop, at) in enumerate(runs):
                     one = await _one(browser, session, base, f"log{n}", doc, interval=interval, drop=drop, drop_at=at)
                     figures.update({f"{name}_{k}": v for k, v in one.items()})
+                if args.watch > 0:
+                    figures.update(await _watch(browser, session, base, seconds=args.watch, dpr=args.watch_dpr))
                 await browser.close()
         finally:
             proc.terminate()
