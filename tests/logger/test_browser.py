@@ -15,10 +15,12 @@ import json
 import re
 import time
 from collections.abc import AsyncIterator
+from io import BytesIO
 from pathlib import Path
 from typing import Any
 
 import pytest
+from PIL import Image
 
 from engine.generate import generate_game
 from overlay.bench.logger import PHONE, Driver, button_json, deal_diff, intended, program_lags
@@ -295,7 +297,7 @@ async def test_every_target_is_big_enough_to_tap(server: Server, browser: Any, s
 async def test_the_program_frame_fits_a_phone_and_draws_at_the_size_shown(server: Server, browser: Any) -> None:
     """The program output as a phone shows it (the logger's default): a 320x180 frame that
     keeps the page within the screen, drawn at that size in the phone's pixels (it was a
-    1280x720 frame scaled down: a full 1920x1080 drawing at this density, 13 times the pixels,
+    1280x720 frame scaled down: a full 1920x1080 drawing at this density, four times the pixels,
     and a frame 1280 px wide in the layout, which pushed the table's seats off the screen),
     the overlay over black."""
     await _table(server, "t1", generate_game(29, deals=1))
@@ -321,10 +323,6 @@ async def test_the_program_frame_fits_a_phone_and_draws_at_the_size_shown(server
         "[...document.querySelectorAll('#table .seat')].map((e) => { const r = e.getBoundingClientRect(); return [e.className, r.left, r.right]; })"
     )
     assert len(seats) == 4 and all(0 <= left and right <= 390 for _, left, right in seats), seats
-    from io import BytesIO
-
-    from PIL import Image
-
     corner = Image.open(BytesIO(await frame.screenshot())).convert("RGB").getpixel((3, 3))
     assert corner == (0, 0, 0), f"the frame's corner, where the overlay draws nothing: {corner}"
     await ctx.close()
