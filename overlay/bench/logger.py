@@ -303,9 +303,7 @@ async def _watch(browser: Any, session: Any, base: str, *, seconds: float, dpr: 
         assert r.status == 200, await r.text()
     ctx = await browser.new_context(**{**PHONE, "device_scale_factor": dpr})
     page = await ctx.new_page()
-    await page.goto(f"{base}/logger/watch")
-    await page.fill("#key", TOKEN)
-    await page.click("#signin button")
+    await Driver(page).sign_in(base, "watch", TOKEN, program=True)
     await page.wait_for_selector("#program iframe")
     await asyncio.sleep(2.0)  # the frame's page loads and takes up the play
     monitor = next(f for f in page.frames if "/overlay/watch" in f.url)
