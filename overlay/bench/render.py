@@ -9,7 +9,7 @@ import json
 from typing import Any
 
 from ..video.job import parse_size
-from .timing import median_ms
+from .timing import median_ms, one_core
 
 __all__ = ["HELP", "add_arguments", "run"]
 
@@ -22,18 +22,17 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
 
 
 def run(args: argparse.Namespace) -> dict[str, Any]:
-    import os
+    with one_core():
+        return _run(args)
 
+
+def _run(args: argparse.Namespace) -> dict[str, Any]:
     from engine.generate import generate_game
     from engine.load import load_game
     from engine.state import StepKind
     from renderer.build import build_scene
     from renderer.raster import Assets, raster, to_rgba
 
-    try:
-        os.sched_setaffinity(0, {min(os.sched_getaffinity(0))})  # one core
-    except (AttributeError, OSError):
-        pass
     size = parse_size(args.size) or (1920, 1080)
     tl = load_game(json.dumps(generate_game(7)), source="bench").timeline
     # a busy frame: mid-deal, a card in flight, full hands on the table

@@ -10,7 +10,7 @@ import statistics
 import time
 from typing import Any
 
-from .timing import median_ms
+from .timing import median_ms, one_core
 
 __all__ = ["HELP", "add_arguments", "run"]
 
@@ -28,8 +28,11 @@ def _pct(samples: list[float], q: float) -> float:
 
 
 def run(args: argparse.Namespace) -> dict[str, Any]:
-    import os
+    with one_core():
+        return _run(args)
 
+
+def _run(args: argparse.Namespace) -> dict[str, Any]:
     from engine.generate import generate_game
     from engine.load import load_game
     from engine.stats import match_stats
@@ -41,10 +44,6 @@ def run(args: argparse.Namespace) -> dict[str, Any]:
     from ..service.branching import line_game
     from ..service.feed import load_bytes
 
-    try:
-        os.sched_setaffinity(0, {min(os.sched_getaffinity(0))})  # one core
-    except (AttributeError, OSError):
-        pass
     games = [load_game(json.dumps(generate_game(100 + i, deals=max(1, int(args.deals)))), source="bench").timeline for i in range(max(1, int(args.games)))]
     plain_us: list[float] = []
     cold_us: list[float] = []
