@@ -15,10 +15,13 @@ from engine.load import load_game
 
 BASE = generate_game(5, deals=3, ruleset={"defend_alone": True}, annotate=True)
 
+#: values put in the document's places; an empty dict or list is a new one each time (``st.just({})``
+#: gave one shared dict: an edit into it after another had placed it put it inside itself, and
+#: what one example wrote into it stayed for the next)
 junk = st.one_of(
     st.none(), st.booleans(), st.integers(-5, 300), st.floats(allow_nan=False), st.text(max_size=6),
     st.sampled_from(["Jd", "B", "Xx", "Pass", "Order", "n", "x", "R", "TRICK_PLAY", "EUCHRE_BIDDING"]),
-    st.lists(st.sampled_from(["Jd", "9s", "Ah", "Pass"]), max_size=6), st.just({}), st.just([]),
+    st.lists(st.sampled_from(["Jd", "9s", "Ah", "Pass"]), max_size=6), st.builds(dict), st.builds(list),
 )
 
 
