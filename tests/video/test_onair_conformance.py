@@ -304,7 +304,7 @@ def _inject(show: Show) -> tuple[np.ndarray, np.ndarray]:
     from overlay.browser.inject import LiveOverlay, inject
 
     src = show.tmp / "in.mov"
-    background = _lossless_input(src, 3.0)
+    background = _lossless_input(src, 1.0)  # every frame waits for the first picture: the last one has it
     out = show.tmp / "out.mkv"
     overlay = LiveOverlay(show.base, "c1", size=SIZE).start()
     try:
