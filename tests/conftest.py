@@ -4,6 +4,7 @@ Chromium, games and the test server; the golden-image helper with --update-golde
 from __future__ import annotations
 
 import os
+from collections.abc import Iterator
 
 import pytest
 
@@ -51,6 +52,18 @@ def pytest_runtest_teardown(item: pytest.Item, nextitem: pytest.Item | None) -> 
 
         gc.collect()
         gc.freeze()
+
+
+@pytest.fixture(autouse=True)
+def _cores_kept() -> Iterator[None]:
+    """Each test leaves its process on the cores it had: ``bench render`` run from a test once
+    held its worker, and every server, render and browser the worker started after, to one core
+    for the rest of the run."""
+    before = os.sched_getaffinity(0) if hasattr(os, "sched_getaffinity") else None
+    yield
+    if before is not None:
+        after = os.sched_getaffinity(0)
+        assert after == before, f"the test left this process on cores {sorted(after)} (it had {sorted(before)})"
 
 
 def pytest_report_header(config: pytest.Config) -> str:
