@@ -18,16 +18,18 @@ def one_core() -> Iterator[None]:
     """This process on one core (its lowest) while the block runs, and back on the cores it
     had after: a bench run in a process that goes on (``main(["bench", ...])`` from Python, a
     test worker) must not leave it, and the processes it starts later, on one core."""
+    had: set[int] | None = None
     try:
         cores = os.sched_getaffinity(0)
         os.sched_setaffinity(0, {min(cores)})
+        had = cores
     except (AttributeError, OSError):  # no affinity here (macOS) or not allowed
-        yield
-        return
+        pass
     try:
         yield
     finally:
-        os.sched_setaffinity(0, cores)
+        if had is not None:
+            os.sched_setaffinity(0, had)
 
 
 def median_ms(fn: Callable[[], object], reps: int) -> float:
