@@ -255,14 +255,16 @@ def read_channel_settings(path: Path) -> tuple[ChannelSettings, Path | None]:
     """A channel's settings document (``GET …/settings``), or the studio's full export of
     it: the same document with the uploaded images it names under :data:`EXPORT_IMAGES`
     (file name -> base64), which are written to a folder of their own (returned; it lives as
-    long as the process), so a render needs no data folder.
+    long as the process and is removed when it exits), so a render needs no data folder.
 
     Raises:
         OSError: unreadable, not JSON, or an image that is not base64.
         pydantic.ValidationError: settings the model refuses.
     """
+    import atexit
     import base64
     import binascii
+    import shutil
     import tempfile
 
     from renderer.settings import ChannelSettings
@@ -279,6 +281,7 @@ def read_channel_settings(path: Path) -> tuple[ChannelSettings, Path | None]:
     if not images:
         return settings, None
     folder = Path(tempfile.mkdtemp(prefix="euchre-overlay-images-"))
+    atexit.register(shutil.rmtree, folder, ignore_errors=True)
     for name, data in images.items():
         if not isinstance(name, str) or "/" in name or "\\" in name or name.startswith("."):
             raise OSError(f"{path}: image name {str(name)[:60]!r} is not a file name")

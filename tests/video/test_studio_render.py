@@ -155,13 +155,18 @@ async def test_the_exported_look_renders_the_same_frame_with_no_data_folder(clie
     (tmp_path / "settings.json").write_text(json.dumps(stored))
     (tmp_path / "game.egn").write_text(json.dumps(DOC))
 
+    temp = tmp_path / "temp"  # the command's temporary folder: the export's images go there
+    temp.mkdir()
+
     def frame(out: str, *extra: str) -> np.ndarray:
         res = subprocess.run([sys.executable, "-m", "overlay.cli", "frame", str(tmp_path / "game.egn"), "--step", "12", "-o", str(tmp_path / out), *extra],
-                             capture_output=True, text=True, timeout=120, cwd=tmp_path, env={"PYTHONPATH": str(ROOT), "PATH": "/usr/bin:/bin", "HOME": str(tmp_path)})
+                             capture_output=True, text=True, timeout=120, cwd=tmp_path,
+                             env={"PYTHONPATH": str(ROOT), "PATH": "/usr/bin:/bin", "HOME": str(tmp_path), "TMPDIR": str(temp)})
         assert res.returncode == 0, res.stderr
         return np.asarray(Image.open(tmp_path / out).convert("RGBA"))
 
     exported = frame("a.png", "--channel-settings", str(tmp_path / "look.json"))
+    assert list(temp.iterdir()) == []  # the images' folder went with the process
     with_data = frame("b.png", "--channel-settings", str(tmp_path / "settings.json"), "--uploads", str(Path(settings.data_dir) / "uploads"))
     assert np.array_equal(exported, with_data)
     magenta = (np.abs(exported[..., :3].astype(int) - (230, 20, 230)).max(axis=2) < 8).sum()
