@@ -57,6 +57,10 @@ class Schedule:
     begins, the last one for its own ``durations[-1]``.  ``first``/``last`` bound the steps
     shown (``--deals``); output time runs over ``[t0, t1)``.  Before ``starts[first]`` the
     frame is empty (a synced render starts at the match video's time 0).
+
+    ``skip`` (seconds, a whole number of frames) leaves out the start of the video
+    (``--from``, :meth:`window`): frame ``n`` is the frame ``n + skip * fps`` of the video
+    without it, at the very same output time, so a window's frames are that video's frames.
     """
 
     starts: tuple[float, ...]
@@ -65,6 +69,7 @@ class Schedule:
     last: int
     t0: float
     t1: float
+    skip: Fraction = Fraction(0)
 
     @classmethod
     def of(
@@ -94,17 +99,47 @@ class Schedule:
 
     @property
     def duration(self) -> float:
-        return self.t1 - self.t0
+        """Seconds of video (after ``skip``)."""
+        return self.t1 - self.t0 - float(self.skip)
 
     def frames(self, fps: Fraction) -> int:
-        """Frames in ``[t0, t1)`` at ``fps`` (at least one when there is a step)."""
+        """Frames in ``[t0 + skip, t1)`` at ``fps`` (at least one when there is a step)."""
         if self.last < self.first:
             return 0
-        return max(1, math.ceil(self.duration * fps - 1e-9))
+        return max(1, math.ceil((self.t1 - self.t0) * fps - 1e-9) - math.ceil(self.skip * fps))
 
     def time_of(self, n: int, fps: Fraction) -> float:
         """Output time of frame ``n``."""
-        return self.t0 + float(Fraction(n) / fps)
+        return self.t0 + float(Fraction(n) / fps + self.skip)
+
+    def window(self, fps: Fraction, start: float | None = None, end: float | None = None) -> Schedule:
+        """This video from ``start`` to ``end`` (seconds into it; ``None``: its start, its end):
+        the frames ``k`` with ``start <= k / fps < end``, the first of them frame 0.
+
+        The steps shown are narrowed to those on screen in the window, so a piece of a
+        render (a Ray segment, a deal label) starts from the window's first step.
+
+        Raises:
+            ValueError: ``start`` is not before ``end``, or not before the end of the video.
+        """
+        total = self.frames(fps)
+        before = math.ceil(self.skip * fps)
+        lo = 0 if start is None else max(0, math.ceil(Fraction(start) * fps - Fraction(1, 10**9)))
+        hi = total if end is None else min(total, max(0, math.ceil(Fraction(end) * fps - Fraction(1, 10**9))))
+        if start is not None and end is not None and end <= start:
+            raise ValueError(f"the window ends ({end:g} s) before it starts ({start:g} s)")
+        if lo >= total:
+            raise ValueError(f"the window starts at {start:g} s, after the video's end ({float(Fraction(total) / fps):g} s, {total} frames)")
+        if hi <= lo:
+            raise ValueError(f"the window from {start or 0:g} s to {end:g} s holds no frame at {float(fps):g} fps")
+        skip = Fraction(before + lo) / fps
+        t1 = self.t1 if hi == total else self.t0 + float(Fraction(before + hi) / fps)
+        out = Schedule(self.starts, self.durations, self.first, self.last, self.t0, t1, skip)
+        a, _ = out.locate(out.time_of(0, fps))
+        b, _ = out.locate(out.time_of(hi - lo - 1, fps))
+        first = self.first if a is None else a
+        last = self.last if b is None else b
+        return Schedule(self.starts, self.durations, first, last, self.t0, t1, skip)
 
     def locate(self, time: float) -> tuple[int | None, float]:
         """``(step, seconds into it)`` on screen at output time ``time``; ``None`` = empty."""

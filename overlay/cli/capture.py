@@ -21,7 +21,7 @@ __all__ = ["register", "run_capture"]
 
 def register(sub: Any) -> None:
     from ..video.writer import CODECS
-    from .options import add_analysis_argument, add_job_arguments
+    from .options import add_analysis_argument, add_job_arguments, add_window_arguments
 
     p = sub.add_parser(
         "capture",
@@ -38,6 +38,7 @@ def register(sub: Any) -> None:
     p.add_argument("--background", default=None, help="draw over this colour (#rrggbb); h264 defaults to black")
     p.add_argument("--on-interrupt", choices=("keep", "remove"), default="keep", help="Ctrl+C keeps a playable file (default) or removes it")
     add_job_arguments(p)
+    add_window_arguments(p)
     add_analysis_argument(p)
     p.set_defaults(func=run_capture)
 
@@ -69,6 +70,8 @@ def run_capture(args: argparse.Namespace) -> int:
         )
         size, fps = job.size, job.fps
     else:
+        if args.start is not None or args.end is not None:
+            raise OSError("--from/--to cut a game file's video: a channel's page is recorded for --duration")
         try:
             fps = parse_fps(args.fps)
         except ValueError as exc:

@@ -11,7 +11,7 @@ from collections.abc import Callable, Iterable
 from pathlib import Path
 from typing import Any
 
-__all__ = ["add_job_arguments", "add_analysis_argument", "progress", "run_frames"]
+__all__ = ["add_job_arguments", "add_window_arguments", "add_analysis_argument", "progress", "run_frames"]
 
 
 def add_job_arguments(p: argparse.ArgumentParser, *, clock: bool = True) -> None:
@@ -29,6 +29,13 @@ def add_job_arguments(p: argparse.ArgumentParser, *, clock: bool = True) -> None
         p.add_argument("--deals", default=None, help="only these deals, 1-based as inspect lists them: 3, 3-5")
         p.add_argument("--sync", default=None, help="a timing file (or an old EGN file with 'timings') placing steps at match-video times")
     p.add_argument("--uploads", default=None, type=Path, help="folder of the images the studio uploaded (default: DATA/uploads of the server's data folder), for photos and logos named by --channel-settings")
+
+
+def add_window_arguments(p: argparse.ArgumentParser) -> None:
+    """``--from``/``--to``: a piece of a game's video (render and capture of a game file)."""
+    p.add_argument("--from", dest="start", default=None, metavar="TIME",
+                   help="start at this time of the whole video (seconds, or [h:]mm:ss[.fff] as an editor's timeline shows it); its frames are the whole video's")
+    p.add_argument("--to", dest="end", default=None, metavar="TIME", help="end before this time of the whole video (default: its end)")
 
 
 def add_analysis_argument(p: argparse.ArgumentParser) -> None:

@@ -15,7 +15,7 @@ from typing import Any
 
 from ..video.batch import GameInput
 from ..video.job import Job, JobOptions, load_job
-from .options import add_analysis_argument, add_job_arguments, progress, run_frames
+from .options import add_analysis_argument, add_job_arguments, add_window_arguments, progress, run_frames
 
 __all__ = ["register", "run_render"]
 
@@ -32,6 +32,7 @@ def register(sub: Any) -> None:
     p.add_argument("-o", "--output", required=True, help="output file (a folder for --codec png)")
     p.add_argument("--codec", choices=list(CODECS), default="qtrle", help="qtrle (default, lossless alpha), vp9, prores (4444), png (sequence), h264 (no alpha)")
     add_job_arguments(p)
+    add_window_arguments(p)
     p.add_argument("--background", default=None, help="draw over this colour (#rrggbb); h264 defaults to black")
     p.add_argument("--on-interrupt", choices=("keep", "remove"), default="keep", help="Ctrl+C keeps a playable file of what was written (default) or removes it")
     p.add_argument("--progress-file", default=None, metavar="FILE", help="write 'DONE TOTAL' (frames) to FILE a few times a second (for a program watching the render)")

@@ -296,7 +296,7 @@ def _deal_numbers(steps: Sequence[GameState]) -> dict[int, int]:
 
 def _first_frame_at(sched: Schedule, fps: Fraction, time: float, total: int) -> int:
     """The first frame whose output time is at ``time`` or later (as ``Schedule.locate`` rounds)."""
-    k = max(0, math.floor((time - sched.t0) * fps) - 1)
+    k = max(0, math.floor((time - sched.t0 - float(sched.skip)) * fps) - 1)
     while k < total and sched.time_of(k, fps) < time - 1e-9:
         k += 1
     return k

@@ -11,6 +11,7 @@ what one process draws.
 from __future__ import annotations
 
 import json
+import math
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from fractions import Fraction
@@ -31,7 +32,7 @@ if TYPE_CHECKING:
     from renderer.timing import Timing
     from renderer.view import View
 
-__all__ = ["Job", "JobOptions", "load_job", "read_channel_settings", "EXPORT_IMAGES", "frame_source", "output_views", "parse_deals", "parse_size", "load_view"]
+__all__ = ["Job", "JobOptions", "load_job", "read_channel_settings", "EXPORT_IMAGES", "frame_source", "output_views", "parse_clock", "parse_deals", "parse_size", "load_view"]
 
 
 @dataclass(frozen=True)
@@ -53,6 +54,9 @@ class JobOptions:
     uploads: Path | None = None
     #: "full", "public", "none", or None: as ``channel_settings`` say (off without them)
     analysis: str | None = None
+    #: ``--from``/``--to``: a window of the video (seconds or ``[h:]mm:ss[.fff]``), None: its start/end
+    start: str | None = None
+    end: str | None = None
 
     @classmethod
     def of(cls, args: Any) -> JobOptions:
@@ -204,6 +208,13 @@ def load_job(
     except ValueError as exc:
         raise OSError(f"--fps: {exc}") from None
     schedule = Schedule.of(starts, durations, steps=parse_deals(options.deals, steps), from_zero=from_zero or bool(options.sync))
+    if options.start is not None or options.end is not None:
+        start, end = parse_clock(options.start, "--from"), parse_clock(options.end, "--to")
+        try:
+            schedule = schedule.window(rate, start, end)
+        except ValueError as exc:
+            flags = " ".join(f"{flag} {text}" for flag, text in (("--from", options.start), ("--to", options.end)) if text is not None)
+            raise OSError(f"{source}: {flags}: {exc}") from None
     return Job(
         source=source,
         steps=steps,
@@ -342,6 +353,35 @@ def frame_source(
         analysis=layer,
         public=analysis == "public",
     )
+
+
+def parse_clock(text: str | None, option: str) -> float | None:
+    """A time on the video's clock: seconds (``75.5``) or ``[h:]mm:ss[.fff]`` (``1:15.5``,
+    ``0:01:15.5``), as an editor reads it off a timeline; ``None`` for no text.
+
+    Raises:
+        OSError: not such a time (names ``option``).
+    """
+    if text is None:
+        return None
+    parts = text.strip().split(":")
+    try:
+        if len(parts) > 3 or any(not p.strip() for p in parts):
+            raise ValueError(text)
+        *whole, last = parts
+        seconds = float(last)
+        units = [int(p) for p in whole]
+        if any(u < 0 for u in units) or (units and not 0 <= seconds < 60) or (len(units) == 2 and units[1] >= 60):
+            raise ValueError(text)
+    except ValueError:
+        raise OSError(f"{option} {text!r}: expected seconds (75.5) or [h:]mm:ss[.fff] (1:15.5)") from None
+    minutes = 0
+    for u in units:  # hours, minutes
+        minutes = minutes * 60 + u
+    value = minutes * 60 + seconds
+    if not math.isfinite(value) or value < 0:
+        raise OSError(f"{option} {text!r}: expected a time of 0 or more")
+    return value
 
 
 def parse_size(text: str | None) -> tuple[int, int] | None:

@@ -134,6 +134,58 @@ def test_frames_are_a_pure_function_of_t(game_file: Path, tmp_path: Path) -> Non
     assert all(np.array_equal(a, b) for a, b in zip(outs[0], outs[1]))
 
 
+def test_a_window_is_the_whole_videos_frames(game_file: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    """``--from``/``--to``: the whole render's frames from the first at or after FROM to the
+    last before TO, pixel for pixel, drawn in this process or by drawing workers; the clip's
+    own clock starts at 0.  A window past the end is refused naming the game and the flags."""
+    from overlay.cli import main
+
+    common = [str(game_file), "--size", "320x180", "--fps", "10", "--deals", "1"]
+    assert main(["render", *common, "-o", str(tmp_path / "whole.mov"), "--workers", "0"]) == 0
+    whole = decode(tmp_path / "whole.mov", "qtrle")
+    windows = {"a": (["--from", "1.25", "--to", "0:03"], "0", 13, 30), "b": (["--from", "0:02"], "2", 20, len(whole))}
+    for name, (window, workers, lo, hi) in windows.items():
+        out = tmp_path / f"{name}.mov"
+        assert main(["render", *common, *window, "--workers", workers, "-o", str(out)]) == 0
+        got = decode(out, "qtrle")
+        assert len(got) == hi - lo, name
+        assert all(np.array_equal(a, b) for a, b in zip(got, whole[lo:hi])), name
+        with av.open(str(out)) as c:
+            assert next(c.decode(video=0)).time == 0.0
+    capsys.readouterr()
+    assert main(["render", *common, "--from", "900", "-o", str(tmp_path / "x.mov")]) == 2
+    err = capsys.readouterr().err
+    assert f"{game_file.name}: --from 900: the window starts at 900 s, after the video's end" in err
+    assert main(["render", *common, "--from", "1:75", "-o", str(tmp_path / "x.mov")]) == 2
+    assert "--from '1:75': expected seconds (75.5) or [h:]mm:ss[.fff]" in capsys.readouterr().err
+
+
+def test_a_window_of_the_schedule() -> None:
+    """:meth:`Schedule.window`: its frame ``n`` is at the whole video's time of frame ``n + k0``
+    (the very same float), a window of a window is the window of the sum, and the steps shown
+    are the ones on screen in it."""
+    from overlay.video.job import parse_clock
+
+    fps = Fraction(30000, 1001)
+    sched = Schedule.of([0.0, 1.0, 2.5, 4.0, 6.0], [1.0, 1.5, 1.5, 2.0, 1.0], steps=(1, 4))
+    whole = sched.frames(fps)
+    win = sched.window(fps, 2.0, 3.5)  # output time starts at step 1's start, 1.0
+    # frames 60 (the first at or after 2 s: 60 * 1001 / 30000 = 2.002 s) to 104 (3.4968 s)
+    assert [win.time_of(n, fps) for n in range(win.frames(fps))] == [sched.time_of(k, fps) for k in range(60, 105)]
+    assert (win.first, win.last) == (2, 3) and (sched.first, sched.last) == (1, 4)
+    again = win.window(fps, 0.5)  # frames 15.. of the window: 75..104 of the whole
+    assert again.frames(fps) == 30 and again.time_of(0, fps) == sched.time_of(75, fps)
+    assert again.time_of(29, fps) == sched.time_of(104, fps)
+    assert sched.window(fps, None, 0.5).frames(fps) == 15 and sched.window(fps, None, 99).frames(fps) == whole
+    for start, end, words in ((9.0, None, "after the video's end"), (2.0, 1.0, r"ends \(1 s\) before it starts"), (1.0, 1.001, "holds no frame")):
+        with pytest.raises(ValueError, match=words):
+            sched.window(fps, start, end)
+    assert [parse_clock(t, "--from") for t in ("75.5", "1:15.5", "0:01:15.5", "0")] == [75.5, 75.5, 75.5, 0.0]
+    for bad in ("", "1::2", "-3", "1:60", "x", "nan", "1:2:3:4"):
+        with pytest.raises(OSError, match="--from"):
+            parse_clock(bad, "--from")
+
+
 def test_sync_fills_between_stamps() -> None:
     model = [0.0, 1.0, 2.0, 4.0, 5.0, 6.0]
     got = sync_starts(model, {1: 10.0, 3: 20.0})

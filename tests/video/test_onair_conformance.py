@@ -371,11 +371,13 @@ async def test_every_output_draws_the_same_moment(show: Show, browser: Any) -> N
             outputs["A"]["ograf"] = px
         else:
             outputs[name]["page"] = px
-    rendered = show.tmp / "render.mov"
-    _cli("render", str(show.game), "-o", str(rendered), "--fps", str(FPS), "--deals", "2", *common)
-    captured = show.tmp / "capture.mov"
-    _cli("capture", str(show.game), "-o", str(captured), "--fps", str(FPS), "--deals", "2", *common)
+    # the deal's video up to the later moment (--to half a frame after it): its frames are the whole deal's
     wanted = [m.frame for m in moments.values()]
+    clock = ("--fps", str(FPS), "--deals", "2", "--to", repr((max(wanted) + 0.5) / FPS))
+    rendered = show.tmp / "render.mov"
+    _cli("render", str(show.game), "-o", str(rendered), *clock, *common)
+    captured = show.tmp / "capture.mov"
+    _cli("capture", str(show.game), "-o", str(captured), *clock, *common)
     for label, path in (("render", rendered), ("capture", captured)):
         frames = _decoded(path, wanted)
         for name, m in moments.items():

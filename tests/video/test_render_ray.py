@@ -115,8 +115,8 @@ def single(tmp_path_factory: pytest.TempPathFactory) -> Single:
     return render
 
 
-def spec_of(path: Path, out: Path, codec: str) -> batch.GameSpec:
-    args = build_parser().parse_args(["render", str(path), "-o", str(out), "--codec", codec, *OPTS])
+def spec_of(path: Path, out: Path, codec: str, *extra: str) -> batch.GameSpec:
+    args = build_parser().parse_args(["render", str(path), "-o", str(out), "--codec", codec, *OPTS, *extra])
     g = batch.GameInput(path.name, path.read_bytes(), out)
     return batch.game_spec(g, load_job(JobOptions.of(args), loaded=batch.load(g)), codec=codec, background=None)
 
@@ -147,6 +147,21 @@ def test_join_at_a_deal_start(codec: str, games: Path, single: Single, tmp_path:
         with av.open(str(one)) as x, av.open(str(tmp_path / f"two{suffix}")) as y:
             sx, sy = x.streams.video[0], y.streams.video[0]
             assert (sx.codec_tag, sx.time_base, sx.format.name) == (sy.codec_tag, sy.time_base, sy.format.name)
+
+
+def test_a_window_in_pieces_is_the_one_process_frames(games: Path, single: Single, tmp_path: Path) -> None:
+    """``render --ray --from --to``: a window from within deal 1 to within deal 2, cut at deal
+    2's start as a task's pieces and joined, is the one-process render's frames of it."""
+    whole = spec_of(games / "a.egn", tmp_path / "x.mov", "qtrle")
+    deal2 = batch.plan_segments(whole, batch.steps_of(whole), split_frames=whole.frames // 2)[1].first
+    lo, hi = 3, whole.frames - 3  # seconds, and frames at 1 fps
+    spec = spec_of(games / "a.egn", tmp_path / "x.mov", "qtrle", "--from", str(lo), "--to", str(hi))
+    assert spec.frames == hi - lo
+    planned = batch.plan_segments(spec, batch.steps_of(spec), split_frames=spec.frames // 2)
+    assert [(s.first, s.end, s.deals) for s in planned] == [(0, deal2 - lo, (1, 1)), (deal2 - lo, hi - lo, (2, 2))]
+    batch.join(spec, [batch.render_segment(spec, s) for s in planned], tmp_path / "w.mov")
+    one = [h for _, h in decoded(single(games / "a.egn", "qtrle"), "qtrle")]
+    assert [h for _, h in decoded(tmp_path / "w.mov", "qtrle")] == one[lo:hi]
 
 
 def test_a_piece_drawn_from_cold_caches_is_the_one_process_frames(games: Path, tmp_path: Path) -> None:
