@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import math
 from collections.abc import Sequence
 from typing import Annotated, Literal
 
@@ -12,7 +13,7 @@ from engine.state import GameState, StepKind, Timeline
 from .easing import EASINGS
 from .ops import IMAGE_ID
 
-__all__ = ["StepTiming", "Transition", "TakeTransition", "Timing", "DEFAULT_TIMING", "EaseName", "durations_of"]
+__all__ = ["StepTiming", "Transition", "TakeTransition", "Timing", "DEFAULT_TIMING", "EaseName", "durations_of", "parse_clock"]
 
 
 def _ease_name(value: str) -> str:
@@ -120,3 +121,31 @@ def durations_of(steps: Sequence[GameState] | Timeline | None, timing: Timing) -
     if isinstance(steps, Timeline):
         steps = steps.steps
     return [float(timing.of(s.kind).total) for s in steps]
+
+
+def parse_clock(text: str) -> float:
+    """A time on a video's clock, in seconds: ``75.5`` or ``[h:]mm:ss[.fff]`` (``1:15.5``,
+    ``0:01:15.5``), as an editor reads it off a timeline (``render --from``, the studio's
+    Render tab).
+
+    Raises:
+        ValueError: not such a time, or a negative one.
+    """
+    parts = text.strip().split(":")
+    try:
+        if len(parts) > 3 or any(not p.strip() for p in parts):
+            raise ValueError(text)
+        *whole, last = parts
+        seconds = float(last)
+        units = [int(p) for p in whole]
+        if any(u < 0 for u in units) or (units and not 0 <= seconds < 60) or (len(units) == 2 and units[1] >= 60):
+            raise ValueError(text)
+    except ValueError:
+        raise ValueError("expected seconds (75.5) or [h:]mm:ss[.fff] (1:15.5)") from None
+    minutes = 0
+    for u in units:  # hours, minutes
+        minutes = minutes * 60 + u
+    value = minutes * 60 + seconds
+    if not math.isfinite(value) or value < 0:
+        raise ValueError("expected a time of 0 or more")
+    return value

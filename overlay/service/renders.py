@@ -15,7 +15,8 @@ written at every change of status), so a restarted server lists the channel's re
 they were: finished ones with their files, one the stop interrupted as failed, with why.
 
 Routes (the API token, as the studio's): ``POST /studio/api/channels/{channel}/renders``
-(JSON: ``codec``, ``deals``, ``fps``, ``size``), ``GET …/renders`` (the channel's jobs),
+(JSON: ``codec``, ``deals``, ``fps``, ``size``, ``from``, ``to``: a piece of that video, as
+``render --from/--to``), ``GET …/renders`` (the channel's jobs),
 ``GET …/renders/{id}``, ``DELETE …/renders/{id}`` (cancel, or delete a finished one's file),
 ``GET …/renders/{id}/file`` (the file, as a download).
 """
@@ -65,6 +66,8 @@ class RenderJob:
     size: str | None
     folder: Path
     source: str
+    start: str | None = None  # render --from: a time of the video (seconds or [h:]mm:ss[.fff])
+    end: str | None = None  # render --to
     status: str = "waiting"  # waiting, running, done, failed, cancelled
     done: int = 0
     total: int = 0
@@ -91,7 +94,8 @@ class RenderJob:
         interrupted (waiting or running) is failed, its partial file removed."""
         try:
             r = json.loads((folder / "job.json").read_text(encoding="utf-8"))
-            job = cls(str(r["id"]), str(r["channel"]), str(r["codec"]), r.get("deals"), str(r["fps"]), r.get("size"), folder, str(r.get("source") or ""))
+            job = cls(str(r["id"]), str(r["channel"]), str(r["codec"]), r.get("deals"), str(r["fps"]), r.get("size"), folder, str(r.get("source") or ""),
+                      start=r.get("from"), end=r.get("to"))
             if job.codec not in CODECS or job.id != folder.name:
                 return None
             job.status, job.done, job.total = str(r["status"]), int(r.get("done") or 0), int(r.get("total") or 0)
@@ -115,6 +119,8 @@ class RenderJob:
             "deals": self.deals,
             "fps": self.fps,
             "size": self.size,
+            "from": self.start,
+            "to": self.end,
             "source": self.source,
             "status": self.status,
             "done": self.done,
@@ -126,6 +132,25 @@ class RenderJob:
             "bytes": self.file.stat().st_size if self.status == "done" and self.file.exists() else None,
             "url": f"/studio/api/channels/{self.channel}/renders/{self.id}/file" if self.status == "done" else None,
         }
+
+
+def _clock(form: dict[str, Any], key: str) -> tuple[str, float] | None:
+    """``from``/``to`` of a render form: the text and its seconds (None: not given).
+
+    Raises:
+        BadRequest: not a time (names the field).
+    """
+    from renderer.timing import parse_clock
+
+    text = form.get(key)
+    if text is None or text == "":
+        return None
+    if not isinstance(text, str) or len(text) > 20:
+        raise BadRequest(f"render: {key} as seconds (75.5) or [h:]mm:ss (1:15.5)")
+    try:
+        return text.strip(), parse_clock(text)
+    except ValueError as exc:
+        raise BadRequest(f"render: {key} {text!r}: {exc}") from None
 
 
 class Renders:
@@ -180,6 +205,9 @@ class Renders:
         size = form.get("size") or None
         if size is not None and (not isinstance(size, str) or not _SIZE.match(size)):
             raise BadRequest("render: size as WIDTHxHEIGHT, e.g. 1920x1080")
+        start, end = _clock(form, "from"), _clock(form, "to")
+        if start is not None and end is not None and end[1] <= start[1]:
+            raise BadRequest(f"render: to ({end[0]}) is not after from ({start[0]})")
         game = ch.game
         if game is None:
             raise BadRequest(f"render: channel {channel!r} has no game to render")
@@ -203,7 +231,8 @@ class Renders:
         folder.mkdir(parents=True, exist_ok=True)
         (folder / "game.egn").write_text(json.dumps(document), encoding="utf-8")
         (folder / "look.json").write_text(json.dumps(self.export(channel)), encoding="utf-8")
-        job = RenderJob(job_id, channel, codec, deals.replace(" ", "") if deals else None, fps, size, folder, source=game.source)
+        job = RenderJob(job_id, channel, codec, deals.replace(" ", "") if deals else None, fps, size, folder, source=game.source,
+                        start=None if start is None else start[0], end=None if end is None else end[0])
         jobs.append(job)
         job.save()
         task = asyncio.get_running_loop().create_task(self._run(job), name=f"render-{channel}-{job_id}")
@@ -226,6 +255,10 @@ class Renders:
                 args += ["--deals", job.deals]
             if job.size:
                 args += ["--size", job.size]
+            if job.start:
+                args += ["--from", job.start]
+            if job.end:
+                args += ["--to", job.end]
             err = (job.folder / "stderr.txt").open("wb")
             try:
                 job.proc = await asyncio.create_subprocess_exec(*args, stdout=asyncio.subprocess.DEVNULL, stderr=err, stdin=asyncio.subprocess.DEVNULL)
@@ -249,7 +282,10 @@ class Renders:
                 job.status = "failed"
                 tail = (job.folder / "stderr.txt").read_text(encoding="utf-8", errors="replace").strip().splitlines()
                 lines = [ln for ln in tail if ln.strip() and "\r" not in ln and "frame/s" not in ln]
-                job.error = (lines[-1] if lines else f"render exited with {rc}")[:600]
+                error = lines[-1] if lines else f"render exited with {rc}"
+                # as the producer knows them: the channel's game, not the job's copy of it
+                error = error.removeprefix("euchre-overlay: ").replace(str(job.folder / "game.egn"), job.source or "the game")
+                job.error = error[:600]
             job.save()
 
     @staticmethod

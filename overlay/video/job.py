@@ -11,7 +11,6 @@ what one process draws.
 from __future__ import annotations
 
 import json
-import math
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from fractions import Fraction
@@ -356,32 +355,19 @@ def frame_source(
 
 
 def parse_clock(text: str | None, option: str) -> float | None:
-    """A time on the video's clock: seconds (``75.5``) or ``[h:]mm:ss[.fff]`` (``1:15.5``,
-    ``0:01:15.5``), as an editor reads it off a timeline; ``None`` for no text.
+    """:func:`renderer.timing.parse_clock` of an option's text (``None``: no text).
 
     Raises:
         OSError: not such a time (names ``option``).
     """
+    from renderer.timing import parse_clock as clock
+
     if text is None:
         return None
-    parts = text.strip().split(":")
     try:
-        if len(parts) > 3 or any(not p.strip() for p in parts):
-            raise ValueError(text)
-        *whole, last = parts
-        seconds = float(last)
-        units = [int(p) for p in whole]
-        if any(u < 0 for u in units) or (units and not 0 <= seconds < 60) or (len(units) == 2 and units[1] >= 60):
-            raise ValueError(text)
-    except ValueError:
-        raise OSError(f"{option} {text!r}: expected seconds (75.5) or [h:]mm:ss[.fff] (1:15.5)") from None
-    minutes = 0
-    for u in units:  # hours, minutes
-        minutes = minutes * 60 + u
-    value = minutes * 60 + seconds
-    if not math.isfinite(value) or value < 0:
-        raise OSError(f"{option} {text!r}: expected a time of 0 or more")
-    return value
+        return clock(text)
+    except ValueError as exc:
+        raise OSError(f"{option} {text!r}: {exc}") from None
 
 
 def parse_size(text: str | None) -> tuple[int, int] | None:

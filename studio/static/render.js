@@ -11,7 +11,7 @@ const CODECS = [["qtrle", "QuickTime Animation (.mov, lossless alpha)"], ["prore
   ["vp9", "VP9 (.webm, alpha)"], ["h264", "H.264 (.mp4, no alpha)"]];
 
 /** what the producer picked (kept across the panel's re-renders) */
-const F = { codec: "qtrle", deals: "", fps: "30", size: "" };
+const F = { codec: "qtrle", deals: "", fps: "30", size: "", from: "", to: "" };
 /** @type {{ channel: string, jobs: any[] } | null} */
 let listed = null;
 /** @type {number | null} */
@@ -34,6 +34,8 @@ async function start() {
   const form = { codec: F.codec, fps: F.fps };
   if (F.deals.trim()) form.deals = F.deals.trim();
   if (F.size.trim()) form.size = F.size.trim();
+  if (F.from.trim()) form.from = F.from.trim();
+  if (F.to.trim()) form.to = F.to.trim();
   try { await S.api.post(url(), form); } catch (err) { notice(err.message); }
   await refresh();
 }
@@ -69,14 +71,18 @@ export function renderRender(p) {
   const fps = h("select", { id: "render-fps", onchange: (e) => { F.fps = e.target.value; } },
     ...["24", "25", "30", "50", "60"].map((v) => h("option", { value: v, selected: v === F.fps ? "" : null }, `${v} frames/s`)));
   const size = h("input", { type: "text", id: "render-size", value: F.size, placeholder: "the view's (1920x1080)", oninput: (e) => { F.size = e.target.value; } });
+  // a piece of that video, on its own clock (render --from/--to): seconds or m:ss
+  const from = h("input", { type: "text", id: "render-from", value: F.from, placeholder: "its start (or 1:05)", oninput: (e) => { F.from = e.target.value; } });
+  const to = h("input", { type: "text", id: "render-to", value: F.to, placeholder: "its end (or 1:25.5)", oninput: (e) => { F.to = e.target.value; } });
   p.append(h("h2", {}, "Render"),
     h("p", { class: "help" }, info.game ? `${info.game.title || info.game.source}: ${info.game.deals} deal(s). Drawn with this channel's program look, match data and images, the way euchre-overlay render draws it, one render at a time beside the live show.` : "No game to render yet (the Game tab)."),
-    field("codec", codec), field("deals", deals), field("frame rate", fps), field("size", size),
+    field("codec", codec), field("deals", deals), field("frame rate", fps), field("size", size), field("from", from), field("to", to),
     h("div", { class: "row" }, h("button", { id: "render-start", class: "primary", disabled: info.game ? null : "", onclick: start }, "Render")));
   const list = h("ul", { class: "list renders" });
   for (const j of (listed && listed.jobs) || []) {
     const pct = Math.round(100 * (j.progress || 0));
-    const what = `${j.codec}${j.deals ? ` · deals ${j.deals}` : " · whole game"} · ${j.fps} fps${j.size ? ` · ${j.size}` : ""}`;
+    const piece = j.from || j.to ? ` · ${j.from || "start"} to ${j.to || "end"}` : "";
+    const what = `${j.codec}${j.deals ? ` · deals ${j.deals}` : " · whole game"}${piece} · ${j.fps} fps${j.size ? ` · ${j.size}` : ""}`;
     const state = j.status === "running" ? `${pct}% (${j.done}/${j.total} frames)` : j.status === "done" ? `done · ${mb(j.bytes || 0)}` : j.status === "failed" ? `failed: ${j.error}` : j.status;
     list.append(h("li", { dataset: { render: j.id, status: j.status } },
       h("span", { class: "name" }, what),

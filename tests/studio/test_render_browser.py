@@ -37,6 +37,8 @@ async def test_the_producer_renders_a_deal_and_downloads_it(browser: Any, server
     await page.fill("#render-deals", "2")
     await page.select_option("#render-fps", "24")
     await page.fill("#render-size", "320x180")  # the form carries the size; small keeps VP9 quick
+    await page.fill("#render-from", "0:01")  # a piece of the deal's video: frames 24 to 95
+    await page.fill("#render-to", "4")
     await page.click("#render-start")
     await page.wait_for_selector(".renders li[data-status='running'], .renders li[data-status='done']", timeout=30_000)
     button = page.locator(".renders li[data-status='done'] button.download")
@@ -50,9 +52,10 @@ async def test_the_producer_renders_a_deal_and_downloads_it(browser: Any, server
     with av.open(str(path)) as c:
         stream = c.streams.video[0]
         n = sum(1 for _ in c.decode(video=0))
-    assert (stream.width, stream.height) == (320, 180) and n > 24
+    assert (stream.width, stream.height) == (320, 180) and n == 72
     jobs = (await server.api("GET", "/studio/api/channels/t1/renders"))["renders"]
-    assert jobs[0]["status"] == "done" and jobs[0]["total"] == n
+    assert jobs[0]["status"] == "done" and jobs[0]["total"] == n and (jobs[0]["from"], jobs[0]["to"]) == ("0:01", "4")
+    assert await page.locator(f".renders li[data-render='{jobs[0]['id']}'] .name").inner_text() == "vp9 · deals 2 · 0:01 to 4 · 24 fps · 320x180"
     # the look, as one file
     async with page.expect_download() as dl:
         await page.click("#look-export-file")

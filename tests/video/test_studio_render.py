@@ -56,12 +56,13 @@ async def _until(client: Any, job: str, want: set[str], timeout: float = 240.0) 
 
 
 async def test_a_deal_range_renders_to_a_file_with_alpha_and_downloads(client: Any) -> None:
-    r = await client.post(URL, json={"codec": "qtrle", "deals": "2", "fps": "24", "size": "640x360"}, headers=AUTH)
+    # deal 2's video from 2 s to 6.5 s: its frames 48 to 155 at 24 frames/s
+    r = await client.post(URL, json={"codec": "qtrle", "deals": "2", "fps": "24", "size": "640x360", "from": "0:02", "to": "6.5"}, headers=AUTH)
     job = await r.json()
-    assert r.status == 202 and job["status"] in ("waiting", "running"), job
+    assert r.status == 202 and job["status"] in ("waiting", "running") and (job["from"], job["to"]) == ("0:02", "6.5"), job
     done = await _until(client, job["id"], {"done", "failed"})
     assert done["status"] == "done", done
-    assert done["total"] > 0 and done["done"] == done["total"] and done["progress"] == 1.0
+    assert done["total"] == 108 and done["done"] == done["total"] and done["progress"] == 1.0
     assert sorted(done["seen"]) == done["seen"]  # progress only goes forward
     listed = (await (await client.get(URL, headers=AUTH)).json())["renders"]
     assert [j["id"] for j in listed] == [job["id"]]
@@ -92,6 +93,7 @@ async def test_a_deal_range_renders_to_a_file_with_alpha_and_downloads(client: A
     again = Renders(renders.hub, renders.root.parent, renders.export)
     back = {j.id: j.to_json() for j in again.of("t1")}
     assert back[job["id"]]["status"] == "done" and back[job["id"]]["bytes"] == done["bytes"] and back[job["id"]]["url"] == done["url"]
+    assert (back[job["id"]]["from"], back[job["id"]]["to"]) == ("0:02", "6.5")
     assert back["0badf00d"]["status"] == "failed" and "server stopped" in back["0badf00d"]["error"]
     assert not (stopped / "t1-0badf00d.mov").exists()
     # the token guards it; a finished job's DELETE removes its file
@@ -127,7 +129,18 @@ async def test_a_render_is_cancelled_and_its_partial_file_removed(client: Any) -
     assert not any(folder.glob("*.mov"))
 
 
-@pytest.mark.parametrize("form, word", [({"codec": "gif"}, "codec"), ({"deals": "two"}, "deals"), ({"fps": "7"}, "fps"), ({"size": "big"}, "size")])
+async def test_a_window_past_the_video_fails_saying_so(client: Any) -> None:
+    r = await client.post(URL, json={"deals": "1", "from": "15:00", "size": "640x360"}, headers=AUTH)
+    assert r.status == 202
+    failed = await _until(client, (await r.json())["id"], {"done", "failed"})
+    # named as the producer knows the game (the channel's), not by the job's copy of it
+    assert failed["status"] == "failed" and failed["source"] and "renders" not in failed["error"], failed
+    assert failed["error"].startswith(f"{failed['source']}: --from 15:00: the window starts at 900 s, after the video's end ("), failed
+
+
+@pytest.mark.parametrize("form, word", [({"codec": "gif"}, "codec"), ({"deals": "two"}, "deals"), ({"fps": "7"}, "fps"), ({"size": "big"}, "size"),
+                                        ({"from": "soon"}, "from 'soon'"), ({"to": "1:75"}, "to '1:75'"), ({"from": 5}, "from"),
+                                        ({"from": "1:00", "to": "30"}, "to (30) is not after from (1:00)")])
 async def test_bad_render_forms_are_refused_naming_the_field(client: Any, form: dict[str, Any], word: str) -> None:
     r = await client.post(URL, json=form, headers=AUTH)
     assert r.status == 400 and word in (await r.json())["error"]
