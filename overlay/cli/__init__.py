@@ -82,6 +82,18 @@ def _tool(name: str) -> ModuleType | None:
         return None
 
 
+def _reader_gone() -> bool:
+    """Whether standard output is a pipe whose reader has closed it."""
+    import select
+
+    try:
+        poll = select.poll()
+        poll.register(sys.stdout.fileno(), select.POLLOUT)
+        return any(ev & select.POLLERR for _, ev in poll.poll(0))
+    except (OSError, ValueError, AttributeError):  # no file descriptor (a caller's StringIO)
+        return False
+
+
 def main(argv: Sequence[str] | None = None) -> int:
     words = list(sys.argv[1:] if argv is None else argv)
     parser = build_parser(words[0] if words and words[0] in NAMES else None)
@@ -97,6 +109,14 @@ def main(argv: Sequence[str] | None = None) -> int:
     except EgnError as exc:
         print(f"euchre-overlay: {exc}", file=sys.stderr)
         return 2
+    except BrokenPipeError as exc:
+        if not _reader_gone():
+            print(f"euchre-overlay: {exc}", file=sys.stderr)
+            return 2
+        # the reader of our output went away (``| head``): stop quietly, as a shell tool
+        # killed by SIGPIPE does; what is still buffered goes nowhere
+        os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
+        return 128 + signal.SIGPIPE
     except OSError as exc:
         print(f"euchre-overlay: {exc}", file=sys.stderr)
         return 2

@@ -13,7 +13,7 @@ from pathlib import Path
 import pytest
 
 from overlay.cli import NAMES, build_parser
-from tests.support import chromium_or_skip
+from tests.support import ROOT, chromium_or_skip
 
 
 def test_serve_defaults_bind_localhost() -> None:
@@ -100,3 +100,13 @@ def test_bench_live_prints_one_json_object() -> None:
     assert figures["lag_actions"] == 10  # the catch-up run, short (90 actions at 0.3 s is the bench's own)
     # the per-deal figures, at the deals asked for (one round here; the bench's own is 7 rounds at 2, 51, 100)
     assert figures["deal_rounds"] == 1 and figures["deal_engine_deal5_median_us"] > 0 and figures["deal_service_deal2_cpu_median_us"] > 0
+
+
+def test_output_into_a_closed_pipe_stops_quietly() -> None:
+    """``euchre-overlay inspect … | head``: the reader goes away, the command stops with the
+    shell's SIGPIPE status (141) and says nothing (it printed ``[Errno 32] Broken pipe``)."""
+    proc = subprocess.Popen([sys.executable, "-m", "overlay.cli", "inspect", "--steps"], stdout=subprocess.PIPE, stderr=subprocess.PIPE, cwd=ROOT)
+    assert proc.stdout is not None and proc.stderr is not None
+    proc.stdout.close()  # before the first line is written
+    err = proc.stderr.read().decode()
+    assert proc.wait(timeout=60) == 141 and err == ""
