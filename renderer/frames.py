@@ -123,6 +123,8 @@ class Schedule:
             ValueError: ``start`` is not before ``end``, or not before the end of the video.
         """
         total = self.frames(fps)
+        if total == 0:
+            raise ValueError("the video has no frame")
         before = math.ceil(self.skip * fps)
         lo = 0 if start is None else max(0, math.ceil(Fraction(start) * fps - Fraction(1, 10**9)))
         hi = total if end is None else min(total, max(0, math.ceil(Fraction(end) * fps - Fraction(1, 10**9))))
