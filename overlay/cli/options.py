@@ -14,20 +14,18 @@ from typing import Any
 __all__ = ["add_job_arguments", "add_window_arguments", "add_analysis_argument", "progress", "run_frames"]
 
 
-def add_job_arguments(p: argparse.ArgumentParser, *, clock: bool = True) -> None:
-    """The options saying what to draw and when (shared by render, capture, composite and,
-    without the clock's (``--fps``, ``--deals``, ``--sync``), frame)."""
-    if clock:
-        p.add_argument("--fps", default="30", help="frames per second (default 30; 29.97 and 30000/1001 are exact)")
+def add_job_arguments(p: argparse.ArgumentParser) -> None:
+    """The options saying what to draw and when (shared by render, capture, composite and
+    frame, whose ``--at`` is a time of the video they make)."""
+    p.add_argument("--fps", default="30", help="frames per second (default 30; 29.97 and 30000/1001 are exact)")
     p.add_argument("--size", default=None, help="WxH (default: the view's size, 1920x1080)")
     p.add_argument("--channel-settings", default=None, help="a channel settings JSON document (timing, theme, per-output views)")
     p.add_argument("--output-name", default="program", choices=("program", "preview", "clean"), help="which output's view of --channel-settings (default program)")
     p.add_argument("--view", default=None, help="a View JSON file, or an EGN file with legacy Renderer 'views'")
     p.add_argument("--theme", default=None, help="a Theme JSON file")
     p.add_argument("--timing", default=None, help="a Timing JSON file")
-    if clock:
-        p.add_argument("--deals", default=None, help="only these deals, 1-based as inspect lists them: 3, 3-5")
-        p.add_argument("--sync", default=None, help="a timing file (or an old EGN file with 'timings') placing steps at match-video times")
+    p.add_argument("--deals", default=None, help="only these deals, 1-based as inspect lists them: 3, 3-5")
+    p.add_argument("--sync", default=None, help="a timing file (or an old EGN file with 'timings') placing steps at match-video times")
     p.add_argument("--uploads", default=None, type=Path, help="folder of the images the studio uploaded (default: DATA/uploads of the server's data folder), for photos and logos named by --channel-settings")
 
 

@@ -137,7 +137,8 @@ def test_frames_are_a_pure_function_of_t(game_file: Path, tmp_path: Path) -> Non
 def test_a_window_is_the_whole_videos_frames(game_file: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
     """``--from``/``--to``: the whole render's frames from the first at or after FROM to the
     last before TO, pixel for pixel, drawn in this process or by drawing workers; the clip's
-    own clock starts at 0.  A window past the end is refused naming the game and the flags."""
+    own clock starts at 0.  ``frame --at`` is the video's frame at that time.  A window or a
+    time past the end is refused naming the game and the flags."""
     from overlay.cli import main
 
     common = [str(game_file), "--size", "320x180", "--fps", "10", "--deals", "1"]
@@ -152,7 +153,20 @@ def test_a_window_is_the_whole_videos_frames(game_file: Path, tmp_path: Path, ca
         assert all(np.array_equal(a, b) for a, b in zip(got, whole[lo:hi])), name
         with av.open(str(out)) as c:
             assert next(c.decode(video=0)).time == 0.0
+    # frame --at: the PNG of the frame the video shows at that time (one of an animation, unlike its neighbours)
+    k = next(k for k in range(1, len(whole) - 1) if not np.array_equal(whole[k], whole[k - 1]) and not np.array_equal(whole[k], whole[k + 1]))
+    assert main(["frame", *common, "--at", f"{k / 10 + 0.05:.2f}", "-o", str(tmp_path / "at.png")]) == 0
+    from PIL import Image
+
+    assert np.array_equal(np.asarray(Image.open(tmp_path / "at.png").convert("RGBA")), whole[k])
+    sync = tmp_path / "sync.json"
+    sync.write_text(json.dumps({"steps": {"0": 2.0}}), encoding="utf-8")  # nothing on screen before 2 s
+    assert main(["frame", *common, "--sync", str(sync), "--at", "1", "-o", str(tmp_path / "empty.png")]) == 0
+    empty = np.asarray(Image.open(tmp_path / "empty.png").convert("RGBA"))
+    assert empty.shape == (180, 320, 4) and not empty.any()
     capsys.readouterr()
+    assert main(["frame", *common, "--at", "0:10:00", "-o", str(tmp_path / "x.png")]) == 2
+    assert f"{game_file.name}: --at 0:10:00: after the video's end (" in capsys.readouterr().err
     assert main(["render", *common, "--from", "900", "-o", str(tmp_path / "x.mov")]) == 2
     err = capsys.readouterr().err
     assert f"{game_file.name}: --from 900: the window starts at 900 s, after the video's end" in err
