@@ -34,6 +34,11 @@ async def rgb_at(page: Any, x: float, y: float) -> list[int]:
     return px
 
 
+async def settled(page: Any) -> None:
+    """Until the overlay page's picture is still (its frame loop stopped: nothing moves)."""
+    await page.wait_for_function("() => { const c = window.euchreOverlay.current(); return c !== null && c.done; }", timeout=5_000)
+
+
 def near(px: list[int], colour: tuple[int, int, int], tol: int = 6) -> bool:
     return px[3] == 255 and all(abs(a - b) <= tol for a, b in zip(px, colour))
 
@@ -73,6 +78,9 @@ async def test_a_logo_slot_placed_in_the_editor_shows_on_the_preview(browser: An
     at = place_extra(default_views()["preview"], ExtraType.LOGO)
     assert at.fits and at.x > 1920 / 2 and at.y < 1080 / 2
     band = (at.x + w / 2, at.y + 3)  # in the slot, above the fitted 2:1 image
+    # what is there before, once the page is still (alpha 4 there then): read while the first
+    # scene still moved in, it was 0 once in a run, and the test failed
+    await settled(preview)
     under = await rgb_at(preview, *band)
     await page.click("#elements button:text-is('+ Logo slot')")
     await page.locator("#overlay .box[data-id='logo']").wait_for()
@@ -95,5 +103,6 @@ async def test_a_logo_slot_placed_in_the_editor_shows_on_the_preview(browser: An
 
     await until(shown, timeout=5.0)
     # fitted keeping the aspect: 2:1 in 320x180 leaves the top and bottom 10 px empty
+    await settled(preview)
     assert await rgb_at(preview, *band) == under
     assert studio.errors == [] and studio.dialogs == []
