@@ -62,7 +62,8 @@ def register(sub: Any) -> None:
 def _server_args(p: argparse.ArgumentParser) -> None:
     from ..service.config import DEFAULT_PORT
 
-    p.add_argument("--url", default=f"http://127.0.0.1:{DEFAULT_PORT}", help="the server (default: this machine, the default port)")
+    p.add_argument("--server", "--url", dest="url", default=f"http://127.0.0.1:{DEFAULT_PORT}",
+                   help="the server, as capture and inject name it (--url: the same; default: this machine, the default port)")
     p.add_argument("--token", default=None, help="API token (default: $EUCHRE_OVERLAY_TOKEN)")
 
 

@@ -34,7 +34,7 @@ async def test_control_drives_a_running_server(server: Server, capsys: pytest.Ca
     assert state["state"]["deal"] == 1  # deal 2 of the file, at position 1
     ph = await asyncio.to_thread(control, "play")
     assert ph["playing"] and ph["auto"]
-    code = await asyncio.to_thread(main, ["control", "t1", "seek", "--deal", "9", "--url", server.base, "--token", TOKEN])
+    code = await asyncio.to_thread(main, ["control", "t1", "seek", "--deal", "9", "--server", server.base, "--token", TOKEN])  # --server as capture and inject have it
     assert code == 2 and "no deal 9" in capsys.readouterr().err
 
 
