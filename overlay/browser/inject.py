@@ -20,6 +20,7 @@ instead of drifting.  Both are counted and shown.
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import queue
 import sys
 import threading
@@ -302,7 +303,9 @@ class _Encoder:
                 pass
 
     def close(self) -> None:
-        """Encode what is queued, flush the encoder and finish the output."""
+        """Encode what is queued, flush the encoder and finish the output.  After a write
+        failed (the reader of ``-`` gone, a stream's receiver gone), finishing the output fails
+        too; the first failure is the one raised."""
         try:
             self.queue.put(None)
             self.thread.join()
@@ -310,7 +313,11 @@ class _Encoder:
                 for p in self.vout.encode(None):
                     self.out.mux(p)
         finally:
-            self.out.close()
+            if self.error is None:
+                self.out.close()
+            else:
+                with contextlib.suppress(Exception):
+                    self.out.close()
         if self.error is not None:
             raise self.error
 

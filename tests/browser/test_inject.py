@@ -162,6 +162,23 @@ def test_a_stopped_stream_ends_the_output_cleanly(server: str, tmp_path: Path) -
     assert sum(f.samples for f in audio) / 48000 > 2.0  # the audio came through
 
 
+def test_a_reader_that_goes_away_stops_inject_quietly(server: str, tmp_path: Path) -> None:
+    """``inject --output - | consumer``: the consumer quits, inject stops with the shell's
+    SIGPIPE status and no traceback (finishing the output failed too, and that error hid the
+    broken pipe: a traceback and exit 1)."""
+    _api(server, "POST", "/channels", {"id": "table3"})
+    _api(server, "PUT", "/channels/table3/game", json.dumps(generate_game(5)).encode())
+    src = tmp_path / "match.mp4"
+    write_input(src, seconds=3.0, size=(320, 180), fps=25)  # paced: three seconds of output
+    proc = subprocess.Popen([sys.executable, "-m", "overlay.cli", "inject", "--server", server, "--channel", "table3", "--input", str(src), "--output", "-"],
+                            stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+    assert proc.stdout is not None and proc.stderr is not None
+    assert proc.stdout.read(188 * 8)[0] == 0x47  # MPEG-TS packets are coming
+    proc.stdout.close()
+    err = proc.stderr.read().decode()
+    assert proc.wait(timeout=60) == 141 and "Traceback" not in err, err
+
+
 class _SlowOverlay:
     """An overlay that takes three frame periods to draw each picture (a frame of moving cards
     on a core another job holds): a real skia picture, a red square moving one pixel a draw."""
