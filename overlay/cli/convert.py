@@ -27,21 +27,42 @@ EMN_FILE_TYPE = "Euchre Match Notation"
 def register(sub: Any) -> None:
     p = sub.add_parser("convert", help="convert between .egn JSON and .egnb binaries (like egn-convert)")
     p.add_argument("input", help=".egn/.emn JSON or a binary (.egnb, .expanded.egnb, EMN binary)")
-    p.add_argument("output", help="output path; binary input gives JSON unless OUT ends in .egnb/.emnb")
+    _output_arguments(p, "output path; binary input gives JSON unless OUT ends in .egnb/.emnb")
     p.add_argument("--expanded", action="store_true", help="write the expanded binary instead of condensed")
     p.set_defaults(func=run_convert)
 
     p = sub.add_parser("baseline", help="baseline EGN (analysis stripped) or its SHA-256 (like egn-baseline)")
     p.add_argument("input", help="a game in any form")
-    p.add_argument("output", nargs="?", help="write the baseline here (.egnb = condensed binary)")
+    _output_arguments(p, "write the baseline here (.egnb = condensed binary; default: print it)")
     p.add_argument("--hash", action="store_true", help="print the baseline SHA-256 instead")
     p.add_argument("--expanded", action="store_true", help="read binary input as expanded / write expanded")
     p.set_defaults(func=run_baseline)
 
     p = sub.add_parser("upgrade", help="upgrade an old EGN file to schema 1.4 (like egn-upgrade)")
     p.add_argument("input", help="an .egn JSON file")
-    p.add_argument("output", nargs="?", help="output path (default: rewrite the input)")
+    _output_arguments(p, "output path (default: rewrite the input)")
     p.set_defaults(func=run_upgrade)
+
+
+def _output_arguments(p: argparse.ArgumentParser, help_text: str) -> None:
+    """The output as the reference tools take it (a second path) or as the other commands
+    do (``-o OUT``): either, not both."""
+    p.add_argument("output", nargs="?", help=help_text)
+    p.add_argument("-o", "--output", dest="output_option", metavar="OUT", default=None, help="the same as the OUTPUT path")
+
+
+def _output_of(args: argparse.Namespace, *, required: bool) -> str | None:
+    """The output path given (``OUTPUT`` or ``-o``).
+
+    Raises:
+        OSError: both given, or none where one is needed.
+    """
+    if args.output is not None and args.output_option is not None:
+        raise OSError(f"two outputs: {args.output} and -o {args.output_option}; give one")
+    out: str | None = args.output if args.output is not None else args.output_option
+    if out is None and required:
+        raise OSError(f"{args.command}: where to write: OUTPUT or -o OUT")
+    return out
 
 
 def read_input(path: str, *, limit: int = codec.emn.MAX_EMN_INPUT) -> bytes:
@@ -59,13 +80,21 @@ def read_input(path: str, *, limit: int = codec.emn.MAX_EMN_INPUT) -> bytes:
 
 
 def write_output(path: str, data: bytes | str) -> None:
-    """Write atomically (a half-written file is never left behind)."""
+    """Write atomically (a half-written file is never left behind), with the permissions a
+    plain write gives (a file replaced keeps its own; the temporary file's are 0600)."""
     raw = data.encode("utf-8") if isinstance(data, str) else data
     folder = os.path.dirname(os.path.abspath(path))
+    try:
+        mode = os.stat(path).st_mode & 0o7777
+    except OSError:
+        umask = os.umask(0)
+        os.umask(umask)
+        mode = 0o666 & ~umask
     fd, tmp = tempfile.mkstemp(dir=folder, prefix=".tmp-", suffix=os.path.basename(path))
     try:
         with os.fdopen(fd, "wb") as fh:
             fh.write(raw)
+        os.chmod(tmp, mode)
         os.replace(tmp, path)
     except BaseException:
         if os.path.exists(tmp):
@@ -99,7 +128,8 @@ def run_convert(args: argparse.Namespace) -> int:
     data = read_input(args.input)
     binary_in = codec.is_binary(data)
     doc = decode_any(data, source=args.input)
-    out = args.output
+    out = _output_of(args, required=True)
+    assert out is not None
     if binary_in and not out.endswith((".egnb", ".emnb")):
         write_output(out, codec.stringify(doc, 2))
         return 0
@@ -117,15 +147,16 @@ def run_baseline(args: argparse.Namespace) -> int:
     doc = decode_any(data, source=args.input, expanded=args.expanded and codec.is_binary(data))
     if _is_match(doc):
         raise CodecError("a match file has no baseline; convert its games one by one", Place(source=args.input))
+    out = _output_of(args, required=False)
     if args.hash:
         print(codec.baseline_hash(doc, source=args.input))
         return 0
     base = codec.baseline(doc, source=args.input)
-    if args.output and args.output.endswith(".egnb"):
+    if out and out.endswith(".egnb"):
         encode = codec.encode_expanded if args.expanded else codec.encode_condensed
-        write_output(args.output, encode(base, source=args.input))
-    elif args.output:
-        write_output(args.output, codec.stringify(base, 2))
+        write_output(out, encode(base, source=args.input))
+    elif out:
+        write_output(out, codec.stringify(base, 2))
     else:
         sys.stdout.write(codec.stringify(base, 2) + "\n")
     return 0
@@ -134,6 +165,6 @@ def run_baseline(args: argparse.Namespace) -> int:
 def run_upgrade(args: argparse.Namespace) -> int:
     data = read_input(args.input)
     obj = codec.parse_json_text(data, source=args.input)
-    write_output(args.output or args.input, codec.stringify(upgrade_document(obj), 2))
+    write_output(_output_of(args, required=False) or args.input, codec.stringify(upgrade_document(obj), 2))
     return 0
 

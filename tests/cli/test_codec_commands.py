@@ -40,6 +40,36 @@ def test_convert_match_files(tmp_path: Path) -> None:
     assert got == json.loads((emn / "best_of_3.emnb.json").read_text())
 
 
+def test_an_output_as_a_path_or_with_o_and_plain_permissions(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    """``convert IN OUT`` as egn-convert has it, or ``-o OUT`` as the other commands have it
+    (the same bytes; both or neither refused); files come out as a plain write makes them (they
+    were 0600, the temporary file's), and a file rewritten keeps its own permissions."""
+    import os
+
+    from engine.generate import generate_game
+
+    game = tmp_path / "g.egn"
+    game.write_text(json.dumps(generate_game(3)), encoding="utf-8")
+    old = os.umask(0o022)
+    try:
+        assert main(["convert", str(game), str(tmp_path / "a.egnb")]) == 0
+        assert main(["convert", str(game), "-o", str(tmp_path / "b.egnb")]) == 0
+        assert main(["baseline", str(game), "-o", str(tmp_path / "base.egn")]) == 0
+    finally:
+        os.umask(old)
+    assert (tmp_path / "a.egnb").read_bytes() == (tmp_path / "b.egnb").read_bytes()
+    assert [(tmp_path / n).stat().st_mode & 0o777 for n in ("a.egnb", "b.egnb", "base.egn")] == [0o644] * 3
+    (tmp_path / "base.egn").chmod(0o640)
+    assert main(["upgrade", str(tmp_path / "base.egn")]) == 0
+    assert (tmp_path / "base.egn").stat().st_mode & 0o777 == 0o640
+    capsys.readouterr()
+    assert main(["convert", str(game), str(tmp_path / "c.egnb"), "-o", str(tmp_path / "d.egnb")]) == 2
+    assert "two outputs" in capsys.readouterr().err
+    assert main(["convert", str(game)]) == 2
+    assert "convert: where to write: OUTPUT or -o OUT" in capsys.readouterr().err
+    assert not (tmp_path / "c.egnb").exists() and not (tmp_path / "d.egnb").exists()
+
+
 def test_baseline_hash_any_form(capsys: pytest.CaptureFixture[str]) -> None:
     base = shared() / "synthetic"
     want = {r.split("\t")[0]: r.split("\t")[1] for r in (base / "expected-hashes.tsv").read_text().splitlines()[1:]}
