@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import argparse
 import asyncio
+import errno
 import gc
 import signal
 import sys
@@ -162,7 +163,13 @@ async def serve(settings: Any, *, ready: asyncio.Event | None = None, stop: asyn
         gc.enable()
     gc.freeze()
     site = GuardedSite(runner, settings.host, settings.port, guard=app[GUARD])
-    await site.start()
+    try:
+        await site.start()
+    except OSError as exc:
+        await runner.cleanup()  # the store closed, its lock let go
+        if exc.errno == errno.EADDRINUSE:
+            raise OSError(f"{settings.host}:{settings.port} is in use (another server on it?): stop that one, or pass --port N (--port 0: any free port)") from None
+        raise
     server = getattr(site, "_server", None)
     sockets = getattr(server, "sockets", None) or []
     port = sockets[0].getsockname()[1] if sockets else settings.port

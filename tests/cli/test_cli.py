@@ -110,3 +110,17 @@ def test_output_into_a_closed_pipe_stops_quietly() -> None:
     proc.stdout.close()  # before the first line is written
     err = proc.stderr.read().decode()
     assert proc.wait(timeout=60) == 141 and err == ""
+
+
+def test_serve_on_a_port_in_use_says_so(tmp_path: Path) -> None:
+    import socket
+
+    with socket.socket() as held:
+        held.bind(("127.0.0.1", 0))
+        held.listen()
+        port = held.getsockname()[1]
+        res = subprocess.run([sys.executable, "-m", "overlay.cli", "serve", "--port", str(port), "--data", str(tmp_path), "--token", "t0ken"],
+                             capture_output=True, text=True, timeout=60, cwd=ROOT)
+    assert res.returncode == 2
+    assert res.stderr.strip().endswith(f"127.0.0.1:{port} is in use (another server on it?): stop that one, or pass --port N (--port 0: any free port)"), res.stderr
+    assert "Traceback" not in res.stderr
