@@ -107,6 +107,8 @@ def inject(
     Raises:
         VideoInputError: the input cannot be opened, has no video that can be decoded, or
             (a file) a frame of it cannot be decoded: the output written so far is finished.
+        OSError: the output refused a write (a full disk, a reader or receiver gone); a file
+            output is removed, as ``render`` removes its own.
     """
     import av
 
@@ -195,7 +197,14 @@ def inject(
                     print(f"euchre-overlay: input ended: {exc}", file=sys.stderr)
         finally:
             painter.close()
-            enc.close()
+            try:
+                enc.close()
+            except BaseException:
+                if output_format(dst) is None and Path(dst).is_file():
+                    # writing the file failed (a full disk), while streaming or finishing it:
+                    # what is there cannot be played
+                    Path(dst).unlink(missing_ok=True)
+                raise
     finally:
         inp.close()
     if fault is None and is_file and stats.frames == 0 and stats.dropped == 0 and not stop():

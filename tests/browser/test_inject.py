@@ -179,6 +179,27 @@ def test_a_reader_that_goes_away_stops_inject_quietly(server: str, tmp_path: Pat
     assert proc.wait(timeout=60) == 141 and "Traceback" not in err, err
 
 
+def test_an_output_file_that_cannot_be_written_is_removed(server: str, tmp_path: Path) -> None:
+    """A write to the output file fails (here the file-size limit, as a full disk would):
+    inject says so in one line, exits 2 and leaves no unplayable file, as render does."""
+    import resource
+    import signal
+
+    def small_files() -> None:
+        signal.signal(signal.SIGXFSZ, signal.SIG_IGN)  # the write fails instead of killing
+        resource.setrlimit(resource.RLIMIT_FSIZE, (64_000, 64_000))
+
+    _api(server, "POST", "/channels", {"id": "table4"})
+    _api(server, "PUT", "/channels/table4/game", json.dumps(generate_game(6)).encode())
+    src = tmp_path / "match.mp4"
+    write_input(src, seconds=2.0, size=(640, 360), fps=25)
+    out = tmp_path / "out.mp4"
+    res = subprocess.run([sys.executable, "-m", "overlay.cli", "inject", "--server", server, "--channel", "table4", "--input", str(src), "--output", str(out), "--no-realtime"],
+                         capture_output=True, text=True, timeout=120, preexec_fn=small_files)
+    assert res.returncode == 2 and "File too large" in res.stderr and "Traceback" not in res.stderr, res.stderr
+    assert not out.exists()
+
+
 class _SlowOverlay:
     """An overlay that takes three frame periods to draw each picture (a frame of moving cards
     on a core another job holds): a real skia picture, a red square moving one pixel a draw."""
