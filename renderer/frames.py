@@ -136,9 +136,9 @@ class Schedule:
             raise ValueError(f"the window from {start or 0:g} s to {end:g} s holds no frame at {float(fps):g} fps")
         skip = Fraction(before + lo) / fps
         t1 = self.t1 if hi == total else self.t0 + float(Fraction(before + hi) / fps)
-        out = Schedule(self.starts, self.durations, self.first, self.last, self.t0, t1, skip)
-        a, _ = out.locate(out.time_of(0, fps))
-        b, _ = out.locate(out.time_of(hi - lo - 1, fps))
+        # the window's first and last frames are this video's frames lo and hi - 1, at the same times
+        a, _ = self.locate(self.time_of(lo, fps))
+        b, _ = self.locate(self.time_of(hi - 1, fps))
         first = self.first if a is None else a
         last = self.last if b is None else b
         return Schedule(self.starts, self.durations, first, last, self.t0, t1, skip)

@@ -58,7 +58,6 @@ def _frame_at(job: Any, args: argparse.Namespace) -> int:
     import math
     from fractions import Fraction
 
-    import numpy as np
     from PIL import Image
 
     from renderer.raster import save_png
@@ -76,8 +75,7 @@ def _frame_at(job: Any, args: argparse.Namespace) -> int:
         raise OSError(f"{job.source}: --at {args.at}: after the video's end ({float(Fraction(total) / fps):g} s, {total} frames)")
     image = job.frames().image(sched.time_of(k, fps))
     if image is None:
-        w, h = job.size
-        Image.fromarray(np.zeros((h, w, 4), np.uint8), "RGBA").save(args.output)
+        Image.new("RGBA", job.size).save(args.output)  # (0, 0, 0, 0) everywhere
     else:
         save_png(image, args.output)
     return 0
