@@ -20,6 +20,7 @@ __all__ = [
     "Unprocessable",
     "StaleRevision",
     "SequenceGap",
+    "InvalidAction",
     "TooLarge",
     "UnsupportedMedia",
     "Forbidden",
@@ -96,6 +97,18 @@ class SequenceGap(Conflict):
     """An action skipped sequence numbers; ``expected`` is the next number accepted."""
 
     kind = "sequence_gap"
+
+
+class InvalidAction(BadRequest):
+    """A logger action the protocol refuses (a wrong type, an unknown field), its text naming
+    the channel and the action's ``seq``; ``errors``/``errorCount`` as a validation error's."""
+
+    kind = "validation"
+
+    def __init__(self, message: str, *, seq: int | None = None, **extra: Any) -> None:
+        super().__init__(message, **extra)
+        #: the action's ``seq`` when the message had a whole-number one (the feed log keeps it)
+        self.seq = seq
 
 
 class TooLarge(OverlayError):

@@ -19,9 +19,9 @@ from engine.errors import EgnError
 from engine.load import MAX_INPUT
 
 from .auth import Handler
-from .errors import MAX_ERROR, OverlayError, excerpt
+from .errors import MAX_ERROR, InvalidAction, OverlayError, excerpt
 
-__all__ = ["REFUSED", "MAX_ERROR", "MAX_LISTED", "excerpt", "pydantic_text", "pydantic_errors", "error_body", "error_middleware"]
+__all__ = ["REFUSED", "MAX_ERROR", "MAX_LISTED", "excerpt", "pydantic_text", "pydantic_errors", "error_body", "error_middleware", "invalid_action"]
 
 log = logging.getLogger("overlay.service.refusals")
 
@@ -69,6 +69,16 @@ def pydantic_errors(exc: ValidationError) -> list[dict[str, Any]]:
     """The first :data:`MAX_LISTED` validation errors' places (``loc``, a list) and
     messages: the studio shows the message next to the field at that place."""
     return [{"loc": list(err.get("loc", ())), "msg": excerpt(str(err.get("msg", "")))} for err in _errors(exc)[:MAX_LISTED]]
+
+
+def invalid_action(exc: ValidationError, channel: str, data: Any) -> InvalidAction:
+    """A logger action the protocol refuses, as an error naming the channel and, when the
+    message has a whole-number ``seq``, the action (``channel 't1': action 7: alone: Input
+    should be a valid boolean``): the studio lists refusals of several channels and loggers."""
+    raw = data.get("seq") if isinstance(data, dict) else None
+    seq = raw if type(raw) is int else None
+    where = f"channel {channel!r}" + (f": action {seq}" if seq is not None else "")
+    return InvalidAction(f"{where}: {pydantic_text(exc)}", seq=seq, errors=pydantic_errors(exc), errorCount=exc.error_count())
 
 
 def error_body(exc: BaseException) -> tuple[int, dict[str, Any]]:

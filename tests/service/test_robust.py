@@ -68,6 +68,7 @@ FINISHED = generate_game(21)  # played to the end of the game
         (b"\xff" * 64, 400, "codec", "channel c"),
         ('{"type": "action", "action": {"seq": 1, "kind": "card", "card": "Jd"}}', 400, "rule", "channel c: deal"),
         ('{"type": "action", "action": {"seq": 1, "kind": "call", "call": "Pass"}}', 400, "action", "after the play has started"),
+        ('{"type": "action", "action": {"seq": 4, "kind": "call", "call": "Pass", "alone": "no"}}', 400, "validation", "channel 'c': action 4: alone: Input should be a valid boolean"),
     ],
 )
 async def test_feed_socket_refuses_bad_frames_and_keeps_going(
@@ -89,6 +90,30 @@ async def test_feed_socket_refuses_bad_frames_and_keeps_going(
     ack = await ws.receive_json(timeout=5)
     assert ack["type"] == "ack" and ack["changed"] is False
     await ws.close()
+
+
+async def test_an_action_of_the_wrong_shape_names_its_channel_and_seq_on_every_route(client: Any) -> None:
+    """A malformed action (a string for a flag, an unknown field) is refused with the channel
+    and the action's seq in its text, by the actions route, the logger page's route and the
+    feed socket alike, and the channel's feed log keeps that seq for the studio."""
+    await make_channel(client, "c", empty_game(generate_game(3, deals=1)))
+    bad = {"seq": 1, "kind": "new_deal", "dealer": 0, "upCard": "9s", "alone": "yes"}
+    r = await client.post("/api/channels/c/actions", json=bad, headers=AUTH)
+    body = await r.json()
+    assert r.status == 400 and body["kind"] == "validation", body
+    assert body["error"] == "channel 'c': action 1: alone: Input should be a valid boolean" and body["errors"] == [{"loc": ["alone"], "msg": "Input should be a valid boolean"}]
+    r = await client.post("/api/channels/c/logger/actions", json={**bad, "seq": 2, "alone": None, "note": 1}, headers={**AUTH, "X-Logger": "p"})
+    assert r.status == 400 and (await r.json())["error"] == "channel 'c': action 2: note: Extra inputs are not permitted"
+    r = await client.post("/api/channels/c/actions", json={**bad, "seq": "3"}, headers=AUTH)  # no usable seq: the channel only
+    assert (await r.json())["error"].startswith("channel 'c': seq: Input should be a valid integer; alone:")
+    ws = await client.ws_connect("/api/channels/c/feed", headers=AUTH)
+    await ws.send_json({"type": "action", "action": {**bad, "seq": 4}})
+    refusal = await ws.receive_json(timeout=5)
+    assert (refusal["seq"], refusal["kind"]) == (4, "validation") and refusal["error"].startswith("channel 'c': action 4: alone:"), refusal
+    await ws.close()
+    feed = (await (await client.get("/api/channels/c", headers=AUTH)).json())["feed"]
+    assert [x["seq"] for x in feed["refusals"]] == [4, None, 2, 1] and feed["accepted"] == 1  # (the PUT)
+    assert (await client.post("/api/channels/c/actions", json={**bad, "alone": None}, headers=AUTH)).status == 200  # nothing was taken
 
 
 async def test_huge_feed_frame_closes_with_1009_and_the_channel_keeps_its_game(client: Any) -> None:

@@ -9,6 +9,7 @@ from itertools import accumulate
 from typing import Any
 
 from aiohttp import web
+from pydantic import ValidationError
 
 from renderer.settings import OUTPUTS, OutputName
 
@@ -16,7 +17,9 @@ from ..channel import Channel
 from ..errors import BadRequest, UnsupportedMedia
 from ..hub import Hub
 from ..keys import HUB
-from ..protocol import FeedAck, dump
+from ..limits import parse
+from ..protocol import ActionIn, FeedAck, dump
+from ..refusals import invalid_action
 
 __all__ = [
     "hub_of",
@@ -29,6 +32,7 @@ __all__ = [
     "read_text",
     "read_json",
     "ack_response",
+    "read_action",
     "MAX_DEPTH",
 ]
 
@@ -158,3 +162,16 @@ async def read_json(request: web.Request) -> Any:
 
 def ack_response(ack: FeedAck, status: int = 200) -> web.Response:
     return web.json_response(dump(ack), status=status)
+
+
+async def read_action(request: web.Request, ch: Channel) -> ActionIn:
+    """The request's JSON body as a logger action.
+
+    Raises:
+        InvalidAction: the protocol refuses it; the text names the channel and the ``seq``.
+    """
+    data = await read_json(request)
+    try:
+        return parse(ActionIn, data)
+    except ValidationError as exc:
+        raise invalid_action(exc, ch.id, data) from exc

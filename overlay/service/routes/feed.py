@@ -8,20 +8,21 @@ import logging
 from pathlib import Path
 
 from aiohttp import WSCloseCode, WSMessage, WSMsgType, web
+from pydantic import ValidationError
 
 from engine.load import MAX_INPUT
 
 from ..auth import protected
 from ..limits import parse
 from ..channel import Channel
-from ..errors import BadRequest, Forbidden, NotFound, StoreFailed
+from ..errors import BadRequest, Forbidden, InvalidAction, NotFound, StoreFailed
 from ..feed import feed_game_bytes
 from ..feedkeys import FEED_KEY, feed_route, still_valid
 from ..files import check_allowed, kind_of, read_game_file_async
 from ..keys import SETTINGS, SOCKETS, STORE
-from ..protocol import ActionIn, FeedGame, FeedRefused, FollowRequest, LoadPath, dump, parse_feed_message
-from ..refusals import REFUSED, error_body
-from .common import ack_response, channel_of, clock_of, read_json
+from ..protocol import ActionIn, FeedAction, FeedGame, FeedRefused, FollowRequest, LoadPath, dump, parse_feed_message
+from ..refusals import REFUSED, error_body, invalid_action
+from .common import read_action, ack_response, channel_of, clock_of, read_json
 
 __all__ = ["routes"]
 
@@ -43,6 +44,8 @@ def _via(request: web.Request) -> str:
 def _note_refused(request: web.Request, ch: Channel, exc: BaseException, seq: int | None) -> None:
     """Keep a refused feed message's text on the channel (the studio shows it)."""
     status, body = error_body(exc)
+    if seq is None and isinstance(exc, InvalidAction):
+        seq = exc.seq
     ch.feed_log.refuse(clock_of(request), seq=seq, status=status, kind=str(body.get("kind", "error")), error=str(body.get("error", "")), via=_via(request))
 
 
@@ -113,7 +116,7 @@ async def post_action(request: web.Request) -> web.Response:
     ch = channel_of(request)
     action: ActionIn | None = None
     try:
-        action = parse(ActionIn, await read_json(request))
+        action = await read_action(request, ch)
         ack = ch.ingest.apply_action(action)
     except REFUSED as exc:
         _note_refused(request, ch, exc, None if action is None else action.seq)
@@ -151,6 +154,28 @@ def _refused(exc: BaseException, seq: int | None) -> str:
     return json.dumps(dump(msg))
 
 
+def _feed_message(ch: Channel, text: str) -> FeedAction | FeedGame:
+    """A feed socket's text frame: an action or a whole game.
+
+    Raises:
+        InvalidAction: the protocol refuses it; the text names the channel and the action's ``seq``.
+    """
+    try:
+        return parse_feed_message(text)
+    except ValidationError as exc:
+        try:
+            data = json.loads(text)
+        except (ValueError, RecursionError):
+            data = None
+        action = data.get("action") if isinstance(data, dict) and data.get("type") == "action" else None
+        if isinstance(action, dict):  # the action's own fields, as the actions route names them
+            try:
+                ActionIn.model_validate(action)
+            except ValidationError as inner:
+                raise invalid_action(inner, ch.id, action) from exc
+        raise invalid_action(exc, ch.id, action) from exc
+
+
 def _feed_frame(request: web.Request, ch: Channel, msg: WSMessage) -> str | None:
     """The answer to one feed frame: an ack or a typed refusal (None: not a data frame);
     both are noted in the channel's feed log."""
@@ -159,7 +184,7 @@ def _feed_frame(request: web.Request, ch: Channel, msg: WSMessage) -> str | None
         if msg.type == WSMsgType.BINARY:
             ack = ch.ingest.put_game(msg.data, source=f"channel {ch.id}", strict=True)
         elif msg.type == WSMsgType.TEXT:
-            m = parse_feed_message(msg.data)
+            m = _feed_message(ch, msg.data)
             if isinstance(m, FeedGame):
                 ack = ch.ingest.put_game(feed_game_bytes(m), source=f"channel {ch.id}", strict=True)
             else:
@@ -170,6 +195,8 @@ def _feed_frame(request: web.Request, ch: Channel, msg: WSMessage) -> str | None
         ch.feed_log.took(clock_of(request), via=_via(request))
         return json.dumps(dump(ack))
     except REFUSED as exc:
+        if seq is None and isinstance(exc, InvalidAction):
+            seq = exc.seq
         _note_refused(request, ch, exc, seq)
         return _refused(exc, seq)
     except Exception:  # a bug must not cost the logger its socket

@@ -35,12 +35,12 @@ from engine.live import LiveGame
 from engine.validate import validate_document
 
 from ..channel import Channel
-from ..errors import BadRequest, Conflict, Unprocessable
+from ..errors import BadRequest, Conflict, InvalidAction, Unprocessable
 from ..feedkeys import FEED_KEY, feed_route
 from ..limits import parse
 from ..protocol import ActionIn, dump
 from ..refusals import REFUSED, error_body
-from .common import channel_of, clock_of, read_json
+from .common import read_action, channel_of, clock_of, read_json
 
 __all__ = ["routes", "LEASE", "Holder", "holder_of"]
 
@@ -251,7 +251,7 @@ async def post_logger_action(request: web.Request) -> web.Response:
     action: ActionIn | None = None
     try:
         _held(request, ch)
-        action = parse(ActionIn, await read_json(request))
+        action = await read_action(request, ch)
         ack = ch.ingest.apply_action(action)
     except REFUSED as exc:
         _note(request, ch, exc, None if action is None else action.seq)
@@ -302,6 +302,8 @@ async def post_edit(request: web.Request) -> web.Response:
 def _note(request: web.Request, ch: Channel, exc: BaseException, seq: int | None) -> None:
     """Keep a refusal on the channel's feed log (the studio shows it)."""
     status, body = error_body(exc)
+    if seq is None and isinstance(exc, InvalidAction):
+        seq = exc.seq
     ch.feed_log.refuse(clock_of(request), seq=seq, status=status, kind=str(body.get("kind", "error")), error=str(body.get("error", "")), via=request.get(FEED_KEY) or "token")
 
 
