@@ -124,8 +124,8 @@ class Follow:
         self.read.set()
 
         def only_target(change: watchfiles.Change, name: str) -> bool:
-            if change == watchfiles.Change.deleted:
-                return False
+            # a removal is read as well: the status then says the file is gone (the channel
+            # keeps its game), not the fault of a read before it
             changed = Path(name)
             return changed.name == path.name or changed.resolve() == path.resolve()
 

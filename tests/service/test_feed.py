@@ -275,6 +275,30 @@ async def test_follow_a_file_ignores_half_written_saves(client: Any, tmp_path: P
             break
         await asyncio.sleep(0.05)  # polling the service, not waiting out a duration
     assert info["game"] is not None and info["followError"] is None
+    steps = info["game"]["steps"]
+    # the logger's app removes the file (a save by delete and write): the status says it is
+    # gone, not a fault of an earlier read, and the channel keeps its game
+    path.write_text("{")
+    for _ in range(100):
+        info = await (await client.get("/api/channels/t1", headers=AUTH)).json()
+        if info["followError"] is not None:
+            break
+        await asyncio.sleep(0.05)
+    assert "logger.egn: line 1, column" in info["followError"]
+    path.unlink()
+    for _ in range(100):
+        info = await (await client.get("/api/channels/t1", headers=AUTH)).json()
+        if info["followError"] == f"{path}: no such file":
+            break
+        await asyncio.sleep(0.05)
+    assert info["followError"] == f"{path}: no such file" and info["game"]["steps"] == steps
+    path.write_text(text)
+    for _ in range(100):
+        info = await (await client.get("/api/channels/t1", headers=AUTH)).json()
+        if info["followError"] is None:
+            break
+        await asyncio.sleep(0.05)
+    assert info["followError"] is None and info["game"]["steps"] == steps
     r = await client.delete("/api/channels/t1/follow", headers=AUTH)
     assert (await r.json()) == {"follow": None}
     r = await client.post("/api/channels/t1/follow", json={"path": str(tmp_path / "nope" / "x.egn")}, headers=AUTH)
