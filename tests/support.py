@@ -21,12 +21,15 @@ from __future__ import annotations
 
 import asyncio
 import csv
+import importlib.machinery
+import importlib.util
 import json
 import os
 import socket
 import time
 from collections.abc import AsyncIterator, Awaitable, Callable
 from pathlib import Path
+from types import ModuleType
 from typing import Any
 
 import pytest
@@ -40,6 +43,17 @@ from overlay.browser.chromium import CHROMIUM_ARGS, ChromiumMissing, chromium_pa
 from overlay.service.config import ServerSettings
 
 ROOT = Path(__file__).resolve().parents[1]
+
+
+def script_module(name: str) -> ModuleType:
+    """``scripts/NAME`` (a script without a .py suffix) loaded as a module, for its functions."""
+    path = ROOT / "scripts" / name
+    loader = importlib.machinery.SourceFileLoader(name, str(path))
+    spec = importlib.util.spec_from_loader(name, loader)
+    assert spec is not None
+    module = importlib.util.module_from_spec(spec)
+    loader.exec_module(module)
+    return module
 
 # --------------------------------------------------------------------------- reference fixtures
 

@@ -13,16 +13,15 @@
 
 from __future__ import annotations
 
-import importlib.machinery
-import importlib.util
 import re
 import shutil
 import subprocess
 from pathlib import Path
-from types import ModuleType
 from typing import Any
 
 import pytest
+
+from tests.support import script_module
 
 ROOT = Path(__file__).resolve().parents[2]
 STATIC = ROOT / "overlay" / "static"
@@ -30,18 +29,7 @@ STATIC = ROOT / "overlay" / "static"
 LOCAL_TSC = ROOT / ".build" / "node" / "node_modules" / ".bin" / "tsc"
 
 
-def _generator() -> ModuleType:
-    """scripts/gen_jstypes as a module (a script without a .py suffix)."""
-    path = ROOT / "scripts" / "gen_jstypes"
-    loader = importlib.machinery.SourceFileLoader("gen_jstypes", str(path))
-    spec = importlib.util.spec_from_loader("gen_jstypes", loader)
-    assert spec is not None
-    module = importlib.util.module_from_spec(spec)
-    loader.exec_module(module)
-    return module
-
-
-GEN = _generator()
+GEN = script_module("gen_jstypes")
 
 
 @pytest.mark.parametrize("rel", sorted(GEN.FILES))
