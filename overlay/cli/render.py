@@ -73,13 +73,18 @@ def _write_job(job: Job, writer: Any, *, game: GameInput, args: argparse.Namespa
     """Every frame of ``job`` into ``writer`` (progress bar, Ctrl+C as :func:`run_frames`):
     drawn by worker processes beside the encoder (:mod:`overlay.video.parallel`, ``--workers``)
     or in this process."""
-    from ..video.parallel import auto_workers, job_frames, write_item
+    from ..video.parallel import RenderWorkerError, auto_workers, job_frames, plan_workers, shm_room, write_item
 
     total = job.schedule.frames(job.fps)
-    workers = auto_workers(total) if args.workers is None else max(0, args.workers)
-    with job_frames(job, game, workers=workers, codec=writer.codec.name, background=args.background) as frames:
-        return run_frames(writer, frames, total=total, desc=desc, on_interrupt=args.on_interrupt, write=write_item,
-                          progress_file=getattr(args, "progress_file", None))
+    plan = plan_workers(auto_workers(total) if args.workers is None else max(0, args.workers), job.size, shm_room())
+    if plan.note is not None:
+        print(f"euchre-overlay: note: {plan.note}", file=sys.stderr)
+    try:
+        with job_frames(job, game, workers=plan.workers, codec=writer.codec.name, background=args.background) as frames:
+            return run_frames(writer, frames, total=total, desc=desc, on_interrupt=args.on_interrupt, write=write_item,
+                              progress_file=getattr(args, "progress_file", None))
+    except RenderWorkerError as exc:  # said in the command's own words (the file is removed as for any failure)
+        raise OSError(f"{game.name}: {exc}") from None
 
 
 def run_batch(args: argparse.Namespace, games: list[Any], refused: list[tuple[str, str]]) -> int:

@@ -56,7 +56,7 @@ if TYPE_CHECKING:
     from .job import Job
     from .writer import VideoWriter
 
-__all__ = ["RUN", "SLOTS", "HELD", "RenderWorkerError", "ParallelFrames", "auto_workers", "job_frames", "slots_for", "write_item"]
+__all__ = ["RUN", "SLOTS", "HELD", "RenderWorkerError", "ParallelFrames", "auto_workers", "job_frames", "slots_for", "shm_room", "WorkerPlan", "plan_workers", "write_item"]
 
 #: frames per run handed to a worker (short: the workers stay on neighbouring frames)
 RUN = 8
@@ -67,6 +67,11 @@ SLOTS = RUN
 MIN_SLOTS = 3
 #: the most shared memory the slots take (a 4K render gets fewer slots than a 1080p one)
 SLOT_MEMORY = 256 * 2**20
+#: where Python's shared memory is made (Linux)
+SHM_DIR = "/dev/shm"
+#: the share of :data:`SHM_DIR`'s free space the slots may take (Chromium, Ray and other
+#: renders make their shared memory there too)
+SHM_SHARE = 0.5
 #: what a drawing process imports: the fork server imports it once, and each worker forked
 #: from it starts in milliseconds instead of importing for most of a second
 PRELOAD = ["overlay.video.batch", "overlay.video.job", "overlay.video.writer", "overlay.video.parallel"]
@@ -97,11 +102,52 @@ def auto_workers(frames: int) -> int:
     return cores if cores >= 2 and frames >= MIN_FRAMES else 0
 
 
-def slots_for(workers: int, size: tuple[int, int]) -> int:
+def slots_for(workers: int, size: tuple[int, int], room: int | None = None) -> int:
     """Shared-memory slots per worker: :data:`SLOTS`, fewer when ``workers`` times that many
-    frames of ``size`` would pass :data:`SLOT_MEMORY` (never under :data:`MIN_SLOTS`)."""
+    frames of ``size`` would pass :data:`SLOT_MEMORY` or :data:`SHM_SHARE` of ``room`` (the
+    free bytes of :data:`SHM_DIR`; never under :data:`MIN_SLOTS`: :func:`plan_workers` makes
+    sure that many fit)."""
     frame = size[0] * size[1] * 4
-    return max(MIN_SLOTS, min(SLOTS, SLOT_MEMORY // max(1, workers * frame)))
+    budget = SLOT_MEMORY if room is None else min(SLOT_MEMORY, int(room * SHM_SHARE))
+    return max(MIN_SLOTS, min(SLOTS, budget // max(1, workers * frame)))
+
+
+def shm_room() -> int | None:
+    """The free bytes of :data:`SHM_DIR`, where the slots are made (None: unknown)."""
+    try:
+        st = os.statvfs(SHM_DIR)
+    except (OSError, AttributeError):
+        return None
+    return st.f_bavail * st.f_frsize
+
+
+@dataclass(frozen=True)
+class WorkerPlan:
+    """How many drawing processes a render gets, and why fewer than asked (``note``)."""
+
+    workers: int
+    note: str | None = None
+
+
+def plan_workers(workers: int, size: tuple[int, int], room: int | None) -> WorkerPlan:
+    """``workers`` drawing processes for frames of ``size``, or as many as :data:`SHM_SHARE`
+    of ``room`` (the free bytes of :data:`SHM_DIR`) holds with :data:`MIN_SLOTS` frames each,
+    or none (drawn in this process).  A container's ``/dev/shm`` is 64 MB unless it is given
+    more: slots past its end are a SIGBUS in the worker that first writes them (a 1080p render
+    with two workers died so)."""
+    if workers <= 0 or room is None:
+        return WorkerPlan(max(0, workers))
+    frame = size[0] * size[1] * 4
+    fit = int(room * SHM_SHARE) // (MIN_SLOTS * frame)
+    if fit >= workers:
+        return WorkerPlan(workers)
+    why = (
+        f"{SHM_DIR} has {room // 2**20} MB free, {MIN_SLOTS} frames of {size[0]}x{size[1]} a process take "
+        f"{MIN_SLOTS * frame / 2**20:.0f} MB (a container's default is 64 MB: docker run --shm-size=1g gives them room)"
+    )
+    if fit <= 0:
+        return WorkerPlan(0, f"drawing in this process: {why}")
+    return WorkerPlan(fit, f"{fit} drawing process{'es' if fit > 1 else ''} instead of {workers}: {why}")
 
 
 def _context() -> Any:
@@ -201,6 +247,22 @@ def _worker(index: int, spec: GameSpec, layout: _Layout, runs: Any, free: Any, r
         shm.close()
 
 
+def _death(code: int) -> str:
+    """How a worker process ended, for the error: its exit code, or the signal that killed it
+    (SIGBUS: its shared memory could not be backed, :data:`SHM_DIR` full)."""
+    if code >= 0:
+        return f"died (exit code {code})"
+    try:
+        name = signal.Signals(-code).name
+    except ValueError:
+        name = f"signal {-code}"
+    if -code == signal.SIGBUS:
+        room = shm_room()
+        free = "" if room is None else f", {room // 2**20} MB free now"
+        return f"died of {name}: the shared memory in {SHM_DIR} ran out{free} (docker run --shm-size=1g, or --workers 0)"
+    return f"died of {name}"
+
+
 class ParallelFrames:
     """The frames of ``spec`` in order, drawn by ``workers`` processes; a context manager.
 
@@ -229,7 +291,7 @@ class ParallelFrames:
         ctx = _context()
         w, h = self.spec.size
         shape = (h, w, 4)
-        self._slots = slots = slots_for(self.workers, self.spec.size)
+        self._slots = slots = slots_for(self.workers, self.spec.size, shm_room())
         self._shm = shared_memory.SharedMemory(create=True, size=self.workers * slots * w * h * 4)
         layout = _Layout(self._shm.name, shape, slots)
         self._runs: Any = ctx.Queue()
@@ -319,7 +381,7 @@ class ParallelFrames:
                 ready[0] = True  # nothing left to draw here: wait for the workers
             dead = [p for p in self._procs if not p.is_alive() and p.exitcode not in (0, None)]
             if dead:
-                raise RenderWorkerError(f"render worker {dead[0].name} died (exit code {dead[0].exitcode}) before frame {frame}") from None
+                raise RenderWorkerError(f"render worker {dead[0].name} {_death(dead[0].exitcode)} before frame {frame}") from None
             return
         if kind == _ERROR:
             raise RenderWorkerError(f"render worker {worker}: frame {got}: {value.strip().splitlines()[-1]}\n{value}")

@@ -142,3 +142,39 @@ def test_fps_of_a_fraction_survives_the_workers(game_file: Path, tmp_path: Path)
                 continue
             want = to_rgba(src.image(job.schedule.time_of(n, job.fps)))
             assert np.array_equal(np.roll(item, -1, axis=2), want), n  # ARGB -> RGBA
+
+
+def test_the_workers_fit_in_the_shared_memory_there_is() -> None:
+    """A container's /dev/shm is 64 MB unless given more: a 1080p render's two workers took
+    more and the first died of SIGBUS.  Now as many workers as half the free space holds
+    with their fewest slots, or none, said in a note; with room, the workers asked for."""
+    from overlay.video.parallel import MIN_SLOTS, SLOTS, plan_workers, slots_for
+
+    hd, mb = (1920, 1080), 2**20
+    assert plan_workers(2, hd, None).workers == 2 and plan_workers(2, hd, 24 * 2**30) == plan_workers(2, hd, None)
+    assert plan_workers(0, hd, 64 * mb).workers == 0 and plan_workers(0, hd, 64 * mb).note is None
+    one = plan_workers(2, hd, 64 * mb)
+    assert one.workers == 1 and one.note is not None
+    assert one.note.startswith("1 drawing process instead of 2: /dev/shm has 64 MB free") and "--shm-size" in one.note
+    none = plan_workers(2, hd, 40 * mb)
+    assert none.workers == 0 and none.note is not None and none.note.startswith("drawing in this process: /dev/shm has 40 MB free")
+    assert plan_workers(4, (1280, 720), 64 * mb).workers == 3  # 3 frames of 720p: 10.5 MB a worker, in 32 MB
+    # the slots stay within the share of the room, never under the fewest
+    assert slots_for(1, hd, 64 * mb) == 4 and slots_for(2, hd, 50 * mb) == MIN_SLOTS and slots_for(1, hd, 1000 * mb) == SLOTS and slots_for(1, hd) == SLOTS
+    assert 1 * slots_for(1, hd, 64 * mb) * 1920 * 1080 * 4 <= 32 * mb
+
+
+def test_a_worker_killed_by_a_signal_is_named(game_file: Path, tmp_path: Path) -> None:
+    """A worker that dies of a signal is named with it; SIGBUS (what a full /dev/shm gives the
+    process that writes a slot it cannot back) says so and what to do."""
+    import os
+    import signal
+
+    job = load_job(JobOptions(game=str(game_file), size="320x180", fps="8"))
+    spec = game_spec(GameInput("g.egn", game_file.read_bytes(), tmp_path / "x.mov"), job, codec="qtrle", background=None)
+    with pytest.raises(RenderWorkerError, match=r"render worker render-draw-\d died of SIGBUS: the shared memory in /dev/shm ran out, \d+ MB free now \(docker run --shm-size=1g, or --workers 0\) before frame \d+"):
+        with ParallelFrames(spec, workers=2, here=False) as frames:
+            for n, _ in enumerate(frames):
+                if n == 0:
+                    for p in frames._procs:
+                        os.kill(p.pid, signal.SIGBUS)
