@@ -142,8 +142,9 @@ def plan_workers(workers: int, size: tuple[int, int], room: int | None) -> Worke
     if fit >= workers:
         return WorkerPlan(workers)
     why = (
-        f"{SHM_DIR} has {room // 2**20} MB free, {MIN_SLOTS} frames of {size[0]}x{size[1]} a process take "
-        f"{MIN_SLOTS * frame / 2**20:.0f} MB (a container's default is 64 MB: docker run --shm-size=1g gives them room)"
+        f"{SHM_DIR} has {room // 2**20} MB free and each drawing process needs {MIN_SLOTS} frames of "
+        f"{size[0]}x{size[1]} there ({MIN_SLOTS * frame / 2**20:.0f} MB); a container's is 64 MB unless "
+        "docker run --shm-size=1g gives it more"
     )
     if fit <= 0:
         return WorkerPlan(0, f"drawing in this process: {why}")
