@@ -20,6 +20,8 @@ from typing import Any
 from aiohttp import web
 from pydantic import ValidationError
 
+from engine.codec import parse_json_text
+from engine.errors import CodecError
 from renderer.easing import EASINGS, ease
 from renderer.legacy import views_from_legacy
 from renderer.matchdata import MatchData
@@ -160,8 +162,8 @@ class Studio:
         if len(data) > _LEGACY_CAP:
             return _refuse(413, f"EGN file over the {_LEGACY_CAP} byte cap", "too_large")
         try:
-            doc = json.loads(data.decode("utf-8-sig"))
-        except (UnicodeDecodeError, json.JSONDecodeError) as exc:
+            doc = parse_json_text(data, source="the file")  # UTF-8, or UTF-16/32 with a BOM, as the engine reads games
+        except CodecError as exc:
             return _refuse(400, f"not an EGN JSON file: {exc}", "json")
         if not isinstance(doc, dict):
             return _refuse(400, "not an EGN JSON file: the top level is not an object", "json")

@@ -19,6 +19,7 @@ native.subpackage_path("codec", __path__)
 
 from ..errors import CodecError, EgnError, Place, SizeLimitError
 from ..sniff import detect_form as detect  # the one content sniffer, shared with engine.load
+from ..sniff import text_encoding
 from ..sniff import is_binary
 from ..fastcheck import accepts
 from ..model import DEAL_STRING_RE, REFERENCE_VERSION_RE, date_ok
@@ -265,16 +266,18 @@ def baseline_hash(doc: dict[str, Any], *, source: str = "<input>") -> str:
 
 
 def parse_json_text(data: bytes | str, *, source: str = "<input>") -> Any:
-    """Parse JSON text (UTF-8, optional BOM) for the CLI and tests.
+    """Parse JSON text (UTF-8, optional BOM; UTF-16 or UTF-32 with theirs) for the CLI and tests.
 
     Raises:
-        CodecError: not UTF-8 or not JSON, naming line and column.
+        CodecError: not text in its encoding or not JSON, naming line and column.
     """
     if isinstance(data, bytes):
+        encoding = text_encoding(data)
         try:
-            data = data.decode("utf-8-sig")
+            data = data.decode(encoding)
         except UnicodeDecodeError as exc:
-            raise CodecError(f"byte {exc.start} is not UTF-8", Place(source=source)) from None
+            name = "UTF-8" if encoding == "utf-8-sig" else encoding.upper()
+            raise CodecError(f"byte {exc.start} is not {name}", Place(source=source)) from None
     try:
         return json.loads(data)
     except json.JSONDecodeError as exc:

@@ -27,6 +27,11 @@ from engine.load import load_game
         (b"true", "legacy-condensed"),
         (b"-1", "legacy-condensed"),
         (b"\xbb{}", "legacy-condensed"),  # a broken BOM is not a BOM
+        # UTF-16 text (Windows PowerShell's Out-File and >) and UTF-32 LE: text, not a protobuf
+        # message (0xFF and 0xFE would be wire types 7 and 6, which do not exist)
+        (b"\xff\xfe{\x00}\x00", "json"),
+        (b"\xfe\xff\x00{\x00}", "json"),
+        (b"\xff\xfe\x00\x00{\x00\x00\x00", "json"),
     ],
 )
 def test_each_form_is_told_by_its_first_bytes(data: bytes, form: str) -> None:
@@ -53,3 +58,22 @@ def test_the_loader_refuses_what_the_sniffer_sends_it(data: bytes, error: type[E
         load_game(data, source="x.egn")
     assert words in str(exc.value)
     assert str(exc.value).startswith("x.egn")
+
+
+@pytest.mark.parametrize("encoding", ["utf-16", "utf-16-be-bom", "utf-32", "utf-8-sig"])
+def test_a_game_saved_as_utf16_or_utf32_text_loads_as_the_utf8_file(encoding: str) -> None:
+    """A logger on Windows saved the game with PowerShell (UTF-16 with its byte-order mark):
+    it was read as a binary file ("unsupported wire type 7 (field 253935) at byte 0"); it
+    is the same game as the UTF-8 file."""
+    import json
+
+    from engine.generate import generate_game
+
+    text = json.dumps(generate_game(4, deals=2), ensure_ascii=False)
+    data = b"\xfe\xff" + text.encode("utf-16-be") if encoding == "utf-16-be-bom" else text.encode(encoding)
+    want = load_game(text.encode(), source="g.egn")
+    got = load_game(data, source="g.egn")
+    assert got.document == want.document and got.timeline.steps == want.timeline.steps
+    if encoding.startswith("utf-16"):
+        with pytest.raises(CodecError, match=r"^g\.egn: byte \d+ is not UTF-16$"):
+            load_game(data[:101], source="g.egn")  # cut in the middle of a character

@@ -353,8 +353,11 @@ async def test_legacy_import_reads_views_of_an_old_file(client: Any) -> None:
     for e in legacy:
         assert (got[e["id"]]["x"], got[e["id"]]["y"], got[e["id"]]["scale"]) == (e["x"], e["y"], e["scale"])
     assert body["viewSwitches"] == raw["viewSwitches"]
+    # the same file saved by Windows PowerShell (UTF-16 with its byte-order mark) reads the same
+    r = await client.post("/studio/api/legacy", data=path.read_text().encode("utf-16"), headers=AUTH)
+    assert r.status == 200 and (await r.json()) == body
     r = await client.post("/studio/api/legacy", data=b"\x01\x02", headers=AUTH)
-    assert r.status == 400
+    assert r.status == 400 and (await r.json())["error"].startswith("not an EGN JSON file: the file: line 1, column 1")
 
 
 async def test_view_switches_put_a_named_view_on_air_from_their_step(client: Any) -> None:
