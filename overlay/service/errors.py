@@ -100,8 +100,9 @@ class SequenceGap(Conflict):
 
 
 class InvalidAction(BadRequest):
-    """A logger action the protocol refuses (a wrong type, an unknown field), its text naming
-    the channel and the action's ``seq``; ``errors``/``errorCount`` as a validation error's."""
+    """A logger's message the protocol refuses (an action, or a whole game on the feed socket:
+    a wrong type, an unknown field), its text naming the channel and the action's ``seq``;
+    ``errors``/``errorCount`` as a validation error's."""
 
     kind = "validation"
 

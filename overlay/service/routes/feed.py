@@ -22,7 +22,7 @@ from ..files import check_allowed, kind_of, read_game_file_async
 from ..keys import SETTINGS, SOCKETS, STORE
 from ..protocol import ActionIn, FeedAction, FeedGame, FeedRefused, FollowRequest, LoadPath, dump, parse_feed_message
 from ..refusals import REFUSED, error_body, invalid_action
-from .common import read_action, ack_response, channel_of, clock_of, read_json
+from .common import ack_response, channel_of, clock_of, read_action, read_json
 
 __all__ = ["routes"]
 

@@ -40,7 +40,7 @@ from ..feedkeys import FEED_KEY, feed_route
 from ..limits import parse
 from ..protocol import ActionIn, dump
 from ..refusals import REFUSED, error_body
-from .common import read_action, channel_of, clock_of, read_json
+from .common import channel_of, clock_of, read_action, read_json
 
 __all__ = ["routes", "LEASE", "Holder", "holder_of"]
 
