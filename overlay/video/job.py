@@ -10,7 +10,6 @@ what one process draws.
 
 from __future__ import annotations
 
-import json
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from fractions import Fraction
@@ -132,11 +131,48 @@ def parse_deals(text: str | None, steps: Sequence[GameState]) -> tuple[int, int]
 M = TypeVar("M", bound=BaseModel)
 
 
-def _model(path: str | None, cls: type[M]) -> M | None:
+def read_json_file(path: str | Path, option: str) -> Any:
+    """The JSON document of a file given with ``option``: UTF-8 (with or without a byte-order
+    mark, as Notepad writes it) or UTF-16/32 with theirs (Windows PowerShell), as the engine
+    reads a game.
+
+    Raises:
+        OSError: unreadable, or not JSON (naming the option, the file, line and column).
+    """
+    from engine.codec import parse_json_text
+    from engine.errors import CodecError
+
+    try:
+        data = Path(path).read_bytes()
+    except OSError as exc:
+        raise OSError(f"{option} {path}: {exc.strerror or exc}") from None
+    try:
+        return parse_json_text(data, source=str(path))
+    except CodecError as exc:
+        raise OSError(f"{option} {exc}") from None
+
+
+def validated(cls: type[M], doc: Any, path: str | Path, option: str) -> M:
+    """``doc`` (read from ``path``) as ``cls``.
+
+    Raises:
+        OSError: the model refuses it: one line naming the option, the file and each field.
+    """
+    from pydantic import ValidationError
+
+    try:
+        return cls.model_validate(doc)
+    except ValidationError as exc:
+        from ..service.refusals import pydantic_text
+
+        raise OSError(f"{option} {path}: {pydantic_text(exc)}") from None
+
+
+def _model(path: str | None, cls: type[M], option: str) -> M | None:
     """The ``cls`` document in the JSON file ``path`` (None: no path given)."""
     if not path:
         return None
-    return cls.model_validate(json.loads(Path(path).read_text(encoding="utf-8")))
+    return validated(cls, read_json_file(path, option), path, option)
 
 
 def load_job(
@@ -186,8 +222,8 @@ def load_job(
         views, theme, timing, match = output_views(rs, options.output_name), rs.theme, rs.timing, rs.match
     if options.view:
         views = Views(load_view(options.view))
-    theme = _model(options.theme, Theme) or theme
-    timing = _model(options.timing, Timing) or timing or Timing()
+    theme = _model(options.theme, Theme, "--theme") or theme
+    timing = _model(options.timing, Timing, "--timing") or timing or Timing()
     durations = durations_of(steps, timing)
     starts = list(StepTimes.of(durations).starts[: len(durations)])
     video_url = None
@@ -268,8 +304,7 @@ def read_channel_settings(path: Path) -> tuple[ChannelSettings, Path | None]:
     long as the process and is removed when it exits), so a render needs no data folder.
 
     Raises:
-        OSError: unreadable, not JSON, or an image that is not base64.
-        pydantic.ValidationError: settings the model refuses.
+        OSError: unreadable, not JSON, settings the model refuses, or an image that is not base64.
     """
     import atexit
     import base64
@@ -279,15 +314,12 @@ def read_channel_settings(path: Path) -> tuple[ChannelSettings, Path | None]:
 
     from renderer.settings import ChannelSettings
 
-    try:
-        doc = json.loads(path.read_text(encoding="utf-8"))
-    except (UnicodeDecodeError, json.JSONDecodeError) as exc:
-        raise OSError(f"{path}: not a settings JSON file ({exc})") from None
+    doc = read_json_file(path, "--channel-settings")
     images = None
     if isinstance(doc, dict):
         images = doc.pop(EXPORT_IMAGES, None)
         doc.pop("export", None)  # what made the file, when
-    settings = ChannelSettings.model_validate(doc)
+    settings = validated(ChannelSettings, doc, path, "--channel-settings")
     if not images:
         return settings, None
     folder = Path(tempfile.mkdtemp(prefix="euchre-overlay-images-"))
@@ -386,10 +418,13 @@ def load_view(path: str) -> View:
     from renderer.legacy import views_from_legacy
     from renderer.view import View
 
-    data = json.loads(Path(path).read_text(encoding="utf-8"))
+    data = read_json_file(path, "--view")
     if isinstance(data, dict) and "views" in data:
-        views = views_from_legacy(data["views"])
+        try:
+            views = views_from_legacy(data["views"])
+        except ValueError as exc:  # (pydantic's ValidationError is one)
+            raise OSError(f"--view {path}: its views: {str(exc).splitlines()[0]}") from None
         if not views:
             raise OSError(f"{path}: no views")
         return views[0]
-    return View.model_validate(data)
+    return validated(View, data, path, "--view")

@@ -124,3 +124,40 @@ def test_serve_on_a_port_in_use_says_so(tmp_path: Path) -> None:
     assert res.returncode == 2
     assert res.stderr.strip().endswith(f"127.0.0.1:{port} is in use (another server on it?): stop that one, or pass --port N (--port 0: any free port)"), res.stderr
     assert "Traceback" not in res.stderr
+
+
+def test_the_json_files_a_command_is_given_read_as_a_game_does(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    """``--view``, ``--theme``, ``--timing`` and ``--channel-settings`` files: with a UTF-8
+    byte-order mark (Notepad) or as UTF-16 (Windows PowerShell) they draw what the plain file
+    draws; a broken one is one line naming the option, the file and the place, exit 2 (they
+    were tracebacks: a JSONDecodeError, a pydantic ValidationError)."""
+    from overlay.cli import main
+
+    demo = str(ROOT / "assets" / "demo" / "demo.egn")
+    plain, bom, wide = tmp_path / "plain.json", tmp_path / "bom.json", tmp_path / "wide.json"
+    text = json.dumps({"match": {"teams": [{"name": "Red Team"}, {"name": "Blue Team"}]}})  # drawn: the names change
+    plain.write_text(text, encoding="utf-8")
+    bom.write_bytes(b"\xef\xbb\xbf" + text.encode())
+    wide.write_text(text, encoding="utf-16")
+    pictures = []
+    for name, path in (("plain", plain), ("bom", bom), ("wide", wide)):
+        out = tmp_path / f"{name}.png"
+        assert main(["frame", demo, "--step", "44", "--size", "320x180", "--channel-settings", str(path), "-o", str(out)]) == 0
+        pictures.append(out.read_bytes())
+    assert pictures[0] == pictures[1] == pictures[2]
+    assert main(["frame", demo, "--step", "44", "--size", "320x180", "-o", str(tmp_path / "none.png")]) == 0
+    assert (tmp_path / "none.png").read_bytes() != pictures[0]  # the settings were read, not skipped
+    capsys.readouterr()
+    broken = tmp_path / "broken.json"
+    cases = [
+        (["--theme", str(broken)], '{"x": ', f"euchre-overlay: --theme {broken}: line 1, column 7: expecting value"),
+        (["--timing", str(broken)], '{"nope": 1}', f"euchre-overlay: --timing {broken}: nope: Extra inputs are not permitted"),
+        (["--view", str(broken)], '{"views": 5}', f"euchre-overlay: --view {broken}: its views: legacy views: expected a list, got int"),
+        (["--channel-settings", str(broken)], '{"outputs": {"program": {"delay": "x"}}}',
+         f"euchre-overlay: --channel-settings {broken}: outputs -> program -> delay: Input should be a valid number, unable to parse string as a number"),
+        (["--view", str(tmp_path / "missing.json")], "", f"euchre-overlay: --view {tmp_path / 'missing.json'}: No such file or directory"),
+    ]
+    for option, content, line in cases:
+        broken.write_text(content, encoding="utf-8")
+        assert main(["frame", demo, "--step", "44", "--size", "320x180", *option, "-o", str(tmp_path / "x.png")]) == 2, option
+        assert capsys.readouterr().err.strip() == line
