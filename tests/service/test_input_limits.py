@@ -63,6 +63,26 @@ async def test_bad_bodies_are_4xx_and_change_nothing(
     assert await state_of(client) == before
 
 
+@pytest.mark.parametrize(
+    "encode",
+    [lambda t: b"\xef\xbb\xbf" + t.encode(), lambda t: t.encode("utf-16"), lambda t: t.encode("utf-16-le")],
+    ids=["utf-8-bom", "utf-16", "utf-16-le-no-bom"],
+)
+async def test_a_json_body_as_notepad_or_powershell_saved_it_is_read(client: Any, encode: Any) -> None:
+    """``curl --data-binary @look.json`` of a file Notepad saved (a UTF-8 byte-order mark) or
+    Windows PowerShell wrote (UTF-16) is read as the plain file (it was refused: "unexpected
+    UTF-8 BOM"); UTF-16 without its mark is not text the server can tell, and is refused."""
+    await make_channel(client, doc=game(7, 1))
+    revision = (await state_of(client))[2]
+    body = encode(json.dumps({"revision": revision, "title": "Finals — table 1"}))
+    r = await client.patch("/api/channels/t1/settings", data=body, headers={**AUTH, "Content-Type": "application/json"})
+    if body.startswith((b"\xef\xbb\xbf", b"\xff\xfe")):
+        assert r.status == 200, await r.text()
+        assert (await r.json())["title"] == "Finals — table 1"
+    else:
+        assert r.status == 400 and (await state_of(client))[2] == revision
+
+
 @pytest.mark.parametrize("method, path", JSON_ROUTES)
 async def test_errors_quote_a_bounded_excerpt(client: Any, method: str, path: str) -> None:
     await make_channel(client, doc=game(7, 1))

@@ -11,6 +11,7 @@ from typing import Any
 from aiohttp import web
 from pydantic import ValidationError
 
+from engine.sniff import text_encoding
 from renderer.settings import OUTPUTS, OutputName
 
 from ..channel import Channel
@@ -132,19 +133,24 @@ def parse_json_text(text: str, *, what: str = "request body") -> Any:
 
 
 async def read_text(request: web.Request) -> str:
-    """The body as text in its declared charset (UTF-8 by default).
+    """The body as text in its declared charset; UTF-8 by default, a byte-order mark skipped,
+    or UTF-16/32 by theirs (a file a curl sends as Notepad or PowerShell saved it), as the
+    engine reads a game's text.
 
     Raises:
         BadRequest: an unknown charset (415), or bytes that are not text in it.
     """
     data = await request.read()
     charset = request.charset or "utf-8"
+    if charset.lower() in ("utf-8", "utf8"):
+        charset = text_encoding(data)
     try:
         return data.decode(charset)
     except LookupError:
         raise UnsupportedMedia(f"unknown charset {charset[:40]!r} in Content-Type") from None
     except UnicodeDecodeError:
-        raise BadRequest(f"request body is not {charset[:40]} text", kind="encoding") from None
+        label = "utf-8" if charset == "utf-8-sig" else charset[:40]
+        raise BadRequest(f"request body is not {label} text", kind="encoding") from None
 
 
 async def read_json(request: web.Request) -> Any:
