@@ -22,10 +22,12 @@ from engine.load import LoadedGame, LoadedMatch, load_any
 from engine.ruleset import Ruleset
 from engine.stats import match_stats
 
+from .convert import read_input, source_name
+
 
 def register(sub: Any) -> None:
     p = sub.add_parser("analyse", help="double-dummy analysis of every step: tricks under best play, best cards, the bidding table, win probability")
-    p.add_argument("file", nargs="?", default=str(DEMO), help="a .egn, .egnb or .emn file (default: the bundled demo game)")
+    p.add_argument("file", nargs="?", default=str(DEMO), help="a .egn, .egnb or .emn file; - reads standard input (default: the bundled demo game)")
     p.add_argument("--json", action="store_true", help="print {\"steps\": [{step, deal, kind, ddTricks, best, calls, winProbability, ...}]} (fields listed in docs/analysis.md)")
     p.add_argument("--strict", action="store_true", help="refuse any schema problem instead of repairing it")
     p.add_argument("--public", action="store_true", help="use no hidden card: only what the clean output may show (win probability from public information)")
@@ -40,7 +42,7 @@ def analyse_game(game: LoadedGame, *, public: bool = False) -> list[StepAnalysis
 
 
 def run(args: argparse.Namespace) -> int:
-    loaded = load_any(Path(args.file).read_bytes(), source=Path(args.file).name, strict=args.strict)
+    loaded = load_any(read_input(args.file), source=source_name(Path(args.file).name), strict=args.strict)
     games = loaded.games if isinstance(loaded, LoadedMatch) else (loaded,)
     for game in games:
         for problem in game.all_problems:

@@ -19,28 +19,28 @@ from engine import codec
 from engine.errors import CodecError, Place, SizeLimitError
 from engine.upgrade import upgrade_document
 
-__all__ = ["register", "read_input", "write_output", "decode_any"]
+__all__ = ["register", "STDIO", "source_name", "read_input", "write_output", "decode_any"]
 
 EMN_FILE_TYPE = "Euchre Match Notation"
 
 
 def register(sub: Any) -> None:
     p = sub.add_parser("convert", help="convert between .egn JSON and .egnb binaries (like egn-convert)")
-    p.add_argument("input", help=".egn/.emn JSON or a binary (.egnb, .expanded.egnb, EMN binary)")
-    _output_arguments(p, "output path; binary input gives JSON unless OUT ends in .egnb/.emnb")
+    p.add_argument("input", help=".egn/.emn JSON or a binary (.egnb, .expanded.egnb, EMN binary); - reads standard input")
+    _output_arguments(p, "output path (- : standard output); binary input gives JSON unless OUT ends in .egnb/.emnb")
     p.add_argument("--expanded", action="store_true", help="write the expanded binary instead of condensed")
     p.set_defaults(func=run_convert)
 
     p = sub.add_parser("baseline", help="baseline EGN (analysis stripped) or its SHA-256 (like egn-baseline)")
-    p.add_argument("input", help="a game in any form")
+    p.add_argument("input", help="a game in any form; - reads standard input")
     _output_arguments(p, "write the baseline here (.egnb = condensed binary; default: print it)")
     p.add_argument("--hash", action="store_true", help="print the baseline SHA-256 instead")
     p.add_argument("--expanded", action="store_true", help="read binary input as expanded / write expanded")
     p.set_defaults(func=run_baseline)
 
     p = sub.add_parser("upgrade", help="upgrade an old EGN file to schema 1.4 (like egn-upgrade)")
-    p.add_argument("input", help="an .egn JSON file")
-    _output_arguments(p, "output path (default: rewrite the input)")
+    p.add_argument("input", help="an .egn JSON file; - reads standard input")
+    _output_arguments(p, "output path (default: rewrite the input; standard output for -)")
     p.set_defaults(func=run_upgrade)
 
 
@@ -65,17 +65,30 @@ def _output_of(args: argparse.Namespace, *, required: bool) -> str | None:
     return out
 
 
+#: the path that means standard input (as an input) or standard output (as an output)
+STDIO = "-"
+
+
+def source_name(path: str) -> str:
+    """How errors name an input: its path, or ``stdin`` for :data:`STDIO`."""
+    return "stdin" if path == STDIO else path
+
+
 def read_input(path: str, *, limit: int = codec.emn.MAX_EMN_INPUT) -> bytes:
-    """Read a file, refusing it before reading it all when it is over ``limit`` bytes.
+    """Read a file (standard input for ``-``: ``cat game.egn | euchre-overlay inspect -``),
+    refusing it before reading it all when it is over ``limit`` bytes.
 
     Raises:
         SizeLimitError: too large.
         OSError: unreadable.
     """
-    with open(path, "rb") as fh:
-        data = fh.read(limit + 1)
+    if path == STDIO:
+        data = sys.stdin.buffer.read(limit + 1)
+    else:
+        with open(path, "rb") as fh:
+            data = fh.read(limit + 1)
     if len(data) > limit:
-        raise SizeLimitError(f"file is over the {limit}-byte limit", Place(source=path))
+        raise SizeLimitError(f"file is over the {limit}-byte limit", Place(source=source_name(path)))
     return data
 
 
@@ -83,6 +96,10 @@ def write_output(path: str, data: bytes | str) -> None:
     """Write atomically (a half-written file is never left behind), with the permissions a
     plain write gives (a file replaced keeps its own; the temporary file's are 0600)."""
     raw = data.encode("utf-8") if isinstance(data, str) else data
+    if path == STDIO:  # standard output: a pipe to the next tool
+        sys.stdout.buffer.write(raw if isinstance(data, bytes) or raw.endswith(b"\n") else raw + b"\n")
+        sys.stdout.buffer.flush()
+        return
     folder = os.path.dirname(os.path.abspath(path))
     try:
         mode = os.stat(path).st_mode & 0o7777
@@ -126,35 +143,37 @@ def _is_match(doc: dict[str, Any]) -> bool:
 
 def run_convert(args: argparse.Namespace) -> int:
     data = read_input(args.input)
+    source = source_name(args.input)
     binary_in = codec.is_binary(data)
-    doc = decode_any(data, source=args.input)
+    doc = decode_any(data, source=source)
     out = _output_of(args, required=True)
     assert out is not None
     if binary_in and not out.endswith((".egnb", ".emnb")):
         write_output(out, codec.stringify(doc, 2))
         return 0
     if _is_match(doc):
-        write_output(out, codec.encode_emn(doc, source=args.input))
+        write_output(out, codec.encode_emn(doc, source=source))
     elif args.expanded:
-        write_output(out, codec.encode_expanded(doc, source=args.input))
+        write_output(out, codec.encode_expanded(doc, source=source))
     else:
-        write_output(out, codec.encode_condensed(doc, source=args.input))
+        write_output(out, codec.encode_condensed(doc, source=source))
     return 0
 
 
 def run_baseline(args: argparse.Namespace) -> int:
     data = read_input(args.input, limit=codec.MAX_BINARY)
-    doc = decode_any(data, source=args.input, expanded=args.expanded and codec.is_binary(data))
+    source = source_name(args.input)
+    doc = decode_any(data, source=source, expanded=args.expanded and codec.is_binary(data))
     if _is_match(doc):
-        raise CodecError("a match file has no baseline; convert its games one by one", Place(source=args.input))
+        raise CodecError("a match file has no baseline; convert its games one by one", Place(source=source))
     out = _output_of(args, required=False)
     if args.hash:
-        print(codec.baseline_hash(doc, source=args.input))
+        print(codec.baseline_hash(doc, source=source))
         return 0
-    base = codec.baseline(doc, source=args.input)
+    base = codec.baseline(doc, source=source)
     if out and out.endswith(".egnb"):
         encode = codec.encode_expanded if args.expanded else codec.encode_condensed
-        write_output(out, encode(base, source=args.input))
+        write_output(out, encode(base, source=source))
     elif out:
         write_output(out, codec.stringify(base, 2))
     else:
@@ -164,7 +183,7 @@ def run_baseline(args: argparse.Namespace) -> int:
 
 def run_upgrade(args: argparse.Namespace) -> int:
     data = read_input(args.input)
-    obj = codec.parse_json_text(data, source=args.input)
+    obj = codec.parse_json_text(data, source=source_name(args.input))
     write_output(_output_of(args, required=False) or args.input, codec.stringify(upgrade_document(obj), 2))
     return 0
 

@@ -12,6 +12,8 @@ from assets import DEMO_GAME as DEMO
 from engine.load import LoadedGame, LoadedMatch, load_any
 from engine.state import DealSummary, team_of
 
+from .convert import read_input, source_name
+
 
 def register(sub: Any) -> None:
     p = sub.add_parser(
@@ -22,7 +24,7 @@ def register(sub: Any) -> None:
             "seek?deal=N. The --json contract keeps the file's own dealNumber field."
         ),
     )
-    p.add_argument("file", nargs="?", default=str(DEMO), help="a .egn, .egnb or .emn file (default: the bundled demo game)")
+    p.add_argument("file", nargs="?", default=str(DEMO), help="a .egn, .egnb or .emn file; - reads standard input (default: the bundled demo game)")
     p.add_argument("--json", action="store_true", help="print the replay as JSON: per deal the dealer, up-card, trump, maker, tricks, points and score (fields listed in docs/engine.md)")
     p.add_argument("--strict", action="store_true", help="refuse any schema problem instead of repairing it (a card dealt twice included): exit 2")
     p.add_argument("--steps", action="store_true", help="also list every step of the timeline")
@@ -31,7 +33,7 @@ def register(sub: Any) -> None:
 
 def run(args: argparse.Namespace) -> int:
     # the deal summaries need no states: only --steps builds the whole timeline
-    loaded = load_any(Path(args.file).read_bytes(), source=Path(args.file).name, strict=args.strict, summary_only=not args.steps)
+    loaded = load_any(read_input(args.file), source=source_name(Path(args.file).name), strict=args.strict, summary_only=not args.steps)
     games = loaded.games if isinstance(loaded, LoadedMatch) else (loaded,)
     errors = [p for game in games for p in game.all_problems if p.severity == "error" and p.kind == "schema"]
     if args.strict and errors:

@@ -161,3 +161,28 @@ def test_the_json_files_a_command_is_given_read_as_a_game_does(tmp_path: Path, c
         broken.write_text(content, encoding="utf-8")
         assert main(["frame", demo, "--step", "44", "--size", "320x180", *option, "-o", str(tmp_path / "x.png")]) == 2, option
         assert capsys.readouterr().err.strip() == line
+
+
+def test_a_dash_reads_standard_input_and_writes_standard_output(tmp_path: Path) -> None:
+    """``cat game.egn | euchre-overlay inspect -``, ``… | convert - -o - | …``: the text tools
+    read a game from standard input and write to standard output, as shell tools do (``-``
+    was taken for a file name: ``No such file or directory: '-'``); errors name ``stdin``."""
+    from engine.generate import generate_game
+    from overlay.cli import main
+
+    game_file = tmp_path / "g.egn"
+    game_file.write_text(json.dumps(generate_game(5, deals=2)), encoding="utf-8")
+    data = game_file.read_bytes()
+    assert main(["convert", str(game_file), str(tmp_path / "g.egnb")]) == 0
+
+    def cli(*args: str, stdin: bytes) -> subprocess.CompletedProcess[bytes]:
+        return subprocess.run([sys.executable, "-m", "overlay.cli", *args], input=stdin, capture_output=True, cwd=ROOT, timeout=120)
+
+    inspected = cli("inspect", "-", stdin=data.decode().encode("utf-16"))  # as PowerShell pipes it to a file
+    assert inspected.returncode == 0 and b"final score" in inspected.stdout, inspected.stderr
+    converted = cli("convert", "-", "-o", "-", stdin=data)
+    assert converted.returncode == 0 and converted.stdout == (tmp_path / "g.egnb").read_bytes()
+    back = cli("convert", "-", "-", stdin=converted.stdout)  # binary in: JSON out
+    assert back.returncode == 0 and json.loads(back.stdout)["deals"] == json.loads(data)["deals"]
+    broken = cli("baseline", "-", "--hash", stdin=b'{"fileType": ')
+    assert broken.returncode == 2 and broken.stderr.decode().strip() == "euchre-overlay: stdin: line 1, column 14: expecting value"
