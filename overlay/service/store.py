@@ -315,6 +315,10 @@ class Store:
             if isinstance(exc, sqlite3.Error):
                 raise StoreBroken(f"{self.path}: cannot open the database: {exc}") from None
             if isinstance(exc, OSError):
+                # the data folder given is a file, or sits under one: say which
+                folder = next((p for p in Path(self.path).parents if p.exists()), None)
+                if folder is not None and not folder.is_dir():
+                    raise StoreBroken(f"{self.path}: cannot open the database: {folder} is a file, not a folder (--data names a folder)") from None
                 raise StoreBroken(f"{self.path}: cannot open the database: {exc.strerror or exc}") from None
             raise
         #: channel -> why its stored settings were refused (it runs on defaults until saved)

@@ -186,3 +186,16 @@ def test_a_dash_reads_standard_input_and_writes_standard_output(tmp_path: Path) 
     assert back.returncode == 0 and json.loads(back.stdout)["deals"] == json.loads(data)["deals"]
     broken = cli("baseline", "-", "--hash", stdin=b'{"fileType": ')
     assert broken.returncode == 2 and broken.stderr.decode().strip() == "euchre-overlay: stdin: line 1, column 14: expecting value"
+
+
+def test_serve_on_a_data_path_that_is_a_file_says_so(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    """``serve --data FILE`` (or a folder under a file) names the file in the way (it said
+    ``cannot open the database: File exists``)."""
+    from overlay.cli import main
+
+    file = tmp_path / "notes.txt"
+    file.write_text("x", encoding="utf-8")
+    for data in (file, file / "sub"):
+        assert main(["serve", "--data", str(data), "--port", "0", "--no-demo"]) == 2
+        err = capsys.readouterr().err.strip()
+        assert err == f"euchre-overlay: {data / 'overlay.sqlite3'}: cannot open the database: {file} is a file, not a folder (--data names a folder)"
