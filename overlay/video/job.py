@@ -16,7 +16,7 @@ from fractions import Fraction
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, TypeVar
 
-from pydantic import BaseModel
+from pydantic import BaseModel, ValidationError
 
 if TYPE_CHECKING:
     from engine.load import LoadedGame
@@ -158,8 +158,6 @@ def validated(cls: type[M], doc: Any, path: str | Path, option: str) -> M:
     Raises:
         OSError: the model refuses it: one line naming the option, the file and each field.
     """
-    from pydantic import ValidationError
-
     try:
         return cls.model_validate(doc)
     except ValidationError as exc:

@@ -15,12 +15,13 @@ from engine.sniff import text_encoding
 from renderer.settings import OUTPUTS, OutputName
 
 from ..channel import Channel
-from ..errors import BadRequest, UnsupportedMedia
+from ..errors import BadRequest, InvalidAction, UnsupportedMedia
+from ..feedkeys import FEED_KEY
 from ..hub import Hub
 from ..keys import HUB
 from ..limits import parse
 from ..protocol import ActionIn, FeedAck, dump
-from ..refusals import invalid_action
+from ..refusals import error_body, invalid_action
 
 __all__ = [
     "hub_of",
@@ -34,6 +35,8 @@ __all__ = [
     "read_json",
     "ack_response",
     "read_action",
+    "via_of",
+    "note_refused",
     "MAX_DEPTH",
 ]
 
@@ -181,3 +184,17 @@ async def read_action(request: web.Request, ch: Channel) -> ActionIn:
         return parse(ActionIn, data)
     except ValidationError as exc:
         raise invalid_action(exc, ch.id, data) from exc
+
+
+def via_of(request: web.Request) -> str:
+    """Who sent a feed message: a feed key's id, or ``"token"``."""
+    return request.get(FEED_KEY) or "token"
+
+
+def note_refused(request: web.Request, ch: Channel, exc: BaseException, seq: int | None) -> None:
+    """Keep a refused feed message's text on the channel's feed log (the studio shows it),
+    with its ``seq`` (an action of the wrong shape carries the one it had)."""
+    status, body = error_body(exc)
+    if seq is None and isinstance(exc, InvalidAction):
+        seq = exc.seq
+    ch.feed_log.refuse(clock_of(request), seq=seq, status=status, kind=str(body.get("kind", "error")), error=str(body.get("error", "")), via=via_of(request))

@@ -17,12 +17,12 @@ from ..limits import parse
 from ..channel import Channel
 from ..errors import BadRequest, Forbidden, InvalidAction, NotFound, StoreFailed
 from ..feed import feed_game_bytes
-from ..feedkeys import FEED_KEY, feed_route, still_valid
+from ..feedkeys import feed_route, still_valid
 from ..files import check_allowed, kind_of, read_game_file_async
 from ..keys import SETTINGS, SOCKETS, STORE
 from ..protocol import ActionIn, FeedAction, FeedGame, FeedRefused, FollowRequest, LoadPath, dump, parse_feed_message
 from ..refusals import REFUSED, error_body, invalid_action
-from .common import ack_response, channel_of, clock_of, read_action, read_json
+from .common import ack_response, channel_of, clock_of, note_refused, read_action, read_json, via_of
 
 __all__ = ["routes"]
 
@@ -34,19 +34,6 @@ routes = web.RouteTableDef()
 def _source(request: web.Request, fallback: str) -> str:
     name = request.query.get("source") or fallback
     return name[:200]
-
-
-def _via(request: web.Request) -> str:
-    """Who sent a feed message: a feed key's id, or ``"token"``."""
-    return request.get(FEED_KEY) or "token"
-
-
-def _note_refused(request: web.Request, ch: Channel, exc: BaseException, seq: int | None) -> None:
-    """Keep a refused feed message's text on the channel (the studio shows it)."""
-    status, body = error_body(exc)
-    if seq is None and isinstance(exc, InvalidAction):
-        seq = exc.seq
-    ch.feed_log.refuse(clock_of(request), seq=seq, status=status, kind=str(body.get("kind", "error")), error=str(body.get("error", "")), via=_via(request))
 
 
 def _client_path(request: web.Request, raw: str) -> Path:
@@ -70,9 +57,9 @@ async def put_game(request: web.Request) -> web.Response:
     try:
         ack = await ch.ingest.put_game_async(data, source=_source(request, f"channel {ch.id}"), strict=strict)
     except REFUSED as exc:
-        _note_refused(request, ch, exc, None)
+        note_refused(request, ch, exc, None)
         raise
-    ch.feed_log.took(clock_of(request), via=_via(request))
+    ch.feed_log.took(clock_of(request), via=via_of(request))
     return ack_response(ack)
 
 
@@ -119,9 +106,9 @@ async def post_action(request: web.Request) -> web.Response:
         action = await read_action(request, ch)
         ack = ch.ingest.apply_action(action)
     except REFUSED as exc:
-        _note_refused(request, ch, exc, None if action is None else action.seq)
+        note_refused(request, ch, exc, None if action is None else action.seq)
         raise
-    ch.feed_log.took(clock_of(request), via=_via(request))
+    ch.feed_log.took(clock_of(request), via=via_of(request))
     return ack_response(ack)
 
 
@@ -192,12 +179,12 @@ def _feed_frame(request: web.Request, ch: Channel, msg: WSMessage) -> str | None
                 ack = ch.ingest.apply_action(m.action)
         else:
             return None
-        ch.feed_log.took(clock_of(request), via=_via(request))
+        ch.feed_log.took(clock_of(request), via=via_of(request))
         return json.dumps(dump(ack))
     except REFUSED as exc:
         if seq is None and isinstance(exc, InvalidAction):
             seq = exc.seq
-        _note_refused(request, ch, exc, seq)
+        note_refused(request, ch, exc, seq)
         return _refused(exc, seq)
     except Exception:  # a bug must not cost the logger its socket
         log.exception("channel %s: feed frame failed", ch.id)

@@ -35,12 +35,12 @@ from engine.live import LiveGame
 from engine.validate import validate_document
 
 from ..channel import Channel
-from ..errors import BadRequest, Conflict, InvalidAction, Unprocessable
-from ..feedkeys import FEED_KEY, feed_route
+from ..errors import BadRequest, Conflict, Unprocessable
+from ..feedkeys import feed_route
 from ..limits import parse
 from ..protocol import ActionIn, dump
-from ..refusals import REFUSED, error_body
-from .common import channel_of, clock_of, read_action, read_json
+from ..refusals import REFUSED
+from .common import channel_of, clock_of, note_refused, read_action, read_json, via_of
 
 __all__ = ["routes", "LEASE", "Holder", "holder_of"]
 
@@ -116,7 +116,7 @@ def _hold(request: web.Request, ch: Channel, *, take: bool = False, force: bool 
         h.seen, h.name = now, name
         return h, True
     if take and (h is None or force):
-        h = _HOLDERS[ch] = Holder(lid, name, request.get(FEED_KEY) or "token", now, now)
+        h = _HOLDERS[ch] = Holder(lid, name, via_of(request), now, now)
         return h, True
     return h, False
 
@@ -254,9 +254,9 @@ async def post_logger_action(request: web.Request) -> web.Response:
         action = await read_action(request, ch)
         ack = ch.ingest.apply_action(action)
     except REFUSED as exc:
-        _note(request, ch, exc, None if action is None else action.seq)
+        note_refused(request, ch, exc, None if action is None else action.seq)
         raise
-    ch.feed_log.took(clock_of(request), via=request.get(FEED_KEY) or "token")
+    ch.feed_log.took(clock_of(request), via=via_of(request))
     return web.json_response({"ack": dump(ack), "view": _view(request, ch, full=False)})
 
 
@@ -293,18 +293,10 @@ async def post_edit(request: web.Request) -> web.Response:
         assert g is not None  # _live refused a channel without one
         ack = ch.ingest.put_game(live.to_egn_bytes(), source=g.source, strict=True)
     except REFUSED as exc:
-        _note(request, ch, exc, None)
+        note_refused(request, ch, exc, None)
         raise
-    ch.feed_log.took(clock_of(request), via=request.get(FEED_KEY) or "token")
+    ch.feed_log.took(clock_of(request), via=via_of(request))
     return web.json_response({"ack": dump(ack), "view": _view(request, ch, full=False)})
-
-
-def _note(request: web.Request, ch: Channel, exc: BaseException, seq: int | None) -> None:
-    """Keep a refusal on the channel's feed log (the studio shows it)."""
-    status, body = error_body(exc)
-    if seq is None and isinstance(exc, InvalidAction):
-        seq = exc.seq
-    ch.feed_log.refuse(clock_of(request), seq=seq, status=status, kind=str(body.get("kind", "error")), error=str(body.get("error", "")), via=request.get(FEED_KEY) or "token")
 
 
 @routes.get("/api/channels/{channel}/logger/game")
