@@ -93,3 +93,37 @@ export function keepingTyping(box, render) {
     try { again.setSelectionRange(kept.start, kept.end); } catch { /* a field without a caret */ }
   }
 }
+
+// A press on a button that a redraw replaces between its pointerdown and its pointerup is lost:
+// the click goes to neither the old button (gone) nor the new one (never pressed).  The studio
+// redraws its lists and panel on timers (a poll, the tables' refresh) and after every answer, so
+// a producer's click could vanish now and then; those redraws wait for the press to end.
+let pressed = /** @type {Element | null} */ (null);
+/** @type {Map<string, () => void>} */
+const waiting = new Map();
+/** @type {ReturnType<typeof setTimeout> | null} */
+let stuck = null;
+/** a press longer than this (a lost pointerup) no longer holds the redraws back */
+const HOLD_MS = 2000;
+
+function release() {
+  pressed = null;
+  if (stuck !== null) { clearTimeout(stuck); stuck = null; }
+  if (!waiting.size) return;
+  const due = [...waiting.values()];
+  waiting.clear();
+  setTimeout(() => { for (const redraw of due) redraw(); }); // after the click the release brings
+}
+
+addEventListener("pointerdown", (e) => { pressed = e.target instanceof Element ? e.target : null; }, true);
+addEventListener("pointerup", release, true);
+addEventListener("pointercancel", release, true);
+addEventListener("blur", (e) => { if (e.target === window) release(); });
+
+/** Run `redraw` now or, while a press that began inside one of `boxes` is held, once it ends
+ * (after its click).  Only the last redraw waiting under a `key` runs. */
+export function afterPress(key, boxes, redraw) {
+  if (!pressed || !boxes.some((b) => b && b.contains(pressed))) { redraw(); return; }
+  waiting.set(key, redraw);
+  if (stuck === null) stuck = setTimeout(release, HOLD_MS);
+}

@@ -5,7 +5,7 @@
 // a game or followed file that could not be read.  Worked out from the glance (glance.js) on
 // every refresh; a notice can be dismissed until its text changes.
 
-import { h, clear, $ } from "./dom.js";
+import { h, clear, $, afterPress } from "./dom.js";
 import { G, label } from "./glance.js";
 import { S } from "./session.js";
 
@@ -84,6 +84,10 @@ export function openChannel(id) {
 
 /** Draw the strip and the count. */
 export function renderNotices() {
+  afterPress("notices", [$("#notices")], drawNotices);
+}
+
+function drawNotices() {
   const all = notices();
   const shown = all.filter((n) => dismissed.get(n.key) !== n.text);
   const strip = clear($("#notices"));

@@ -2,7 +2,7 @@
 // The studio page: sign-in, channels, the element and view lists, hotkeys; it puts the
 // session (edits), the editor (preview), the panel (forms) and the transport together.
 
-import { h, clear, $, clone } from "./dom.js";
+import { h, clear, $, clone, afterPress } from "./dom.js";
 import { Api } from "./api.js";
 import { showErrors } from "./form.js";
 import { Editor, placed } from "./editor.js";
@@ -335,7 +335,8 @@ function onKey(e) {
 }
 
 function setup() {
-  S.render = renderAll;
+  // (a redraw waits for a press held on the side panels to end: see afterPress)
+  S.render = (opts) => afterPress("render", [$("#left"), $("#right")], () => renderAll(opts));
   editor = new Editor($("#overlay"), {
     sizes: S.schema.sizes,
     onFelt: () => S.schema.onFelt || {},

@@ -151,6 +151,35 @@ async def test_a_producer_makes_a_channel_and_loads_games_by_picker_and_by_drop(
     assert not page.errors
 
 
+async def test_a_redraw_while_a_button_is_pressed_does_not_eat_its_click(browser: Any, server: Server) -> None:
+    """The studio redraws its panel on timers and after answers; one between a button's press and
+    its release replaced the button, and the click went nowhere (the Cue seen lost under load)."""
+    await server.api("POST", "/api/channels", json={"id": "t1"})
+    await server.api("PUT", "/api/channels/t1/game", data=json.dumps(match_doc((3, 4, 5), deals=1)))
+    await server.api("POST", "/api/channels/t1/control/pause")
+    page = await studio(browser, server)
+    await tab(page, "Game")
+    cue = "#panel .games li[data-game='2'] button"  # its Cue
+    await page.hover(cue)
+    await page.eval_on_selector(cue, "el => { el.dataset.held = 'yes'; }")
+    first = (await info(server, "t1"))["game"]["games"][2]["firstStep"]
+    await page.mouse.down()
+    # the redraws a poll, the tables' refresh or an answer make, while the button is held down
+    await page.evaluate("""async () => {
+        const { S } = await import("/studio/static/session.js");
+        const { renderNotices } = await import("/studio/static/notices.js");
+        S.render();
+        renderNotices();
+    }""")
+    assert await page.evaluate("(sel) => document.querySelector(sel).dataset.held === 'yes'", cue), "the pressed button is still the one on the page"
+    await page.mouse.up()
+    await until(lambda: _step_is(server, "t1", first), 5.0, every=0.05)
+    # the redraw held back is made once the press ends: a new button, the game marked on air
+    await page.wait_for_selector("#panel .games li[data-game='2'].on-air", timeout=5000)
+    assert await page.eval_on_selector(cue, "el => el.dataset.held") is None
+    assert not page.errors
+
+
 async def _step_is(srv: Server, channel: str, step: int, *, at_least: bool = False) -> bool:
     ph = (await info(srv, channel))["playhead"]["step"]
     return bool(ph >= step) if at_least else bool(ph == step)
