@@ -5,7 +5,7 @@
 // its faults; the pages waiting on a channel that does not exist; every notice.  A click on a
 // card opens that channel.
 
-import { h, clear, $ } from "./dom.js";
+import { h, clear, $, afterPress } from "./dom.js";
 import { G, label, setStallAfter } from "./glance.js";
 import { notices, meant, openChannel } from "./notices.js";
 import { OUTPUTS, enc } from "./session.js";
@@ -82,6 +82,10 @@ function card(c) {
 
 /** Draw the overview (called on every refresh while it is open). */
 export function renderOverview() {
+  if (overviewOpen()) afterPress("overview", [$("#overview")], drawOverview);
+}
+
+function drawOverview() {
   if (!overviewOpen()) return;
   const box = $("#ov-tables");
   const ids = new Set(G.channels.map((c) => c.id));

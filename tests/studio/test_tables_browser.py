@@ -153,7 +153,8 @@ async def test_a_producer_makes_a_channel_and_loads_games_by_picker_and_by_drop(
 
 async def test_a_redraw_while_a_button_is_pressed_does_not_eat_its_click(browser: Any, server: Server) -> None:
     """The studio redraws its panel on timers and after answers; one between a button's press and
-    its release replaced the button, and the click went nowhere (the Cue seen lost under load)."""
+    its release replaced the button, and the click went nowhere (the Cue seen lost under load);
+    the overview's cards lost a press on their text the same way."""
     await server.api("POST", "/api/channels", json={"id": "t1"})
     await server.api("PUT", "/api/channels/t1/game", data=json.dumps(match_doc((3, 4, 5), deals=1)))
     await server.api("POST", "/api/channels/t1/control/pause")
@@ -177,6 +178,14 @@ async def test_a_redraw_while_a_button_is_pressed_does_not_eat_its_click(browser
     # the redraw held back is made once the press ends: a new button, the game marked on air
     await page.wait_for_selector("#panel .games li[data-game='2'].on-air", timeout=5000)
     assert await page.eval_on_selector(cue, "el => el.dataset.held") is None
+    # the overview's cards: their text is redrawn on every refresh, a card is pressed on its text
+    await page.keyboard.press("o")
+    name = "#overview:not([hidden]) .ov-card[data-channel='t1'] .ov-name"
+    await page.hover(name)
+    await page.mouse.down()
+    await page.evaluate("""async () => { (await import("/studio/static/overview.js")).renderOverview(); }""")
+    await page.mouse.up()
+    await page.wait_for_selector("#overview", state="hidden", timeout=5000)
     assert not page.errors
 
 
