@@ -264,8 +264,11 @@ async def test_an_edit_corrects_an_earlier_card_and_the_engine_rechecks_the_rest
     await page.locator("#edit-list button[data-index='7']").tap()  # seat 1's nine of spades
     await page.wait_for_selector("#choices button.current")
     assert "Replace:" in (await page.locator("#prompt").text_content() or "")
+    await page.eval_on_selector("#edit-list button[data-index='8']", "b => { b.dataset.kept = 'yes'; }")
     await driver.tap_action({"kind": "card", "card": "Kh"})  # the king that A plays later: refused
     await page.wait_for_selector("#error:not([hidden])")
+    # the page redrew for the refusal; the edit list, unchanged, kept its buttons under the finger
+    assert await page.get_attribute("#edit-list button[data-index='8']", "data-kept") == "yes"
     assert re.search(r"after the edit, action 10 .* no longer fits", await page.locator("#error-text").text_content() or "")
     await driver.tap_action({"kind": "card", "card": "Ts"})
     await page.wait_for_selector("#edit-list", state="hidden")

@@ -545,10 +545,16 @@ function dealTools(ch, v) {
   return box;
 }
 
+/** What the edit list was last drawn from (its buttons too stay under a finger). */
+let drawnEdit = "";
+
 function renderEdit() {
   const box = $("#edit-list");
   box.hidden = !P.editing;
-  if (!P.editing || !P.view) return;
+  if (!P.editing || !P.view) { drawnEdit = ""; return; }
+  const sig = JSON.stringify([P.editAt, P.view.dealActions.map((a) => [a.index, a.label])]);
+  if (sig === drawnEdit) return;
+  drawnEdit = sig;
   box.replaceChildren(
     h("h3", {}, "Tap the action to correct; the engine checks every action after it again"),
     ...P.view.dealActions.map((a) => {
