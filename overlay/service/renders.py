@@ -7,7 +7,9 @@ command; the service's event loop never draws a frame), on copies taken when it 
 game the channel holds (in a match, the game on air), and the studio's full export of the
 settings (``GET /studio/api/channels/{id}/export``: the settings document with the images it
 names), so later edits do not change a render under way.  It draws in that one process
-(``--workers 0``) beside the live show, one render at a time per server (a second waits);
+(``--workers 0``) beside the live show, one render at a time per server (a second waits), at
+a lower CPU priority (``RENDER_NICE``, as ``nice -n 10``: the encoder's threads take one and a
+half cores, and on a producer's two-core laptop the live page and OBS came second);
 progress comes from the command's ``--progress-file``; cancel is a SIGINT, which removes the
 partial file.  Files live under ``DATA/renders/{channel}/{id}/`` until deleted (``DELETE`` of
 a finished job) or the channel is.  Each job's record sits beside its file (``job.json``,
@@ -26,6 +28,7 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import json
+import os
 import re
 import secrets
 import shutil
@@ -42,7 +45,7 @@ from aiohttp import web
 from .errors import BadRequest, NotFound
 from .hub import Hub
 
-__all__ = ["RenderJob", "Renders", "mount_renders", "CODECS", "MAX_JOBS"]
+__all__ = ["RenderJob", "Renders", "mount_renders", "CODECS", "MAX_JOBS", "RENDER_NICE", "render_niceness"]
 
 Handler = Callable[[web.Request], Awaitable[web.StreamResponse]]
 
@@ -50,6 +53,14 @@ Handler = Callable[[web.Request], Awaitable[web.StreamResponse]]
 CODECS: dict[str, str] = {"qtrle": ".mov", "prores": ".mov", "vp9": ".webm", "h264": ".mp4"}
 #: jobs kept per channel (the oldest finished ones go first)
 MAX_JOBS = 20
+#: the niceness of a render job's process (the live show's processes keep 0): under load the
+#: show gets about ten times the render's share of a core (Linux's weights, 1024 against 110)
+RENDER_NICE = 10
+
+
+def render_niceness() -> int:
+    """A render job's niceness: the service's own plus ``RENDER_NICE`` (``nice -n 10``)."""
+    return min(19, os.getpriority(os.PRIO_PROCESS, 0) + RENDER_NICE)
 _DEALS = re.compile(r"^\d{1,4}(-\d{1,4})?(,\d{1,4}(-\d{1,4})?)*$")
 _SIZE = re.compile(r"^\d{3,4}x\d{3,4}$")
 
@@ -262,6 +273,10 @@ class Renders:
             err = (job.folder / "stderr.txt").open("wb")
             try:
                 job.proc = await asyncio.create_subprocess_exec(*args, stdout=asyncio.subprocess.DEVNULL, stderr=err, stdin=asyncio.subprocess.DEVNULL)
+                # set at once, while the child is still starting Python: the encoder's threads,
+                # made later, inherit it (a preexec_fn is unsafe in a server with threads)
+                with contextlib.suppress(OSError):
+                    os.setpriority(os.PRIO_PROCESS, job.proc.pid, render_niceness())
                 while True:
                     try:
                         rc = await asyncio.wait_for(job.proc.wait(), 0.25)

@@ -9,6 +9,7 @@ from __future__ import annotations
 import asyncio
 import io
 import json
+import os
 import signal
 import subprocess
 import sys
@@ -24,6 +25,7 @@ from PIL import Image
 from overlay.service.app import create_app
 from overlay.service.config import ServerSettings
 from overlay.service.keys import RENDERS
+from overlay.service.renders import RENDER_NICE, render_niceness
 from tests.support import AUTH, game
 
 pytestmark = pytest.mark.slow  # started first: see tests/conftest.py
@@ -117,12 +119,16 @@ async def test_a_render_is_cancelled_and_its_partial_file_removed(client: Any) -
         if body["done"] > 0:
             break
         await asyncio.sleep(0.1)
+    # the render runs below the live show: every thread of it (the encoder's too) RENDER_NICE below the service
+    renders = client.server.app[RENDERS]
+    (proc,) = [j.proc for j in renders.jobs["t1"] if j.id == job["id"]]
+    assert proc is not None
+    nices = {int(stat.read_text().rsplit(")", 1)[1].split()[16]) for stat in Path(f"/proc/{proc.pid}/task").glob("*/stat")}
+    assert nices == {render_niceness()} and render_niceness() == min(19, os.getpriority(os.PRIO_PROCESS, 0) + RENDER_NICE), nices
     t0 = time.monotonic()
     r = await client.delete(f"{URL}/{job['id']}", headers=AUTH)
     body = await r.json()
     assert body["status"] == "cancelled" and body["url"] is None
-    renders = client.server.app[RENDERS]
-    (proc,) = [j.proc for j in renders.jobs["t1"] if j.id == job["id"]]
     assert proc is not None and proc.returncode == 130, "interrupted, not killed after the service's 10 s"
     assert time.monotonic() - t0 < 8
     folder = renders.root / "t1" / job["id"]
