@@ -301,7 +301,7 @@ class Relay:
         try:
             settings = await self.settings_of(cid)
         except NotFound as exc:
-            hub_of(request).page_waiting(cid, str(exc))
+            hub_of(request).page_waiting(cid, str(exc), monitor=request.query.get("monitor") == "1")
             raise
 
         output, width, height = page_query(request, cast(Any, _Shape(settings)))

@@ -53,9 +53,13 @@ class Hub:
         except KeyError:
             raise NotFound(f"no channel {channel_id!r}", channel=channel_id) from None
 
-    def page_waiting(self, channel_id: str, error: str) -> None:
+    def page_waiting(self, channel_id: str, error: str, *, monitor: bool = False) -> None:
         """Note a page (or its socket) asking for a missing channel: the server's status shows
-        it, since the page itself must not show anything on air."""
+        it, since the page itself must not show anything on air.  The studio's own frames
+        (``monitor``) are not OBS pages: a studio still on a channel deleted elsewhere is not
+        told to fix a URL in OBS."""
+        if monitor:
+            return
         entry = self.waiting.pop(channel_id, None) or {"channel": channel_id, "requests": 0}
         entry["requests"] = int(str(entry["requests"])) + 1
         entry["error"] = error

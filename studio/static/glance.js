@@ -34,6 +34,7 @@ export const G = {
   /** @type {ChannelInfo[]} */ channels: [],
   /** @type {WaitingPage[]} */ waiting: [],
   /** @type {string | null} why the last refresh failed */ error: null,
+  /** performance.now() when the channel list in hand was asked for */ listedAt: -1,
   /** seconds without a logger message during a deal before a notice */
   stallAfter: Number(localStorage.getItem(STALL_KEY)) || 30,
   /**
@@ -57,9 +58,11 @@ let busy = false;
 export async function refresh() {
   if (!S.api || busy) return;
   busy = true;
+  const asked = performance.now();
   try {
     const [list, waiting] = await Promise.all([S.api.get("/api/channels"), S.api.get("/studio/api/waiting")]);
     G.channels = list.channels || [];
+    G.listedAt = asked;
     G.waiting = waiting.waiting || [];
     G.error = null;
   } catch (err) {

@@ -61,6 +61,7 @@ export const OUTPUTS = ["program", "preview", "clean"];
  * @property {(opts?: { keepForm?: boolean }) => void} render
  * @property {boolean} [renderQueued]
  * @property {() => void} [fit] fit the preview to its frame (set by the page)
+ * @property {number} [openedAt] performance.now() when the open channel was opened
  */
 /** @type {Session} */
 export const S = {

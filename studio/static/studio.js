@@ -11,6 +11,7 @@ import { S, enc, settingsUrl, content, previewView, ensureView, edit, undo, redo
 import { renderTabs, renderPanel, dropDeadSwitches, keyUrl } from "./panel.js";
 import { control, poll, loadTimeline, airLine, renderTransport, seekBox } from "./transport.js";
 import { setupTables } from "./tables.js";
+import { G } from "./glance.js";
 
 const HOTKEYS = [
   ["Space", "play / pause"], ["→", "next"], ["←", "back"], ["L", "go live"], ["T", "TAKE (by the transition beside the button)"], ["G", "GO: fire the rundown's next cue"], ["F1–F12", "fire the rundown cue of that key"], ["1–9", "switch the preview to view 1–9"],
@@ -54,15 +55,41 @@ async function signIn(token) {
 
 async function loadChannels(select) {
   const { channels } = await S.api.get("/api/channels");
-  const sel = clear($("#channel"));
-  for (const c of channels) sel.append(h("option", { value: c.id }, c.title ? `${c.title} (${c.id})` : c.id));
-  const want = select || S.ch || (channels[0] && channels[0].id);
-  if (want) { sel.value = want; await openChannel(want); }
+  fillPicker(channels);
+  const known = (id) => id && channels.some((c) => c.id === id);
+  const want = known(select) ? select : known(S.ch) ? S.ch : (channels[0] && channels[0].id);
+  if (want) { $("#channel").value = want; await openChannel(want); }
   else { S.ch = null; S.doc = null; S.shown = null; renderAll(); }
+}
+
+/** The picker's options from a channel list, rebuilt only when its ids or titles changed. */
+function fillPicker(channels) {
+  const sel = /** @type {HTMLSelectElement} */ ($("#channel"));
+  const want = channels.map((c) => [c.id, c.title ? `${c.title} (${c.id})` : c.id]);
+  if (JSON.stringify(want) === JSON.stringify([...sel.options].map((o) => [o.value, o.textContent]))) return;
+  const keep = sel.value;
+  clear(sel);
+  for (const [id, text] of want) sel.append(h("option", { value: id }, text));
+  sel.value = keep;
+}
+
+/** After each refresh of every table: channels another studio, the API or the CLI made,
+ * renamed or deleted show in the picker; the channel open here, deleted elsewhere, is said
+ * and another opened (its frames would otherwise wait on a channel that is gone). */
+function followChannels() {
+  if (G.error || !S.api) return;
+  if (S.ch && G.listedAt < (S.openedAt ?? 0)) return; // a list asked for before this channel was opened
+  if (document.activeElement !== $("#channel")) fillPicker(G.channels);
+  if (S.ch && !G.channels.some((c) => c.id === S.ch)) {
+    const gone = S.ch;
+    S.ch = null;
+    void loadChannels().then(() => notice(`Channel "${gone}" was deleted elsewhere (another studio, the API or the command line).`));
+  }
 }
 
 async function openChannel(id) {
   S.ch = id;
+  S.openedAt = performance.now();
   S.undo = []; S.redo = []; S.selection = []; editor.selection = new Set();
   hide("#conflict"); hide("#notice");
   S.doc = await S.api.get(settingsUrl());
@@ -387,6 +414,7 @@ function setup() {
   $("#line-pick").addEventListener("change", renderTransport);
   document.addEventListener("keydown", onKey);
   setInterval(poll, 1000);
+  G.listeners.push(followChannels);
   setupTables(); // games in, logger setup, the overview and the notices
 }
 

@@ -122,6 +122,11 @@ async def test_waiting_pages_are_listed_with_their_age(client: Any) -> None:
     body = await (await client.get("/studio/api/waiting", headers=AUTH)).json()
     (w,) = body["waiting"]
     assert w["channel"] == "tabel1" and w["requests"] == 1 and 0 <= w["age"] < 5 and "no channel" in w["error"]
+    # the studio's own frames (monitor=1), page or socket, are not OBS pages waiting
+    await client.get("/overlay/gone?output=program&monitor=1")
+    await client.get("/ws/overlay/gone?output=preview&monitor=1")
+    body = await (await client.get("/studio/api/waiting", headers=AUTH)).json()
+    assert [w["channel"] for w in body["waiting"]] == ["tabel1"]
 
 
 # --------------------------------------------------------------------------- a new live game

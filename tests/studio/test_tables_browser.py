@@ -189,6 +189,30 @@ async def test_a_redraw_while_a_button_is_pressed_does_not_eat_its_click(browser
     assert not page.errors
 
 
+async def test_channels_made_and_deleted_elsewhere_follow_in_the_studio(browser: Any, server: Server) -> None:
+    """Another studio, the API or the CLI makes or deletes channels: the picker follows, and the
+    channel open here, deleted elsewhere, is said and left for another (its frames had waited
+    on it, and the notices told the producer to fix a URL in OBS)."""
+    for cid in ("t1", "t2"):
+        await server.api("POST", "/api/channels", json={"id": cid})
+    page = await studio(browser, server)
+    await page.select_option("#channel", "t2")
+    await wait_js(page, "document.querySelector('#preview').src.includes('/overlay/t2?')")
+    await server.api("POST", "/api/channels", json={"id": "t3", "title": "Final"})
+    await wait_js(page, "[...document.querySelectorAll('#channel option')].some((o) => o.textContent === 'Final (t3)')")
+    assert await page.input_value("#channel") == "t2", "the open channel stays picked"
+    await server.api("DELETE", "/api/channels/t2")
+    said = await (await page.wait_for_selector("#notice:has-text('was deleted elsewhere')")).inner_text()
+    assert said.startswith('Channel "t2" was deleted elsewhere')
+    assert await page.eval_on_selector_all("#channel option", "os => os.map((o) => o.value)") == ["t1", "t3"]
+    assert await page.input_value("#channel") == "t1"
+    await wait_js(page, "document.querySelector('#preview').src.includes('/overlay/t1?')")
+    waiting = await server.api("GET", "/studio/api/waiting")
+    assert waiting["waiting"] == [], "the studio's own frames are not pages waiting in OBS"
+    assert await page.locator("#notices .note").count() == 0
+    assert not page.errors
+
+
 async def _step_is(srv: Server, channel: str, step: int, *, at_least: bool = False) -> bool:
     ph = (await info(srv, channel))["playhead"]["step"]
     return bool(ph >= step) if at_least else bool(ph == step)

@@ -125,7 +125,7 @@ def _page(request: web.Request, channel: str, *, note: str | None = None) -> web
         ch = channel_of(request)
         output, width, height = page_query(request, ch)
     except NotFound as exc:
-        hub_of(request).page_waiting(channel, str(exc))
+        hub_of(request).page_waiting(channel, str(exc), monitor=request.query.get("monitor") == "1")
         output, width, height, bad_query = _lenient_query(request)
         problem = f"{exc} (yet): the page stays empty and connects when it is created" + (f"; {bad_query}" if bad_query else "")
     except BadRequest as exc:
@@ -154,7 +154,7 @@ async def page_socket(request: web.Request) -> web.WebSocketResponse:
     try:
         ch = channel_of(request)
     except NotFound as exc:
-        hub_of(request).page_waiting(request.match_info["channel"], str(exc))
+        hub_of(request).page_waiting(request.match_info["channel"], str(exc), monitor=request.query.get("monitor") == "1")
         raise  # refused: the page retries every second and says so on its console
     output, width, height = page_query(request, ch)
     check_origin(request, request.app[SETTINGS].allow_origins)
