@@ -12,6 +12,9 @@ export class ApiError extends Error {
 export class Api {
   constructor(token) {
     this.token = token;
+    /** called on a 401: the server no longer takes this token (rotated, or another server)
+     * @type {((body: any) => void) | null} */
+    this.onRefused = null;
   }
 
   /**
@@ -38,7 +41,10 @@ export class Api {
     if (text) {
       try { data = JSON.parse(text); } catch { data = { error: text }; }
     }
-    if (!r.ok) throw new ApiError(r.status, data);
+    if (!r.ok) {
+      if (r.status === 401 && this.onRefused) this.onRefused(data);
+      throw new ApiError(r.status, data);
+    }
     return data;
   }
 
@@ -47,7 +53,10 @@ export class Api {
   /** A guarded image as a blob: URL (an <img> cannot send the token itself). */
   async blobUrl(path) {
     const r = await fetch(path, { headers: { Authorization: `Bearer ${this.token}` }, cache: "no-store" });
-    if (!r.ok) throw new ApiError(r.status, null);
+    if (!r.ok) {
+      if (r.status === 401 && this.onRefused) this.onRefused(null);
+      throw new ApiError(r.status, null);
+    }
     return URL.createObjectURL(await r.blob());
   }
   post(path, body) { return this.req("POST", path, body === undefined ? {} : body); }

@@ -19,6 +19,8 @@ const HOTKEYS = [
   ["Esc", "clear the selection"], ["O", "every table at a glance (the overview)"], ["?", "this list"],
 ];
 const TOKEN_KEY = "euchre-overlay.token";
+/** why the studio signed itself out (shown on the sign-in form after the reload) */
+const WHY_KEY = "euchre-overlay.signedOut";
 // ------------------------------------------------------------------ sign-in
 
 async function start() {
@@ -26,10 +28,12 @@ async function start() {
   if (token && (await signIn(token))) return;
   const form = $("#signin");
   form.hidden = false;
+  $("#signin-error").textContent = sessionStorage.getItem(WHY_KEY) || "";
+  sessionStorage.removeItem(WHY_KEY);
   form.addEventListener("submit", async (e) => {
     e.preventDefault();
     const t = $("#token").value.trim();
-    if (await signIn(t)) form.hidden = true;
+    if (await signIn(t)) { form.hidden = true; $("#signin-error").textContent = ""; }
     else $("#signin-error").textContent = "That token was refused.";
   });
 }
@@ -43,12 +47,23 @@ async function signIn(token) {
     return false;
   }
   sessionStorage.setItem(TOKEN_KEY, token);
+  api.onRefused = signedOut;
   S.api = api;
   $("#signin").hidden = true;
   $("#app").hidden = false;
   setup();
   await loadChannels();
   return true;
+}
+
+/** The server refused the token the studio signed in with (rotated with `euchre-overlay token
+ * --rotate` and the server restarted, or another server on this address): back to the sign-in
+ * form, saying why, instead of every request failing on its own. */
+function signedOut() {
+  if (sessionStorage.getItem(WHY_KEY)) return; // (once: the reload is under way)
+  sessionStorage.removeItem(TOKEN_KEY);
+  sessionStorage.setItem(WHY_KEY, "The server no longer takes the token this studio signed in with (it was rotated, or this is another server): sign in with the current one.");
+  location.reload();
 }
 
 // ------------------------------------------------------------------ channels

@@ -7,6 +7,7 @@ from the overlay pages' canvases (same page player as OBS shows).
 from __future__ import annotations
 
 import asyncio
+import dataclasses
 import json
 from collections.abc import AsyncIterator
 from pathlib import Path
@@ -284,6 +285,26 @@ async def test_hotkeys_drive_the_transport_and_a_control_link_needs_no_token(bro
         async with s.get(f"{server.base}/studio/link/t1/settings?key={key}") as r:
             assert r.status == 403
     assert (await head())["step"] == step + 1
+    assert studio.errors == []
+
+
+async def test_a_rotated_token_signs_the_studio_out_saying_why(browser: Any, server: Server) -> None:
+    """``euchre-overlay token --rotate`` and a restart: the studio's token no longer works.
+    Every request of it had failed on its own (the preview blank, edits refused one by one);
+    it goes back to the sign-in form, says why, and signs in with the new token."""
+    studio = await Studio.open(browser, server)
+    page = studio.page
+    await server.stop()
+    server.settings = dataclasses.replace(server.settings, token="the-rotated-token")
+    await server.start()
+    said = await (await page.wait_for_selector("#signin:not([hidden]) #signin-error:has-text('no longer takes the token')", timeout=10_000)).inner_text()
+    assert said.startswith("The server no longer takes the token this studio signed in with")
+    assert await page.evaluate("sessionStorage.getItem('euchre-overlay.token')") is None
+    studio.errors.clear()  # (the refusals that led here: the frames' sockets, the polls)
+    await page.fill("#token", "the-rotated-token")
+    await page.click("#signin button")
+    await page.wait_for_selector("#overlay .box[data-id]")
+    assert await page.locator("#signin-error").inner_text() == ""
     assert studio.errors == []
 
 
