@@ -15,6 +15,27 @@ export class Api {
     /** called on a 401: the server no longer takes this token (rotated, or another server)
      * @type {((body: any) => void) | null} */
     this.onRefused = null;
+    /** called when the server stops answering (false) and answers again (true)
+     * @type {((answering: boolean) => void) | null} */
+    this.onReach = null;
+    /** Date.now() of the first unanswered request since the last answer, or null */
+    this.downSince = null;
+  }
+
+  /** fetch, with the server's silence (stopped, restarting, the network down) said as such:
+   * an ApiError of status 0 instead of the browser's "Failed to fetch".
+   * @param {string} path @param {RequestInit} init @returns {Promise<Response>} */
+  async fetch(path, init) {
+    let r;
+    try {
+      r = await fetch(path, init);
+    } catch (err) {
+      if (init.signal && init.signal.aborted) throw err;
+      if (this.downSince === null) { this.downSince = Date.now(); if (this.onReach) this.onReach(false); }
+      throw new ApiError(0, { error: "No answer from the server: it is stopped or restarting, or the network is down. The studio keeps trying." });
+    }
+    if (this.downSince !== null) { this.downSince = null; if (this.onReach) this.onReach(true); }
+    return r;
   }
 
   /**
@@ -35,7 +56,7 @@ export class Api {
         headers["Content-Type"] = type || "application/json";
       }
     }
-    const r = await fetch(path, { method, headers, body: payload, cache: "no-store" });
+    const r = await this.fetch(path, { method, headers, body: payload, cache: "no-store" });
     let data = null;
     const text = await r.text();
     if (text) {
@@ -52,7 +73,7 @@ export class Api {
 
   /** A guarded image as a blob: URL (an <img> cannot send the token itself). */
   async blobUrl(path) {
-    const r = await fetch(path, { headers: { Authorization: `Bearer ${this.token}` }, cache: "no-store" });
+    const r = await this.fetch(path, { headers: { Authorization: `Bearer ${this.token}` }, cache: "no-store" });
     if (!r.ok) {
       if (r.status === 401 && this.onRefused) this.onRefused(null);
       throw new ApiError(r.status, null);

@@ -48,6 +48,7 @@ async function signIn(token) {
   }
   sessionStorage.setItem(TOKEN_KEY, token);
   api.onRefused = signedOut;
+  api.onReach = showReach;
   S.api = api;
   $("#signin").hidden = true;
   $("#app").hidden = false;
@@ -64,6 +65,17 @@ function signedOut() {
   sessionStorage.removeItem(TOKEN_KEY);
   sessionStorage.setItem(WHY_KEY, "The server no longer takes the token this studio signed in with (it was rotated, or this is another server): sign in with the current one.");
   location.reload();
+}
+
+/** The status bar says when the server stops answering, and since when (the OBS pages keep
+ * their last picture and reconnect by themselves); gone at the next answer. */
+function showReach(answering) {
+  const el = $("#reach");
+  el.hidden = answering;
+  if (answering) return;
+  const since = new Date(S.api && S.api.downSince !== null ? S.api.downSince : Date.now());
+  el.textContent = `SERVER NOT ANSWERING since ${since.toLocaleTimeString()} · retrying`;
+  el.title = "The studio asks again every second; the OBS pages keep their last picture and reconnect by themselves.";
 }
 
 // ------------------------------------------------------------------ channels

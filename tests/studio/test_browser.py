@@ -288,12 +288,22 @@ async def test_hotkeys_drive_the_transport_and_a_control_link_needs_no_token(bro
     assert studio.errors == []
 
 
-async def test_a_rotated_token_signs_the_studio_out_saying_why(browser: Any, server: Server) -> None:
-    """``euchre-overlay token --rotate`` and a restart: the studio's token no longer works.
-    Every request of it had failed on its own (the preview blank, edits refused one by one);
-    it goes back to the sign-in form, says why, and signs in with the new token."""
+async def test_a_stopped_server_is_said_and_a_rotated_token_signs_the_studio_out(browser: Any, server: Server) -> None:
+    """The server stops, then comes back with ``euchre-overlay token --rotate``'s new token.
+    While it was down the studio said nothing (an action: "Failed to fetch"); with the new token
+    every request of it failed on its own (the preview blank, edits refused one by one).  Now
+    the status bar says the server is not answering, and since when, until it answers; and a
+    refused token takes the studio back to the sign-in form, saying why."""
     studio = await Studio.open(browser, server)
     page = studio.page
+    await server.stop()
+    reach = await (await page.wait_for_selector("#reach:not([hidden])", timeout=5000)).inner_text()
+    assert reach.startswith("SERVER NOT ANSWERING since ")
+    await page.keyboard.press("ArrowRight")  # an action meanwhile says what is wrong
+    said = await (await page.wait_for_selector("#notice:not([hidden])")).inner_text()
+    assert said.startswith("No answer from the server: it is stopped or restarting"), said
+    await server.start()  # back: the status bar says nothing more
+    await page.wait_for_selector("#reach", state="hidden", timeout=5000)
     await server.stop()
     server.settings = dataclasses.replace(server.settings, token="the-rotated-token")
     await server.start()
@@ -305,6 +315,7 @@ async def test_a_rotated_token_signs_the_studio_out_saying_why(browser: Any, ser
     await page.click("#signin button")
     await page.wait_for_selector("#overlay .box[data-id]")
     assert await page.locator("#signin-error").inner_text() == ""
+    assert await page.locator("#reach").is_hidden()
     assert studio.errors == []
 
 
