@@ -164,6 +164,41 @@ def _write_fault(path: str, exc: sqlite3.Error) -> StoreFailed:
     return StoreFailed(text)
 
 
+class RefusalLog:
+    """The server's log of refused writes, for whoever watches its terminal: each caller gets
+    its 507 or 503, but a full disk during a show must also be seen where the server runs.
+    The first refusal is logged at once, then at most one line a minute with the count (a
+    logger retrying every second must not flood the log), and the first write accepted after
+    them says so."""
+
+    EVERY = 60.0
+
+    def __init__(self) -> None:
+        self.since: float | None = None  # time.time() of the first refusal not yet followed by a write
+        self.refused = 0  # since then
+        self.unlogged = 0
+        self.logged_at = 0.0
+
+    def refusal(self, fault: StoreFailed, now: float | None = None) -> StoreFailed:
+        now = time.time() if now is None else now
+        if self.since is None:
+            self.since = now
+        self.refused += 1
+        if self.refused == 1 or now - self.logged_at >= self.EVERY:
+            more = f" ({self.unlogged} more refused since the last line)" if self.unlogged else ""
+            log.error("%s%s", fault, more)
+            self.logged_at, self.unlogged = now, 0
+        else:
+            self.unlogged += 1
+        return fault
+
+    def accepted(self) -> None:
+        if self.since is None:
+            return
+        log.warning("writes accepted again: %d refused since %s", self.refused, time.strftime("%H:%M:%S", time.localtime(self.since)))
+        self.since, self.refused, self.unlogged = None, 0, 0
+
+
 def _writes(method: F) -> F:
     """Turn a SQLite fault in a write into :class:`StoreFailed`/:class:`StoreFull`."""
 
@@ -175,8 +210,9 @@ def _writes(method: F) -> F:
             if self.db.in_transaction and self.depth == 0:
                 with contextlib.suppress(sqlite3.Error):
                     self.db.execute("ROLLBACK")
-            raise _write_fault(self.path, exc) from exc
+            raise self.refusals.refusal(_write_fault(self.path, exc)) from exc
         self.written += 1
+        self.refusals.accepted()
         return result
 
     return wrapper  # type: ignore[return-value]
@@ -286,6 +322,7 @@ class Store:
         #: :meth:`sync` has SQLite fsync the WAL in a worker thread before answers leave
         self.durable = synchronous.upper() == "FULL" and self.path != ":memory:"
         self.written = 0  # commits so far
+        self.refusals = RefusalLog()  # refused writes, in the server's log
         self.synced = 0  # commits known durable
         self._syncing: asyncio.Future[None] | None = None
         self._syncer: sqlite3.Connection | None = None  # used only inside _sync_lock
@@ -356,7 +393,7 @@ class Store:
         try:
             self.db.execute("BEGIN IMMEDIATE")
         except sqlite3.Error as exc:
-            raise _write_fault(self.path, exc) from exc
+            raise self.refusals.refusal(_write_fault(self.path, exc)) from exc
         self.depth = 1
         try:
             yield
@@ -371,8 +408,9 @@ class Store:
         except sqlite3.Error as exc:
             with contextlib.suppress(sqlite3.Error):
                 self.db.execute("ROLLBACK")
-            raise _write_fault(self.path, exc) from exc
+            raise self.refusals.refusal(_write_fault(self.path, exc)) from exc
         self.written += 1
+        self.refusals.accepted()
 
     async def sync(self) -> None:
         """Make every committed write durable before an answer leaves (SQLite fsyncs the
@@ -395,9 +433,7 @@ class Store:
             # the commit itself succeeded (it is in the WAL); whether it reached the disk is
             # not known: the answer says so rather than claim it
             text = f"{self.path}: the write was committed but could not be confirmed durable ({exc})"
-            if "full" in str(exc):
-                raise StoreFull(text) from None
-            raise StoreFailed(text) from None
+            raise self.refusals.refusal(StoreFull(text) if "full" in str(exc) else StoreFailed(text)) from None
         self.synced = max(self.synced, upto)
 
     def sync_now(self) -> None:

@@ -106,7 +106,7 @@ async def test_disk_full_on_a_real_tmpfs(aiohttp_client: Any, tmp_path: Path) ->
 
 
 @pytest.mark.fake_clock
-async def test_database_full_by_max_page_count(client: Any) -> None:
+async def test_database_full_by_max_page_count(client: Any, caplog: pytest.LogCaptureFixture) -> None:
     """SQLite's own fault injection: ``PRAGMA max_page_count`` makes the database full
     (SQLITE_FULL) without filling a disk."""
     await make_channel(client, doc=game(7, 1))
@@ -119,6 +119,33 @@ async def test_database_full_by_max_page_count(client: Any) -> None:
     body = await r.json()
     assert body["kind"] == "store_full" and "overlay.sqlite3" in body["error"] and "nothing was changed" in body["error"]
     assert await snapshot(client) == before
+    # the server's own log says it too, once (a logger retrying must not flood it), and says
+    # when writes are accepted again
+    for _ in range(3):
+        assert (await client.put("/api/channels/t1/game", data=json.dumps(game(8, 40)), headers=AUTH)).status == 507
+    lines = [r for r in caplog.records if r.name == "overlay.service.store"]
+    assert [r.levelname for r in lines] == ["ERROR"] and lines[0].getMessage() == body["error"]
+    db.execute(f"PRAGMA max_page_count = {pages * 100}")
+    assert (await client.post("/api/channels/t1/control/pause", headers=AUTH)).status == 200
+    lines = [r for r in caplog.records if r.name == "overlay.service.store"]
+    assert [r.levelname for r in lines] == ["ERROR", "WARNING"] and lines[1].getMessage().startswith("writes accepted again: 4 refused since ")
+
+
+def test_refused_writes_are_logged_once_a_minute_with_the_count(caplog: pytest.LogCaptureFixture) -> None:
+    from overlay.service.errors import StoreFull
+    from overlay.service.store import RefusalLog
+
+    refusals = RefusalLog()
+    fault = StoreFull("/data/overlay.sqlite3: the database refused the write (SQLITE_FULL: database or disk is full); nothing was changed")
+    for t in (0.0, 1.0, 2.0, 59.0, 60.5, 61.0):
+        assert refusals.refusal(fault, now=1000.0 + t) is fault
+    refusals.accepted()
+    refusals.accepted()  # (nothing to say the second time)
+    said = [(r.levelname, r.getMessage()) for r in caplog.records if r.name == "overlay.service.store"]
+    assert said[0] == ("ERROR", str(fault))
+    assert said[1] == ("ERROR", f"{fault} (3 more refused since the last line)")
+    assert said[2][0] == "WARNING" and said[2][1].startswith("writes accepted again: 6 refused since ")
+    assert len(said) == 3
 
 
 @pytest.mark.fake_clock
