@@ -366,8 +366,17 @@ function schedule() {
   requestAnimationFrame(frame);
 }
 
-function frame() {
+// A monitor is watched by the producer, not broadcast: it draws its animations at most 30
+// times a second (the studio's two frames at the display's 60 took a third of a core more on
+// the laptop that may also run OBS).  New scenes and layers are drawn at once all the same.
+var MONITOR_FRAME_MS = 1000 / 30;
+var drewAt = -Infinity;
+
+/** @param {number} now the frame's time (requestAnimationFrame's) */
+function frame(now) {
   rafPending = false;
+  if (monitor && now - drewAt < MONITOR_FRAME_MS - 4) { schedule(); return; }
+  drewAt = now;
   draw();
   schedule();
 }

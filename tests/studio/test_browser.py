@@ -9,6 +9,7 @@ from __future__ import annotations
 import asyncio
 import dataclasses
 import json
+import time
 from collections.abc import AsyncIterator
 from pathlib import Path
 from typing import Any
@@ -371,7 +372,8 @@ SHOWN = """() => { const c = document.querySelector('canvas'), r = window.device
 async def test_the_monitors_draw_at_the_size_they_are_shown(browser: Any, server: Server) -> None:
     """The studio's preview and program frames and the Overview's thumbnails draw the
     1920x1080 outputs at the size the frames have on screen (rounded up to 1/32 of the output),
-    and follow the frame when the window grows; an OBS page always draws the output's full size."""
+    and follow the frame when the window grows; an OBS page always draws the output's full size.
+    A monitor draws its animations at most 30 times a second."""
     studio = await Studio.open(browser, server)
 
     def monitor(output: str) -> Any:
@@ -405,4 +407,13 @@ async def test_the_monitors_draw_at_the_size_they_are_shown(browser: Any, server
     assert shown_w <= w <= max(shown_w, shown_h * 16 / 9) + 1920 / 32 + 1, (w, shown_w)
     obs = await overlay_page(browser, server, "program")  # a 1280x720 window: still the full output
     assert (await obs.evaluate(SHOWN))[:2] == [1920, 1080]
+    # a monitor draws its animations at most 30 times a second (an OBS page at the display's rate)
+    await server.api("POST", "/api/channels/t1/control/play")
+    counts: list[tuple[float, int]] = []
+    t0 = time.monotonic()
+    while time.monotonic() - t0 < 3.0:
+        counts.append((time.monotonic(), await frames["preview"].evaluate("window.euchreOverlay.state.frames")))
+        await asyncio.sleep(0.1)
+    best = max(n2 - n1 for t1, n1 in counts for t2, n2 in counts if 0 < t2 - t1 <= 1.0)
+    assert 5 <= best <= 36, f"the preview monitor drew {best} frames in its busiest second"  # 31 and a scene or two
     assert studio.errors == []
