@@ -61,6 +61,8 @@ RENDER_NICE = 10
 def render_niceness() -> int:
     """A render job's niceness: the service's own plus ``RENDER_NICE`` (``nice -n 10``)."""
     return min(19, os.getpriority(os.PRIO_PROCESS, 0) + RENDER_NICE)
+
+
 _DEALS = re.compile(r"^\d{1,4}(-\d{1,4})?(,\d{1,4}(-\d{1,4})?)*$")
 _SIZE = re.compile(r"^\d{3,4}x\d{3,4}$")
 
