@@ -150,6 +150,11 @@ class StudioHost(Protocol):
         """Folders the server may read files from for load and follow (empty: any)."""
         ...
 
+    def reach(self) -> dict[str, Any]:
+        """Whether other devices can reach the server (``network``: it listens beyond this
+        computer) and the IPv4 ``addresses`` they may use (the studio's links for a tablet)."""
+        ...
+
     def waiting_pages(self) -> list[dict[str, Any]]:
         """Pages open on a channel that does not exist: ``channel``, ``requests``, ``error``,
         ``age`` (seconds since the last request)."""

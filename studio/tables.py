@@ -9,7 +9,9 @@
   ``target`` or ``deals``, ``std``): replace the channel's game with a new one that has its
   players and no deals yet, for a logger to record (the *New live game* form);
 - ``GET /studio/api/waiting``: pages open on a channel that does not exist, with their age
-  (the notices).
+  (the notices);
+- ``GET /studio/api/reach``: whether a tablet or another computer can reach the server, and
+  at which addresses (the Logger tab's links).
 
 Every channel's game, logger and pages come from the service's own ``GET /api/channels``
 (one answer for the overview, the same under ``serve --redis``); following a file, loading one
@@ -98,6 +100,9 @@ class Tables:
     async def waiting(self, request: web.Request) -> web.Response:
         return web.json_response({"waiting": self.host.waiting_pages()})
 
+    async def reach(self, request: web.Request) -> web.Response:
+        return web.json_response(self.host.reach())
+
 
 def mount_tables(app: web.Application, host: StudioHost) -> None:
     """Add these routes to ``app`` behind the host's token check."""
@@ -108,3 +113,4 @@ def mount_tables(app: web.Application, host: StudioHost) -> None:
     r.add_post("/studio/api/channels/{channel}/game", g(t.load))
     r.add_post("/studio/api/channels/{channel}/game/new", g(t.new))
     r.add_get("/studio/api/waiting", g(t.waiting))
+    r.add_get("/studio/api/reach", g(t.reach))

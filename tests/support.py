@@ -349,7 +349,7 @@ class Server:
     async def start(self) -> None:
         self.runner = web.AppRunner(create_app(self.settings))
         await self.runner.setup()
-        await web.TCPSite(self.runner, "127.0.0.1", self.settings.port, reuse_address=True).start()
+        await web.TCPSite(self.runner, self.settings.host, self.settings.port, reuse_address=True).start()
 
     async def stop(self) -> None:
         if self.runner is not None:

@@ -182,6 +182,13 @@ async def serve(settings: Any, *, ready: asyncio.Event | None = None, stop: asyn
         app[CLUSTER].relay.cluster.listen(settings.advertise or base)
     where = f"redis: {settings.redis}" if settings.redis else f"data: {settings.db_path}"
     print(f"euchre-overlay serving on {base}  ({where})", file=out)
+    from ..service.network import network_addresses
+
+    others = [f"http://{a}:{port}" for a in network_addresses(settings.host)]
+    if others:
+        print(f"On the network (OBS on another computer, the logger's tablet): {', '.join(others)}", file=out)
+    else:
+        print("Only this computer can reach it (OBS on another computer, the logger's tablet: serve --host 0.0.0.0)", file=out)
     if app[TOKEN_CREATED]:
         print(f"API token (shown once; only its hash is stored; lost: euchre-overlay token --rotate): {app[TOKEN_CREATED]}", file=out)
     channels = list(app[HUB].channels)

@@ -127,6 +127,6 @@ def create_app(settings: ServerSettings | None = None, *, scale_out: ScaleOut | 
         scale_out.install(app)
     for table in TABLES:
         app.router.add_routes(table)
-    bridge = mount_studio(app, app[HUB], Path(settings.data_dir), protected, allow_dirs=settings.allow_dirs)
+    bridge = mount_studio(app, app[HUB], Path(settings.data_dir), protected, allow_dirs=settings.allow_dirs, host=settings.host)
     app[RENDERS] = mount_renders(app, app[HUB], Path(settings.data_dir), protected, bridge.export_look)
     return app

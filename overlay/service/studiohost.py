@@ -53,11 +53,12 @@ class StudioBridge:
     """What the studio may do: list channels and their steps and lines, run transport, switch
     views, take, keep control keys."""
 
-    def __init__(self, hub: Hub, *, uploads: Path, guard: Callable[[Handler], Handler], allow_dirs: tuple[Path, ...] = ()) -> None:
+    def __init__(self, hub: Hub, *, uploads: Path, guard: Callable[[Handler], Handler], allow_dirs: tuple[Path, ...] = (), host: str = "127.0.0.1") -> None:
         self.hub = hub
         self._uploads = uploads
         self._guard = guard
         self._allow_dirs = allow_dirs
+        self._host = host  # the address the server listens on (serve --host)
 
     @property
     def uploads(self) -> Path:
@@ -248,6 +249,11 @@ class StudioBridge:
     def allowed_dirs(self) -> list[str]:
         return [str(d) for d in self._allow_dirs]
 
+    def reach(self) -> dict[str, Any]:
+        from .network import listens_on_network, network_addresses
+
+        return {"network": listens_on_network(self._host), "addresses": network_addresses(self._host)}
+
     def waiting_pages(self) -> list[dict[str, Any]]:
         now = time.time()
         out = []
@@ -258,10 +264,12 @@ class StudioBridge:
         return out
 
 
-def mount_studio(app: web.Application, hub: Hub, data_dir: Path, guard: Callable[[Handler], Handler], *, allow_dirs: tuple[Path, ...] = ()) -> StudioBridge:
+def mount_studio(
+    app: web.Application, hub: Hub, data_dir: Path, guard: Callable[[Handler], Handler], *, allow_dirs: tuple[Path, ...] = (), host: str = "127.0.0.1"
+) -> StudioBridge:
     """Mount the studio on ``app`` (the one place the overlay does so); returns its bridge."""
     from studio.app import mount
 
-    bridge = StudioBridge(hub, uploads=Path(data_dir) / "uploads", guard=guard, allow_dirs=allow_dirs)
+    bridge = StudioBridge(hub, uploads=Path(data_dir) / "uploads", guard=guard, allow_dirs=allow_dirs, host=host)
     mount(app, bridge)
     return bridge

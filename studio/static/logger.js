@@ -21,6 +21,27 @@ let reveal = false;
 
 const keysUrl = () => `/api/channels/${enc(S.ch)}/feed-keys`;
 
+/** Whether a tablet or another computer can reach the server, and at which addresses
+ * (GET /studio/api/reach), asked once. */
+let reach = /** @type {{ network: boolean, addresses: string[] } | null} */ (null);
+let reachAsked = false;
+
+async function loadReach() {
+  reachAsked = true;
+  try { reach = await S.api.get("/studio/api/reach"); } catch { return; }
+  if (S.tab === "logger") S.render();
+}
+
+const LOOPBACK = /^(127\.|localhost$|\[::1\]$)/;
+
+/** The origin to give another device: the studio's own, unless the studio was opened on this
+ * computer's loopback (127.0.0.1, as `serve` prints it) and the server has network addresses:
+ * a tablet cannot open http://127.0.0.1 links. */
+export function deviceOrigin() {
+  if (!LOOPBACK.test(location.hostname) || !reach || !reach.addresses.length) return location.origin;
+  return `${location.protocol}//${reach.addresses[0]}${location.port ? `:${location.port}` : ""}`;
+}
+
 async function loadKeys() {
   try {
     listed = await S.api.get(keysUrl());
@@ -48,14 +69,14 @@ async function revoke(k) {
 
 /** The feed's addresses as a logger on another machine reaches this server. */
 export function feedUrls(channel) {
-  const base = `${location.origin}/api/channels/${enc(channel)}`;
+  const base = `${deviceOrigin()}/api/channels/${enc(channel)}`;
   return { actions: `${base}/actions`, game: `${base}/game`, socket: `${base.replace(/^http/, "ws")}/feed` };
 }
 
 /** The logger page of a channel; with a feed key, a link that signs the page in (the key in the
  * fragment: never sent to the server in the address, and the page removes it at once). */
 export function loggerPageUrl(channel, key = "") {
-  return `${location.origin}/logger/${enc(channel)}${key ? `#key=${encodeURIComponent(key)}` : ""}`;
+  return `${deviceOrigin()}/logger/${enc(channel)}${key ? `#key=${encodeURIComponent(key)}` : ""}`;
 }
 
 /** The curl a logger runs for the next action (the sequence number the channel expects next). */
@@ -74,6 +95,7 @@ function urlRow(name, url, id) {
 /** The Logger tab. */
 export function renderLogger(p) {
   if (!listed || listed.channel !== S.ch) { listed = { channel: S.ch, keys: [] }; loadKeys(); }
+  if (!reachAsked) loadReach();
   if (fresh && fresh.channel !== S.ch) fresh = null;
   const info = S.info || {};
   const urls = feedUrls(S.ch);
@@ -82,6 +104,10 @@ export function renderLogger(p) {
     h("p", {}, "At the table: the logger page records the game with the rules' legal choices only. ",
       h("a", { id: "logger-page", href: page, target: "_blank", rel: "noopener" }, page),
       " (it asks for a feed key below, or the API token)."));
+  if (reach && !reach.network) {
+    p.append(h("p", { class: "notice", id: "reach-local" }, "This server listens on this computer only (serve's default address, 127.0.0.1): a tablet at the table cannot open these links. Restart it with ",
+      h("code", {}, "serve --host 0.0.0.0"), " and the links here use the address the network knows."));
+  }
   if (!info.game) p.append(h("p", { class: "help" }, "The channel needs a game with its players first: the Game tab's New live game."));
   p.append(h("p", { class: "help" }, "Another program may send single actions (POST, or the WebSocket) with a sequence number, or PUT the whole game as often as it likes (JSON or .egnb). It signs with a feed key of this channel (or the API token) in the Authorization header."));
 

@@ -122,6 +122,8 @@ def test_serve_from_the_wheel_answers_the_demo_page_the_studio_and_a_font(instal
             if "Studio" in line:
                 break
         assert any("serving on" in line for line in lines), "".join(lines)
+        # serve's default address is this computer's only: it says so, and how to open it up
+        assert any(line.startswith("Only this computer can reach it") and "serve --host 0.0.0.0" in line for line in lines), "".join(lines)
         base = f"http://127.0.0.1:{port}"
 
         def get(path: str) -> tuple[int, bytes]:

@@ -129,6 +129,41 @@ async def test_waiting_pages_are_listed_with_their_age(client: Any) -> None:
     assert [w["channel"] for w in body["waiting"]] == ["tabel1"]
 
 
+@pytest.mark.parametrize(
+    "host, network, addresses",
+    [("127.0.0.1", False, []), ("localhost", False, []), ("::1", False, []), ("10.1.2.3", True, ["10.1.2.3"]), ("studio-laptop", True, ["studio-laptop"])],
+)
+def test_where_other_devices_reach_the_server(host: str, network: bool, addresses: list[str]) -> None:
+    from overlay.service.network import listens_on_network, network_addresses
+
+    assert listens_on_network(host) is network and network_addresses(host) == addresses
+
+
+def test_a_server_on_every_address_names_the_machines_own() -> None:
+    import ipaddress
+
+    from overlay.service.network import network_addresses
+
+    for host in ("0.0.0.0", "::"):
+        for a in network_addresses(host):
+            ip = ipaddress.ip_address(a)
+            assert ip.version == 4 and not (ip.is_loopback or ip.is_unspecified or ip.is_link_local), a
+
+
+async def test_reach_says_whether_a_tablet_can_reach_the_server(aiohttp_client: Any, settings: Any, tmp_path: Any) -> None:
+    import dataclasses
+
+    from overlay.service.app import create_app
+    from overlay.service.network import network_addresses
+
+    local = await aiohttp_client(create_app(settings))  # serve's default, 127.0.0.1
+    assert (await local.get("/studio/api/reach")).status == 401
+    assert await (await local.get("/studio/api/reach", headers=AUTH)).json() == {"network": False, "addresses": []}
+    everywhere = await aiohttp_client(create_app(dataclasses.replace(settings, host="0.0.0.0", data_dir=tmp_path / "other")))
+    body = await (await everywhere.get("/studio/api/reach", headers=AUTH)).json()
+    assert body == {"network": True, "addresses": network_addresses("0.0.0.0")}
+
+
 # --------------------------------------------------------------------------- a new live game
 
 

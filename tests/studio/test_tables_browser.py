@@ -9,6 +9,7 @@ from __future__ import annotations
 import asyncio
 import base64
 import copy
+import dataclasses
 import json
 import sqlite3
 from collections.abc import AsyncIterator
@@ -211,6 +212,51 @@ async def test_channels_made_and_deleted_elsewhere_follow_in_the_studio(browser:
     assert waiting["waiting"] == [], "the studio's own frames are not pages waiting in OBS"
     assert await page.locator("#notices .note").count() == 0
     assert not page.errors
+
+
+async def test_the_logger_links_carry_an_address_a_tablet_can_open(browser: Any, tmp_path: Path) -> None:
+    """``serve`` prints (and a producer opens) the studio at 127.0.0.1; the Logger tab's links
+    for the tablet at the table were http://127.0.0.1 too, which a tablet cannot open.  On a
+    server listening on the network they carry the machine's address; on one listening on this
+    computer only (the default) the tab says a tablet cannot reach it, and how to fix that."""
+    from overlay.service.network import network_addresses
+
+    local = Server(tmp_path / "local")
+    await local.start()
+    await local.api("POST", "/api/channels", json={"id": "t1"})
+    page = await studio(browser, local)
+    await tab(page, "Logger")
+    said = await (await page.wait_for_selector("#reach-local")).inner_text()
+    assert "this computer only" in said and "serve --host 0.0.0.0" in said
+    assert await page.inner_text("#logger-page") == f"{local.base}/logger/t1"
+    await page.close()
+    await local.stop()
+    addresses = network_addresses("0.0.0.0")
+    if not addresses:
+        pytest.skip("this machine has no network address besides loopback")
+    srv = Server(tmp_path / "network")
+    srv.settings = dataclasses.replace(srv.settings, host="0.0.0.0")
+    await srv.start()
+    try:
+        await srv.api("POST", "/api/channels", json={"id": "t1"})
+        await srv.api("PUT", "/api/channels/t1/game", data=json.dumps(empty_game(game(3))))
+        page = await studio(browser, srv)  # opened at 127.0.0.1, as serve prints it
+        await tab(page, "Logger")
+        there = f"http://{addresses[0]}:{srv.settings.port}"
+        await wait_js(page, f"document.querySelector('#logger-page').textContent === '{there}/logger/t1'")
+        assert await page.locator("#reach-local").count() == 0
+        assert await page.inner_text("#feed-actions") == f"{there}/api/channels/t1/actions"
+        await page.fill("#feed-key-label", "north tablet")
+        await page.click("#feed-key-make")
+        link = await (await page.wait_for_selector("#logger-page-key")).get_attribute("href")
+        assert link is not None and link.startswith(f"{there}/logger/t1#key=")
+        tablet = await browser.new_page(viewport={"width": 820, "height": 1180})  # the link opened on the network address
+        await tablet.goto(link)
+        await tablet.wait_for_selector("#app:not([hidden])")
+        assert "key=" not in tablet.url
+        assert not page.errors
+    finally:
+        await srv.stop()
 
 
 async def _step_is(srv: Server, channel: str, step: int, *, at_least: bool = False) -> bool:
