@@ -26,10 +26,14 @@ const keysUrl = () => `/api/channels/${enc(S.ch)}/feed-keys`;
 let reach = /** @type {{ network: boolean, addresses: string[] } | null} */ (null);
 let reachAsked = false;
 
-async function loadReach() {
+/** Ask the server once (the Logger and Outputs tabs redrawn with the answer). */
+export function ensureReach() {
+  if (reachAsked) return;
   reachAsked = true;
-  try { reach = await S.api.get("/studio/api/reach"); } catch { return; }
-  if (S.tab === "logger") S.render();
+  void (async () => {
+    try { reach = await S.api.get("/studio/api/reach"); } catch { return; }
+    if (S.tab === "logger" || S.tab === "outputs") S.render();
+  })();
 }
 
 const LOOPBACK = /^(127\.|localhost$|\[::1\]$)/;
@@ -95,7 +99,7 @@ function urlRow(name, url, id) {
 /** The Logger tab. */
 export function renderLogger(p) {
   if (!listed || listed.channel !== S.ch) { listed = { channel: S.ch, keys: [] }; loadKeys(); }
-  if (!reachAsked) loadReach();
+  ensureReach();
   if (fresh && fresh.channel !== S.ch) fresh = null;
   const info = S.info || {};
   const urls = feedUrls(S.ch);

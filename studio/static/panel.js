@@ -6,6 +6,7 @@ import { h, clear, $, clone } from "./dom.js";
 import { renderForm } from "./form.js";
 import { S, OUTPUTS, enc, edit, ensureView, previewView, notice, ask } from "./session.js";
 import { renderGame, renderLogger } from "./tables.js";
+import { deviceOrigin, ensureReach } from "./logger.js";
 import { renderRender } from "./render.js";
 import { renderRundown } from "./rundown.js";
 
@@ -122,16 +123,23 @@ export function renderPanel() {
 function renderOutputs(p) {
   const root = S.schema.settings;
   const outSchema = root.$defs.OutputSettings;
+  ensureReach();
+  const there = deviceOrigin(); // OBS on another computer: the studio's 127.0.0.1 is not its
   for (const o of OUTPUTS) {
     const out = S.shown.outputs[o];
-    const url = `${location.origin}/overlay/${enc(S.ch)}?output=${o}`;
+    const path = `/overlay/${enc(S.ch)}?output=${o}`;
+    const url = `${location.origin}${path}`;
     // preview shows live hole cards: its page needs the token, read from the URL's fragment
     // (never sent to a server); the copy carries it, the text on screen hides it
-    const copied = o === "preview" ? `${url}#token=${encodeURIComponent(S.api.token)}` : url;
+    const withToken = (u) => (o === "preview" ? `${u}#token=${encodeURIComponent(S.api.token)}` : u);
+    const shown = (u) => (o === "preview" ? `${u}#token=•••` : u);
     const f = h("div");
     p.append(h("fieldset", {}, h("legend", {}, o),
-      h("div", { class: "urls row" }, h("code", { dataset: { output: o } }, o === "preview" ? `${url}#token=•••` : url),
-        h("button", { dataset: { copy: o }, onclick: () => copy(copied) }, "Copy")),
+      h("div", { class: "urls row" }, h("code", { dataset: { output: o } }, shown(url)),
+        h("button", { dataset: { copy: o }, onclick: () => copy(withToken(url)) }, "Copy")),
+      there !== location.origin ? h("div", { class: "urls row" }, h("span", { class: "help" }, "OBS on another computer:"),
+        h("code", { dataset: { outputThere: o } }, shown(there + path)),
+        h("button", { dataset: { copyThere: o }, onclick: () => copy(withToken(there + path)) }, "Copy")) : null,
       h("div", { class: "help" }, `OBS Browser Source: width ${out.width}, height ${out.height}.`),
       h("div", { class: "row" }, "view ",
         h("select", { onchange: (e) => { const i = Number(e.target.value); if (i >= 0) edit(`view on ${o}`, (c) => { c.outputs[o].view = clone(c.views[i]); }); } },

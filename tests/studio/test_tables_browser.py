@@ -229,6 +229,9 @@ async def test_the_logger_links_carry_an_address_a_tablet_can_open(browser: Any,
     said = await (await page.wait_for_selector("#reach-local")).inner_text()
     assert "this computer only" in said and "serve --host 0.0.0.0" in said
     assert await page.inner_text("#logger-page") == f"{local.base}/logger/t1"
+    await tab(page, "Outputs")
+    await page.wait_for_selector("#panel code[data-output='program']")
+    assert await page.locator("#panel code[data-output-there]").count() == 0
     await page.close()
     await local.stop()
     addresses = network_addresses("0.0.0.0")
@@ -254,6 +257,12 @@ async def test_the_logger_links_carry_an_address_a_tablet_can_open(browser: Any,
         await tablet.goto(link)
         await tablet.wait_for_selector("#app:not([hidden])")
         assert "key=" not in tablet.url
+        # the Outputs tab: the URL for OBS here, and the one for OBS on another computer
+        await tab(page, "Outputs")
+        await page.wait_for_selector("#panel code[data-output-there='program']")
+        assert await page.inner_text("#panel code[data-output='program']") == f"{srv.base}/overlay/t1?output=program"
+        assert await page.inner_text("#panel code[data-output-there='program']") == f"{there}/overlay/t1?output=program"
+        assert await page.inner_text("#panel code[data-output-there='preview']") == f"{there}/overlay/t1?output=preview#token=•••"
         assert not page.errors
     finally:
         await srv.stop()
