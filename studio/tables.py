@@ -11,7 +11,9 @@
 - ``GET /studio/api/waiting``: pages open on a channel that does not exist, with their age
   (the notices);
 - ``GET /studio/api/reach``: whether a tablet or another computer can reach the server, and
-  at which addresses (the Logger tab's links).
+  at which addresses (the Logger tab's links);
+- ``POST /studio/api/qr`` (JSON: ``text``): a QR code of the text as SVG (the Logger tab's link
+  for the tablet, which may carry a feed key: a POST, so that the key stays out of URLs).
 
 Every channel's game, logger and pages come from the service's own ``GET /api/channels``
 (one answer for the overview, the same under ``serve --redis``); following a file, loading one
@@ -30,12 +32,14 @@ from engine.ruleset import PRESETS
 from .games import NewGameRefused, append_games, new_game
 from .host import StudioHost
 
-__all__ = ["mount_tables", "MAX_PROBLEMS", "MODES"]
+__all__ = ["mount_tables", "MAX_PROBLEMS", "MODES", "QR_MAX"]
 
 #: problems listed per game (a damaged file can have hundreds; the first ones say what is wrong)
 MAX_PROBLEMS = 100
 #: what a file given to the studio does to the channel's game
 MODES = ("replace", "append")
+#: the longest text the studio's QR codes take (a logger link with its key is about 100)
+QR_MAX = 1000
 
 
 class Tables:
@@ -103,6 +107,23 @@ class Tables:
     async def reach(self, request: web.Request) -> web.Response:
         return web.json_response(self.host.reach())
 
+    async def qr(self, request: web.Request) -> web.Response:
+        """The QR code of ``text`` as SVG, dark on white with its quiet zone (scanned off a
+        dark screen)."""
+        import io
+
+        import segno
+
+        try:
+            text = (await request.json()).get("text")
+        except (json.JSONDecodeError, UnicodeDecodeError, AttributeError):
+            text = None
+        if not isinstance(text, str) or not text or len(text) > QR_MAX:
+            return web.json_response({"error": f"qr: text must be a string of 1 to {QR_MAX} characters", "kind": "bad_request", "field": "text"}, status=400)
+        out = io.BytesIO()
+        segno.make(text, error="m").save(out, kind="svg", scale=6, border=4, dark="#000", light="#fff", xmldecl=False)
+        return web.Response(body=out.getvalue(), content_type="image/svg+xml", headers={"Cache-Control": "no-store"})
+
 
 def mount_tables(app: web.Application, host: StudioHost) -> None:
     """Add these routes to ``app`` behind the host's token check."""
@@ -114,3 +135,4 @@ def mount_tables(app: web.Application, host: StudioHost) -> None:
     r.add_post("/studio/api/channels/{channel}/game/new", g(t.new))
     r.add_get("/studio/api/waiting", g(t.waiting))
     r.add_get("/studio/api/reach", g(t.reach))
+    r.add_post("/studio/api/qr", g(t.qr))

@@ -71,9 +71,13 @@ export class Api {
 
   get(path) { return this.req("GET", path); }
 
-  /** A guarded image as a blob: URL (an <img> cannot send the token itself). */
-  async blobUrl(path) {
-    const r = await this.fetch(path, { headers: { Authorization: `Bearer ${this.token}` }, cache: "no-store" });
+  /** A guarded image as a blob: URL (an <img> cannot send the token itself); with `body`, the
+   * image a POST of that JSON answers. @param {string} path @param {unknown} [body] */
+  async blobUrl(path, body) {
+    /** @type {RequestInit} */
+    const init = { headers: { Authorization: `Bearer ${this.token}` }, cache: "no-store" };
+    if (body !== undefined) Object.assign(init, { method: "POST", body: JSON.stringify(body), headers: { ...init.headers, "Content-Type": "application/json" } });
+    const r = await this.fetch(path, init);
     if (!r.ok) {
       if (r.status === 401 && this.onRefused) this.onRefused(null);
       throw new ApiError(r.status, null);

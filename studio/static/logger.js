@@ -13,7 +13,7 @@ async function copy(text) {
 }
 
 /** the key made last, shown until the tab is left or another channel is opened */
-let fresh = /** @type {{ channel: string, id: string, label: string, key: string } | null} */ (null);
+let fresh = /** @type {{ channel: string, id: string, label: string, key: string, qr?: { link: string, url: string | null } } | null} */ (null);
 /** @type {{ channel: string, keys: { id: string, label: string, created: number }[] } | null} */
 let listed = null;
 /** scroll the key just made into view (once) */
@@ -96,6 +96,24 @@ function urlRow(name, url, id) {
   return h("div", { class: "urls" }, h("div", {}, h("strong", {}, name)), h("div", { class: "row" }, h("code", { id }, url), h("button", { onclick: () => copy(url) }, "Copy")));
 }
 
+/** The QR code of `link` (the logger page with the key just made), asked of the server once
+ * per key and link. @param {{ qr?: { link: string, url: string | null } }} k @param {string} link */
+function qrOf(k, link) {
+  const img = /** @type {HTMLImageElement} */ (h("img", { id: "logger-qr", class: "qr", alt: `QR code of ${link.replace(/#key=.*/, "#key=…")}`, width: 270, height: 270 }));
+  if (k.qr && k.qr.link === link) {
+    if (k.qr.url) img.src = k.qr.url;
+    return img;
+  }
+  k.qr = { link, url: null };
+  void S.api.blobUrl("/studio/api/qr", { text: link }).then((url) => {
+    if (!k.qr || k.qr.link !== link) { URL.revokeObjectURL(url); return; }
+    k.qr.url = url;
+    const shown = /** @type {HTMLImageElement | null} */ (document.getElementById("logger-qr"));
+    if (shown) shown.src = url;
+  }, (err) => notice(err.message));
+  return img;
+}
+
 /** The Logger tab. */
 export function renderLogger(p) {
   if (!listed || listed.channel !== S.ch) { listed = { channel: S.ch, keys: [] }; loadKeys(); }
@@ -138,6 +156,8 @@ export function renderLogger(p) {
       h("div", {}, "The logger page, signed in with this key (open it on the tablet at the table, or copy the link to it):"),
       h("div", { class: "row" }, h("a", { id: "logger-page-key", href: loggerPageUrl(S.ch, fresh.key), target: "_blank", rel: "noopener" }, "Open the logger page"),
         h("button", { onclick: () => copy(loggerPageUrl(S.ch, fresh.key)) }, "Copy link with key")),
+      h("div", {}, "Or scan it with the tablet's camera:"),
+      qrOf(fresh, loggerPageUrl(S.ch, fresh.key)),
       h("div", {}, "Or by hand (sends the next action, number ", String(seq), "):"),
       h("pre", { id: "feed-curl" }, curl), h("button", { onclick: () => copy(curl) }, "Copy curl"));
     p.append(box);
@@ -165,6 +185,7 @@ export function renderLogger(p) {
 
 /** Forget the key shown once (another channel, another tab). */
 export function forgetFreshKey() {
+  if (fresh && fresh.qr && fresh.qr.url) URL.revokeObjectURL(fresh.qr.url);
   fresh = null;
   listed = null;
 }

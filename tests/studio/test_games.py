@@ -5,6 +5,7 @@ pages; and the composition itself (studio.games) without a server."""
 from __future__ import annotations
 
 import copy
+import io
 import json
 from typing import Any
 
@@ -162,6 +163,22 @@ async def test_reach_says_whether_a_tablet_can_reach_the_server(aiohttp_client: 
     everywhere = await aiohttp_client(create_app(dataclasses.replace(settings, host="0.0.0.0", data_dir=tmp_path / "other")))
     body = await (await everywhere.get("/studio/api/reach", headers=AUTH)).json()
     assert body == {"network": True, "addresses": network_addresses("0.0.0.0")}
+
+
+async def test_a_qr_code_of_a_link_is_an_svg(client: Any) -> None:
+    import segno
+
+    link = "http://192.168.1.20:8765/logger/t1#key=efk_0123456789abcdefghijklmnopqrstuv"
+    assert (await client.post("/studio/api/qr", json={"text": link})).status == 401
+    r = await client.post("/studio/api/qr", json={"text": link}, headers=AUTH)
+    assert r.status == 200 and r.content_type == "image/svg+xml"
+    svg = await r.text()
+    want = io.BytesIO()
+    segno.make(link, error="m").save(want, kind="svg", scale=6, border=4, dark="#000", light="#fff", xmldecl=False)
+    assert svg == want.getvalue().decode() and svg.startswith("<svg")
+    for bad in ({"text": ""}, {"text": 5}, {"text": "x" * 1001}, [1]):
+        r = await client.post("/studio/api/qr", json=bad, headers=AUTH)
+        assert r.status == 400 and (await r.json())["field"] == "text"
 
 
 # --------------------------------------------------------------------------- a new live game

@@ -249,10 +249,15 @@ async def test_the_logger_links_carry_an_address_a_tablet_can_open(browser: Any,
         await wait_js(page, f"document.querySelector('#logger-page').textContent === '{there}/logger/t1'")
         assert await page.locator("#reach-local").count() == 0
         assert await page.inner_text("#feed-actions") == f"{there}/api/channels/t1/actions"
+        asked: list[Any] = []
+        page.on("request", lambda r: asked.append(r.post_data_json) if r.url.endswith("/studio/api/qr") else None)
         await page.fill("#feed-key-label", "north tablet")
         await page.click("#feed-key-make")
         link = await (await page.wait_for_selector("#logger-page-key")).get_attribute("href")
         assert link is not None and link.startswith(f"{there}/logger/t1#key=")
+        # and as a QR code for the tablet's camera: the link with its key, drawn
+        await wait_js(page, "(() => { const i = document.querySelector('#logger-qr'); return !!i && i.complete && i.naturalWidth > 200; })()")
+        assert asked == [{"text": link}]
         tablet = await browser.new_page(viewport={"width": 820, "height": 1180})  # the link opened on the network address
         await tablet.goto(link)
         await tablet.wait_for_selector("#app:not([hidden])")
