@@ -262,6 +262,7 @@ async def test_the_logger_links_carry_an_address_a_tablet_can_open(browser: Any,
         await tablet.goto(link)
         await tablet.wait_for_selector("#app:not([hidden])")
         assert "key=" not in tablet.url
+        await tablet.close()
         # the Outputs tab: the URL for OBS here, and the one for OBS on another computer
         await tab(page, "Outputs")
         await page.wait_for_selector("#panel code[data-output-there='program']")
