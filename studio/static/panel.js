@@ -208,6 +208,7 @@ async function importLook(file) {
 }
 
 async function renderLinks(p) {
+  ensureReach(); // (no redraw when it answers: that would lose a key shown once)
   const box = h("div");
   p.append(h("p", { class: "help" }, "Stream Deck / Companion: plain GET links with this channel's control key. The key allows transport, view switching, TAKE and the rundown's cues only; revoke it to stop every link."), box);
   const show = (r) => {
@@ -217,9 +218,13 @@ async function renderLinks(p) {
     box.append(h("div", { class: "row" },
       h("button", { onclick: async () => show(await S.api.post(keyUrl())) }, "New key"),
       h("button", { class: "danger", onclick: async () => { await S.api.del(keyUrl()); show({ key: null }); } }, "Revoke")));
+    const there = deviceOrigin(); // a Stream Deck on another computer
     for (const [name, path] of Object.entries(r.links)) {
       const url = location.origin + path;
       box.append(h("div", { class: "urls row" }, h("strong", {}, name), h("code", {}, url), h("button", { onclick: () => copy(url) }, "Copy")));
+      if (there !== location.origin) {
+        box.append(h("div", { class: "urls row" }, h("span", { class: "help" }, "from another computer:"), h("code", { dataset: { linkThere: name } }, there + path), h("button", { onclick: () => copy(there + path) }, "Copy")));
+      }
     }
   };
   try { show(await S.api.get(keyUrl())); } catch (err) { box.append(h("span", { class: "error" }, err.message)); }

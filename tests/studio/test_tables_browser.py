@@ -269,6 +269,11 @@ async def test_the_logger_links_carry_an_address_a_tablet_can_open(browser: Any,
         assert await page.inner_text("#panel code[data-output='program']") == f"{srv.base}/overlay/t1?output=program"
         assert await page.inner_text("#panel code[data-output-there='program']") == f"{there}/overlay/t1?output=program"
         assert await page.inner_text("#panel code[data-output-there='preview']") == f"{there}/overlay/t1?output=preview#token=•••"
+        # and the Stream Deck links, for a deck plugged into another computer
+        await tab(page, "Links")
+        await page.click("#panel button:text-is('Make a control key')")
+        step = await (await page.wait_for_selector("#panel code[data-link-there='step']")).inner_text()
+        assert step.startswith(f"{there}/studio/link/t1/step?key=")
         assert not page.errors
     finally:
         await srv.stop()
