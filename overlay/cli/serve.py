@@ -101,10 +101,27 @@ def _seconds(text: str, low: float, high: float) -> float:
     return value
 
 
+#: the server's log lines on its terminal: each with the time, so that a producer reading it after
+#: a show can tell when (the accept errors, the refused writes, the settings refused at start)
+LOG_FORMAT = "%(asctime)s %(levelname)s: %(message)s"
+LOG_DATE = "%Y-%m-%d %H:%M:%S"
+
+
+def log_to_terminal() -> None:
+    """Warnings and errors to standard error with their time (as Python's fallback printed them
+    before, without it).  Nothing is changed where logging is already set up (a test, an
+    embedding program)."""
+    import logging
+
+    logging.basicConfig(level=logging.WARNING, format=LOG_FORMAT, datefmt=LOG_DATE)
+
+
 def run(args: argparse.Namespace) -> int:
     from ..service.config import ServerSettings
     from ..service.errors import StoreFailed
     from ..service.store import StoreBroken, default_data_dir
+
+    log_to_terminal()
 
     settings = ServerSettings(
         host=args.host,

@@ -199,3 +199,17 @@ def test_serve_on_a_data_path_that_is_a_file_says_so(tmp_path: Path, capsys: pyt
         assert main(["serve", "--data", str(data), "--port", "0", "--no-demo"]) == 2
         err = capsys.readouterr().err.strip()
         assert err == f"euchre-overlay: {data / 'overlay.sqlite3'}: cannot open the database: {file} is a file, not a folder (--data names a folder)"
+
+
+def test_the_servers_log_lines_carry_their_time() -> None:
+    """``serve`` logs warnings and errors (a refused write, accept errors) to standard error with
+    the date and time: Python's fallback had printed the bare message, and a producer reading the
+    terminal after a show could not tell when."""
+    code = (
+        "import logging; from overlay.cli.serve import log_to_terminal; log_to_terminal(); "
+        "logging.getLogger('overlay.service.store').error('data/overlay.sqlite3: the database refused the write'); "
+        "logging.getLogger('overlay.service.store').info('not shown')"
+    )
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, cwd=ROOT, timeout=60)
+    assert out.returncode == 0, out.stderr
+    assert re.fullmatch(r"\d{4}-\d\d-\d\d \d\d:\d\d:\d\d ERROR: data/overlay\.sqlite3: the database refused the write\n", out.stderr), out.stderr
