@@ -22,6 +22,7 @@ the server reads, feed keys and playback are the service's routes as well.
 
 from __future__ import annotations
 
+import asyncio
 import json
 from datetime import datetime, timezone
 
@@ -105,7 +106,9 @@ class Tables:
         return web.json_response({"waiting": self.host.waiting_pages()})
 
     async def reach(self, request: web.Request) -> web.Response:
-        return web.json_response(self.host.reach())
+        # in a thread: finding the addresses looks up the machine's own name, which a badly set
+        # resolver can hold for seconds, and the event loop feeds the live pages
+        return web.json_response(await asyncio.to_thread(self.host.reach))
 
     async def qr(self, request: web.Request) -> web.Response:
         """The QR code of ``text`` as SVG, dark on white with its quiet zone (scanned off a
