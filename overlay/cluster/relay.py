@@ -295,13 +295,13 @@ class Relay:
 
     async def page_socket(self, request: web.Request) -> web.WebSocketResponse:
         """``/ws/overlay/{channel}`` as on one box, fed from Redis."""
-        from ..service.routes.common import hub_of, page_query
+        from ..service.routes.common import hub_of, is_monitor, page_query
 
         cid = request.match_info["channel"]
         try:
             settings = await self.settings_of(cid)
         except NotFound as exc:
-            hub_of(request).page_waiting(cid, str(exc), monitor=request.query.get("monitor") == "1")
+            hub_of(request).page_waiting(cid, str(exc), monitor=is_monitor(request))
             raise
 
         output, width, height = page_query(request, cast(Any, _Shape(settings)))

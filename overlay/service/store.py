@@ -210,7 +210,7 @@ def _writes(method: F) -> F:
             if self.db.in_transaction and self.depth == 0:
                 with contextlib.suppress(sqlite3.Error):
                     self.db.execute("ROLLBACK")
-            raise self.refusals.refusal(_write_fault(self.path, exc)) from exc
+            raise self._refused(exc) from exc
         self.written += 1
         self.refusals.accepted()
         return result
@@ -376,6 +376,10 @@ class Store:
             self.lock.release()
             self.lock = None
 
+    def _refused(self, exc: sqlite3.Error) -> StoreFailed:
+        """The typed refusal of a failed write, noted in the server's log."""
+        return self.refusals.refusal(_write_fault(self.path, exc))
+
     @contextlib.contextmanager
     def transaction(self) -> Iterator[None]:
         """Every write inside commits together or not at all.
@@ -393,7 +397,7 @@ class Store:
         try:
             self.db.execute("BEGIN IMMEDIATE")
         except sqlite3.Error as exc:
-            raise self.refusals.refusal(_write_fault(self.path, exc)) from exc
+            raise self._refused(exc) from exc
         self.depth = 1
         try:
             yield
@@ -408,7 +412,7 @@ class Store:
         except sqlite3.Error as exc:
             with contextlib.suppress(sqlite3.Error):
                 self.db.execute("ROLLBACK")
-            raise self.refusals.refusal(_write_fault(self.path, exc)) from exc
+            raise self._refused(exc) from exc
         self.written += 1
         self.refusals.accepted()
 

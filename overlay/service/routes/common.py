@@ -37,6 +37,7 @@ __all__ = [
     "read_action",
     "via_of",
     "note_refused",
+    "is_monitor",
     "MAX_DEPTH",
 ]
 
@@ -184,6 +185,12 @@ async def read_action(request: web.Request, ch: Channel) -> ActionIn:
         return parse(ActionIn, data)
     except ValidationError as exc:
         raise invalid_action(exc, ch.id, data) from exc
+
+
+def is_monitor(request: web.Request) -> bool:
+    """Whether a page (or its socket) is one of the studio's own frames (``?monitor=1``): not an
+    OBS page, neither counted nor listed as one waiting on a missing channel."""
+    return request.query.get("monitor") == "1"
 
 
 def via_of(request: web.Request) -> str:

@@ -20,7 +20,7 @@ from renderer.settings import OutputName
 from ..auth import check_origin, has_token
 from ..errors import BadRequest, NotFound
 from ..keys import SETTINGS
-from .common import channel_of, hub_of, page_query
+from .common import channel_of, hub_of, is_monitor, page_query
 from .pagesocket import open_page, read_page
 
 #: page size when neither the URL nor a channel says (the default output size)
@@ -125,7 +125,7 @@ def _page(request: web.Request, channel: str, *, note: str | None = None) -> web
         ch = channel_of(request)
         output, width, height = page_query(request, ch)
     except NotFound as exc:
-        hub_of(request).page_waiting(channel, str(exc), monitor=request.query.get("monitor") == "1")
+        hub_of(request).page_waiting(channel, str(exc), monitor=is_monitor(request))
         output, width, height, bad_query = _lenient_query(request)
         problem = f"{exc} (yet): the page stays empty and connects when it is created" + (f"; {bad_query}" if bad_query else "")
     except BadRequest as exc:
@@ -133,7 +133,7 @@ def _page(request: web.Request, channel: str, *, note: str | None = None) -> web
         problem = str(exc)
     if note:
         problem = f"{note}; {problem}" if problem else note
-    monitor = request.query.get("monitor") == "1"
+    monitor = is_monitor(request)
     html = _page_html(channel, output, width, height, trace=request.query.get("bench") == "1", problem=problem, monitor=monitor)
     return _html_response(html)
 
@@ -154,7 +154,7 @@ async def page_socket(request: web.Request) -> web.WebSocketResponse:
     try:
         ch = channel_of(request)
     except NotFound as exc:
-        hub_of(request).page_waiting(request.match_info["channel"], str(exc), monitor=request.query.get("monitor") == "1")
+        hub_of(request).page_waiting(request.match_info["channel"], str(exc), monitor=is_monitor(request))
         raise  # refused: the page retries every second and says so on its console
     output, width, height = page_query(request, ch)
     check_origin(request, request.app[SETTINGS].allow_origins)
@@ -165,7 +165,7 @@ async def page_socket(request: web.Request) -> web.WebSocketResponse:
     # such a page's size is settled when the token admits it
     locked = output == "preview" and not trusted
     size = asked if locked else ch.fanout.page_size(asked, trusted=trusted)
-    page = await open_page(request, output, *size, trace=request.query.get("trace") == "1", monitor=request.query.get("monitor") == "1")
+    page = await open_page(request, output, *size, trace=request.query.get("trace") == "1", monitor=is_monitor(request))
     page.trusted = trusted
 
     async def admit() -> None:
