@@ -274,6 +274,9 @@ async def test_an_edit_corrects_an_earlier_card_and_the_engine_rechecks_the_rest
     await page.wait_for_selector("#edit-list", state="hidden")
     logged = await _logged(server, "t1")
     assert logged["deals"][0]["phases"][1]["tricks"] == [["Ah", "Ts", "Th", "Qh"], ["Kh"]]
+    # the ace took the first trick: its seat says so in the singular
+    await page.wait_for_function("document.querySelectorAll('#table .seat .tricks').length === 4")
+    assert sorted(await page.eval_on_selector_all("#table .seat .tricks", "es => es.map((e) => e.textContent)")) == ["0 tricks"] * 3 + ["1 trick"]
 
 
 @pytest.mark.parametrize("size", [(390, 844), (844, 390), (1180, 820)], ids=["portrait", "landscape-phone", "landscape-tablet"])

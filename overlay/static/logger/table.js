@@ -109,7 +109,7 @@ export function renderTable(root, s, players) {
       h("div", { class: `seat ${four ? PLACES[seat] : ""}${playing && seat === s.toAct ? " acting" : ""}`, "data-seat": seat },
         h("div", { class: "who" }, h("strong", {}, name), ...badges),
         h("div", { class: "line" },
-          h("span", { class: "tricks" }, `${s.tricksPerSeat[seat] || 0} tricks`),
+          h("span", { class: "tricks" }, (s.tricksPerSeat[seat] || 0) === 1 ? "1 trick" : `${s.tricksPerSeat[seat] || 0} tricks`),
           last ? h("span", { class: "call" }, callText(last.call)) : null,
           played),
         known.length ? h("div", { class: "hand" }, ...known.map((c) => cardChip(c, "small"))) : null),
