@@ -481,6 +481,12 @@ async def test_every_table_at_a_glance_and_the_notices(browser: Any, server: Ser
     assert "'Zz'" in await card2.locator(".ov-fault").first.inner_text()
     assert "settings refused, on defaults" in await card3.locator(".ov-fault").first.inner_text()
     assert "did you mean table1" in await page.inner_text("#ov-waiting")
+    # a card beside a taller one (table2's refusal) keeps its text under its picture, not spread down the card
+    gaps = await page.evaluate(
+        "[...document.querySelectorAll('.ov-card')].map((c) => c.querySelector('.ov-name').getBoundingClientRect().top - c.querySelector('.ov-thumb').getBoundingClientRect().bottom)"
+    )
+    heights = await page.evaluate("[...document.querySelectorAll('.ov-card')].map((c) => c.getBoundingClientRect().height)")
+    assert len(set(heights)) == 1 and all(0 <= g <= 12 for g in gaps), (gaps, heights)
     # the notices strip: the misspelt page, the quiet logger, the refusal, the refused settings
     strip = await page.inner_text("#notices")
     for needle in ('"tabel1", which does not exist', 'did you mean "table1"', "Table 2 (table2): no logger message", "action 3 was refused", "Table 3 (table3) runs on default settings"):
