@@ -39,7 +39,8 @@ async def start_server(
 ) -> tuple[Any, str]:
     """``euchre-overlay serve`` on ``data`` with ``token`` (``--no-demo`` unless ``demo``);
     returns the process and its base URL once it listens.  Its output is drained in the
-    background (a full pipe would stall it).
+    background (a full pipe would stall it); its first 100 lines are kept in the process's
+    ``printed`` list.
 
     Raises:
         RuntimeError: the server exited before it listened.
@@ -51,10 +52,13 @@ async def start_server(
         env=dict(os.environ, **(env or {})),
     )
     assert proc.stdout is not None
+    printed: list[str] = []
+    proc.printed = printed  # type: ignore[attr-defined]
     while True:
         line = (await asyncio.wait_for(proc.stdout.readline(), timeout)).decode()
         if not line:
             raise RuntimeError("the server exited before it listened")
+        printed.append(line)
         m = re.search(r"serving on (http://\S+)", line)
         if m:
             base = m.group(1)
@@ -62,8 +66,9 @@ async def start_server(
 
     async def drain() -> None:
         assert proc.stdout is not None
-        while await proc.stdout.readline():
-            pass
+        while line := await proc.stdout.readline():
+            if len(printed) < 100:
+                printed.append(line.decode())
 
     asyncio.ensure_future(drain())
     return proc, base

@@ -193,10 +193,16 @@ async def serve(settings: Any, *, ready: asyncio.Event | None = None, stop: asyn
     host = "127.0.0.1" if settings.host in ("0.0.0.0", "::", "") else settings.host
     base = f"http://{host}:{port}"
     out = sys.stdout
+    channels = list(app[HUB].channels)
     if scale_out is not None:  # serve --redis: the others forward requests for our channels here
         from ..cluster.routing import CLUSTER
+        from ..service.errors import StoreFailed
 
         app[CLUSTER].relay.cluster.listen(settings.advertise or base)
+        try:  # every channel of the cluster: a page on any of them works here (forwarded)
+            channels = await app[CLUSTER].ids()
+        except StoreFailed:
+            pass
     where = f"redis: {settings.redis}" if settings.redis else f"data: {settings.db_path}"
     print(f"euchre-overlay serving on {base}  ({where})", file=out)
     from ..service.network import network_addresses
@@ -208,7 +214,6 @@ async def serve(settings: Any, *, ready: asyncio.Event | None = None, stop: asyn
         print("Only this computer can reach it (OBS on another computer, the logger's tablet: serve --host 0.0.0.0)", file=out)
     if app[TOKEN_CREATED]:
         print(f"API token (shown once; only its hash is stored; lost: euchre-overlay token --rotate): {app[TOKEN_CREATED]}", file=out)
-    channels = list(app[HUB].channels)
     if channels:
         print("Paste into an OBS Browser Source (width 1920, height 1080):", file=out)
         for cid in channels:

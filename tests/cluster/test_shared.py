@@ -89,6 +89,13 @@ async def test_one_demo_channel_when_processes_start_together(redis_server: Redi
             await cluster.start(1, demo=True)  # a process joining later: no second demo
             status, body = await _get(s, f"{cluster.bases[-1]}/studio/api/channels")
             assert body == {"channels": ["demo"]}
+            # its banner gives the cluster's page to paste into OBS, though another process
+            # runs that channel (it said "No channels yet: create one")
+            printed = cluster.procs[-1].printed
+            deadline = time.monotonic() + 10
+            while not any(line.startswith("Studio") for line in printed) and time.monotonic() < deadline:
+                await asyncio.sleep(0.05)
+            assert f"  {cluster.bases[-1]}/overlay/demo\n" in printed and not any("No channels" in line for line in printed), printed
     finally:
         await cluster.stop()
 
