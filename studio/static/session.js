@@ -191,6 +191,7 @@ export function redo() {
 /** TAKE: the preview's layout goes on program and clean, after every edit sent before it,
  * by the transition chosen beside the button (cut, mix or wipe, and its seconds). */
 export function take() {
+  if (!S.ch) return S.chain;
   const style = /** @type {HTMLSelectElement} */ ($("#take-style")).value;
   const time = Number(/** @type {HTMLInputElement} */ ($("#take-time")).value);
   const q = style === "cut" || !(time > 0) ? `transition=${style}` : `transition=${style}&duration=${time}`;

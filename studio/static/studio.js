@@ -179,6 +179,18 @@ function renderAll({ keepForm = false } = {}) {
   if (left.length) notice(left.map((e) => `${(e.loc || []).join(" -> ")}: ${e.msg}`).join("; "));
   $("#undo").disabled = !S.undo.length;
   $("#redo").disabled = !S.redo.length;
+  renderNoChannel();
+}
+
+/** Without a channel (a server started with --no-demo, or the last channel deleted) nothing
+ * that acts on one can be pressed, and the stage says what to do first. */
+function renderNoChannel() {
+  const none = !S.ch;
+  $("#no-channel").hidden = !none;
+  $("#ch-rename").disabled = none;
+  $("#ch-delete").disabled = none;
+  $("#transport").inert = none;
+  $("#view-tools").inert = none;
 }
 
 function renderElements() {
@@ -315,6 +327,7 @@ async function switchView(i) {
 }
 
 async function saveView() {
+  if (!S.shown) return;
   const name = await ask("Save the preview's layout as view:", previewView().name);
   if (!name) return;
   edit("save view", (c) => {
@@ -414,6 +427,7 @@ function setup() {
   for (const [k, what] of HOTKEYS) help.append(h("tr", {}, h("td", {}, h("kbd", {}, k)), h("td", {}, what)));
   $("#channel").addEventListener("change", (e) => openChannel(e.target.value));
   $("#ch-new").addEventListener("click", newChannel);
+  $("#no-channel-new").addEventListener("click", newChannel);
   $("#ch-rename").addEventListener("click", renameChannel);
   $("#ch-delete").addEventListener("click", deleteChannel);
   $("#signout").addEventListener("click", () => { sessionStorage.removeItem(TOKEN_KEY); location.reload(); });

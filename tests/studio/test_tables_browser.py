@@ -100,7 +100,21 @@ async def wait_js(page: Any, js: str, timeout: float = 5.0) -> None:
 
 async def test_a_producer_makes_a_channel_and_loads_games_by_picker_and_by_drop(browser: Any, server: Server, tmp_path: Path) -> None:
     page = await studio(browser, server)
-    await new_channel(page, "table1")
+    # a server with no channel: the stage says to make one, and what acts on a channel is off
+    # (TAKE, the transport and the hotkeys had sent requests for channel "null")
+    await page.wait_for_selector("#no-channel:not([hidden])")
+    assert await page.is_disabled("#ch-rename") and await page.is_disabled("#ch-delete")
+    assert await page.evaluate("document.querySelector('#transport').inert && document.querySelector('#view-tools').inert")
+    for key in (" ", "ArrowRight", "t", "l", "g", "1"):
+        await page.keyboard.press(key)
+    await page.wait_for_timeout(300)
+    assert await page.locator("#notice").is_hidden() and not page.errors
+    await page.click("#no-channel-new")
+    await page.fill("#ask-input", "table1")
+    await page.click("#ask-ok")
+    await wait_js(page, "document.querySelector('#channel').value === 'table1'")
+    await page.wait_for_selector("#no-channel", state="hidden")
+    assert not await page.evaluate("document.querySelector('#transport').inert") and not await page.is_disabled("#ch-delete")
     await tab(page, "Game")
     await page.wait_for_selector("#panel :text('No game yet.')")
     # the file input
@@ -149,6 +163,11 @@ async def test_a_producer_makes_a_channel_and_loads_games_by_picker_and_by_drop(
     for cell in ("deal\t1", "phase\t1 (TRICK_PLAY)", "trick\t2", "card\t1"):
         assert cell in place, place
     assert (await info(server, "table1"))["game"]["source"] == "bad.egn"
+    # the last channel deleted: back to the empty stage
+    await page.click("#ch-delete")
+    await page.click("#ask-ok")
+    await page.wait_for_selector("#no-channel:not([hidden])")
+    assert await page.evaluate("document.querySelector('#transport').inert")
     assert not page.errors
 
 
