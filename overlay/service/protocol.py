@@ -22,9 +22,10 @@ Sockets
 
 from __future__ import annotations
 
+import json
 from typing import Annotated, Any, Literal, TypeVar
 
-from pydantic import BaseModel, ConfigDict, Field, TypeAdapter, field_validator
+from pydantic import BaseModel, ConfigDict, Field, TypeAdapter, ValidationError, field_validator
 from pydantic.alias_generators import to_camel
 
 from renderer.settings import ChannelSettings, OutputName
@@ -51,6 +52,7 @@ __all__ = [
     "StateMessage",
     "parse_page_message",
     "parse_feed_message",
+    "bare_action",
     "dump",
 ]
 
@@ -250,7 +252,28 @@ _FEED = TypeAdapter(FeedMessage)
 
 
 def parse_feed_message(text: str) -> FeedAction | FeedGame:
-    return _FEED.validate_json(text)
+    """A feed socket's text frame: ``{"type": "action", "action": {…}}``, ``{"type": "game",
+    …}``, or an action as ``POST …/actions`` takes it (``{"seq": 1, "kind": …}``, no ``type``).
+
+    Raises:
+        ValidationError: none of them (a bare action: its own fields' errors).
+    """
+    try:
+        return _FEED.validate_json(text)
+    except ValidationError:
+        if bare_action(text) is None:
+            raise
+        return FeedAction(type="action", action=ActionIn.model_validate_json(text))
+
+
+def bare_action(text: str) -> dict[str, Any] | None:
+    """The frame as an action sent without the feed's envelope: a JSON object with no
+    ``type`` (None: anything else)."""
+    try:
+        data = json.loads(text)
+    except (ValueError, RecursionError):
+        return None
+    return data if isinstance(data, dict) and "type" not in data else None
 
 
 class FeedAck(_Model):

@@ -58,6 +58,9 @@ async def test_a_feed_key_through_every_process_and_after_a_takeover(redis_serve
         ws = await s.ws_connect(f"{other}/api/channels/fk/feed", headers={"Authorization": f"Bearer {key}"})
         await ws.send_json({"type": "action", "action": acts[2]})
         assert (await ws.receive_json(timeout=10))["type"] == "ack"
+        await ws.send_json(acts[3])  # an action as POST …/actions takes it, no envelope
+        ack = await ws.receive_json(timeout=10)
+        assert ack["type"] == "ack" and ack["seq"] == 4, ack
         await ws.close()
         for base in (a, b):
             status, body = await _post(s, f"{base}/api/channels/other/actions", acts[0], key)
@@ -71,7 +74,7 @@ async def test_a_feed_key_through_every_process_and_after_a_takeover(redis_serve
         deadline = time.monotonic() + 15
         status = 0
         while time.monotonic() < deadline:
-            status, body = await _post(s, f"{other}/api/channels/fk/actions", acts[3], key)
+            status, body = await _post(s, f"{other}/api/channels/fk/actions", acts[4], key)
             if status == 200:
                 break
             await asyncio.sleep(0.2)
@@ -79,6 +82,6 @@ async def test_a_feed_key_through_every_process_and_after_a_takeover(redis_serve
         # revoked there: refused
         async with s.delete(f"{other}/api/channels/fk/feed-keys/{made['id']}", headers=AUTH) as r:
             assert r.status == 200, await r.text()
-        status, body = await _post(s, f"{other}/api/channels/fk/actions", acts[4], key)
+        status, body = await _post(s, f"{other}/api/channels/fk/actions", acts[5], key)
         assert status == 403
 

@@ -246,6 +246,14 @@ async def test_feed_socket(client: Any) -> None:
     await ws.send_json({"type": "action", "action": acts[4]})
     refused = await ws.receive_json(timeout=5)
     assert refused == {**refused, "type": "refused", "status": 409, "expected": 2, "seq": 5}
+    # an action as POST …/actions takes it, without the envelope, is the same action
+    await ws.send_json(acts[1])
+    assert (await ws.receive_json(timeout=5))["steps"] == 2
+    await ws.send_json(acts[1])
+    assert (await ws.receive_json(timeout=5))["duplicate"] is True
+    await ws.send_json(acts[4])
+    refused = await ws.receive_json(timeout=5)
+    assert refused == {**refused, "type": "refused", "status": 409, "expected": 3, "seq": 5}
     await ws.send_bytes(encode_condensed(doc))
     ack = await ws.receive_json(timeout=5)
     assert ack["type"] == "ack" and ack["steps"] > 20

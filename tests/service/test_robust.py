@@ -69,6 +69,10 @@ FINISHED = generate_game(21)  # played to the end of the game
         ('{"type": "action", "action": {"seq": 1, "kind": "card", "card": "Jd"}}', 400, "rule", "channel c: deal"),
         ('{"type": "action", "action": {"seq": 1, "kind": "call", "call": "Pass"}}', 400, "action", "after the play has started"),
         ('{"type": "action", "action": {"seq": 4, "kind": "call", "call": "Pass", "alone": "no"}}', 400, "validation", "channel 'c': action 4: alone: Input should be a valid boolean"),
+        # an action without the envelope, as POST …/actions takes it
+        ('{"seq": 4, "kind": "call", "call": "Pass", "alone": "no"}', 400, "validation", "channel 'c': action 4: alone: Input should be a valid boolean"),
+        ('{"seq": 1, "kind": "call", "call": "Pass"}', 400, "action", "after the play has started"),
+        ('{"seq": 1, "kind": "deal"}', 400, "validation", "channel 'c': action 1: kind: Input should be"),
     ],
 )
 async def test_feed_socket_refuses_bad_frames_and_keeps_going(
