@@ -10,6 +10,7 @@ whatever its extension.  The benchmarks ``bench codecs`` and ``bench fuzz`` live
 from __future__ import annotations
 
 import argparse
+import errno
 import os
 import sys
 import tempfile
@@ -94,7 +95,12 @@ def read_input(path: str, *, limit: int = codec.emn.MAX_EMN_INPUT) -> bytes:
 
 def write_output(path: str, data: bytes | str) -> None:
     """Write atomically (a half-written file is never left behind), with the permissions a
-    plain write gives (a file replaced keeps its own; the temporary file's are 0600)."""
+    plain write gives (a file replaced keeps its own; the temporary file's are 0600); a
+    missing folder is made, as ``render`` and ``frame`` make theirs.
+
+    Raises:
+        OSError: the file cannot be written; the text names ``path``, not the temporary file.
+    """
     raw = data.encode("utf-8") if isinstance(data, str) else data
     if path == STDIO:  # standard output: a pipe to the next tool
         sys.stdout.buffer.write(raw if isinstance(data, bytes) or raw.endswith(b"\n") else raw + b"\n")
@@ -107,15 +113,22 @@ def write_output(path: str, data: bytes | str) -> None:
         umask = os.umask(0)
         os.umask(umask)
         mode = 0o666 & ~umask
-    fd, tmp = tempfile.mkstemp(dir=folder, prefix=".tmp-", suffix=os.path.basename(path))
+    try:
+        os.makedirs(folder, exist_ok=True)
+        fd, tmp = tempfile.mkstemp(dir=folder, prefix=".tmp-", suffix=os.path.basename(path))
+    except OSError as exc:
+        why = "a file is where its folder would be" if exc.errno in (errno.EEXIST, errno.ENOTDIR) else exc.strerror
+        raise OSError(f"{path}: cannot be written ({why})") from None
     try:
         with os.fdopen(fd, "wb") as fh:
             fh.write(raw)
         os.chmod(tmp, mode)
         os.replace(tmp, path)
-    except BaseException:
+    except BaseException as exc:
         if os.path.exists(tmp):
             os.unlink(tmp)
+        if isinstance(exc, OSError):  # a full disk, a folder in the file's place
+            raise OSError(f"{path}: cannot be written ({exc.strerror})") from None
         raise
 
 

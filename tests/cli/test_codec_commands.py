@@ -68,6 +68,16 @@ def test_an_output_as_a_path_or_with_o_and_plain_permissions(tmp_path: Path, cap
     assert main(["convert", str(game)]) == 2
     assert "convert: where to write: OUTPUT or -o OUT" in capsys.readouterr().err
     assert not (tmp_path / "c.egnb").exists() and not (tmp_path / "d.egnb").exists()
+    # a missing folder is made (as render and frame make theirs); one that cannot be is named,
+    # never the temporary file ("No such file or directory: '…/.tmp-…'")
+    assert main(["convert", str(game), str(tmp_path / "new" / "sub" / "e.egnb")]) == 0
+    assert (tmp_path / "new" / "sub" / "e.egnb").read_bytes() == (tmp_path / "a.egnb").read_bytes()
+    (tmp_path / "file").write_text("x")
+    (tmp_path / "dir.egnb").mkdir()
+    for out, why in (("file/f.egnb", "a file is where its folder would be"), ("dir.egnb", "Is a directory")):
+        assert main(["convert", str(game), str(tmp_path / out)]) == 2
+        assert capsys.readouterr().err == f"euchre-overlay: {tmp_path / out}: cannot be written ({why})\n"
+    assert not [p for p in tmp_path.rglob(".tmp-*")]
 
 
 def test_baseline_hash_any_form(capsys: pytest.CaptureFixture[str]) -> None:
