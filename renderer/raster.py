@@ -774,7 +774,7 @@ def to_premul(image: skia.Image) -> npt.NDArray[np.uint8]:
 
 
 def save_png(image: skia.Image, path: str | Path) -> None:
-    """Write a straight-alpha PNG."""
+    """Write a straight-alpha PNG (whatever the name's extension: ``frame -o shot`` too)."""
     from PIL import Image
 
-    Image.fromarray(to_rgba(image), "RGBA").save(str(path), optimize=False, compress_level=6)
+    Image.fromarray(to_rgba(image), "RGBA").save(str(path), format="PNG", optimize=False, compress_level=6)

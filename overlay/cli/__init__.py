@@ -18,6 +18,7 @@ the studio starts).  The modules are named, not imported, here for that reason.
 from __future__ import annotations
 
 import argparse
+import errno
 import importlib
 import os
 import signal
@@ -94,6 +95,26 @@ def _reader_gone() -> bool:
         return False
 
 
+def os_error_text(exc: OSError) -> str:
+    """A system error as a shell tool says it: the path first, no ``[Errno N]`` (``out.mov: Is
+    a directory``); a path under a file names that file (the system's "File exists" or "Not a
+    directory" did not)."""
+    if not exc.filename or not exc.strerror:
+        return str(exc)
+    if exc.errno in (errno.EEXIST, errno.ENOTDIR):
+        # the nearest part of the path that exists, when it is a file where a folder must be
+        at = os.path.abspath(str(exc.filename))
+        while not os.path.lexists(at) and os.path.dirname(at) != at:
+            at = os.path.dirname(at)
+        if os.path.lexists(at) and not os.path.isdir(at):
+            if at == os.path.abspath(str(exc.filename)):
+                return f"{exc.filename}: is a file, not a folder"
+            return f"{exc.filename}: {at} is a file, not a folder"
+    if exc.filename2:
+        return f"{exc.filename} -> {exc.filename2}: {exc.strerror}"
+    return f"{exc.filename}: {exc.strerror}"
+
+
 def main(argv: Sequence[str] | None = None) -> int:
     words = list(sys.argv[1:] if argv is None else argv)
     parser = build_parser(words[0] if words and words[0] in NAMES else None)
@@ -118,7 +139,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
         return 128 + signal.SIGPIPE
     except OSError as exc:
-        print(f"euchre-overlay: {exc}", file=sys.stderr)
+        print(f"euchre-overlay: {os_error_text(exc)}", file=sys.stderr)
         return 2
     except KeyboardInterrupt:
         return 130

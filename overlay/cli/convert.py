@@ -10,7 +10,6 @@ whatever its extension.  The benchmarks ``bench codecs`` and ``bench fuzz`` live
 from __future__ import annotations
 
 import argparse
-import errno
 import os
 import sys
 import tempfile
@@ -99,7 +98,7 @@ def write_output(path: str, data: bytes | str) -> None:
     missing folder is made, as ``render`` and ``frame`` make theirs.
 
     Raises:
-        OSError: the file cannot be written; the text names ``path``, not the temporary file.
+        OSError: the file cannot be written; its ``filename`` is ``path``, not the temporary file.
     """
     raw = data.encode("utf-8") if isinstance(data, str) else data
     if path == STDIO:  # standard output: a pipe to the next tool
@@ -116,9 +115,8 @@ def write_output(path: str, data: bytes | str) -> None:
     try:
         os.makedirs(folder, exist_ok=True)
         fd, tmp = tempfile.mkstemp(dir=folder, prefix=".tmp-", suffix=os.path.basename(path))
-    except OSError as exc:
-        why = "a file is where its folder would be" if exc.errno in (errno.EEXIST, errno.ENOTDIR) else exc.strerror
-        raise OSError(f"{path}: cannot be written ({why})") from None
+    except OSError as exc:  # named by the output's path (the command says what is in the way)
+        raise OSError(exc.errno, exc.strerror, path) from None
     try:
         with os.fdopen(fd, "wb") as fh:
             fh.write(raw)
@@ -128,7 +126,7 @@ def write_output(path: str, data: bytes | str) -> None:
         if os.path.exists(tmp):
             os.unlink(tmp)
         if isinstance(exc, OSError):  # a full disk, a folder in the file's place
-            raise OSError(f"{path}: cannot be written ({exc.strerror})") from None
+            raise OSError(exc.errno, exc.strerror, path) from None
         raise
 
 

@@ -213,3 +213,27 @@ def test_the_servers_log_lines_carry_their_time() -> None:
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, cwd=ROOT, timeout=60)
     assert out.returncode == 0, out.stderr
     assert re.fullmatch(r"\d{4}-\d\d-\d\d \d\d:\d\d:\d\d ERROR: data/overlay\.sqlite3: the database refused the write\n", out.stderr), out.stderr
+
+
+def test_an_output_in_the_way_is_named_and_a_frame_is_a_png_whatever_its_name(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    """``-o`` under a file, or naming a folder: one line naming the path and what is in the
+    way (it said ``[Errno 17] File exists: 'file'``); ``frame -o shot`` (no ``.png``) writes a
+    PNG (it ended in a traceback: "unknown file extension")."""
+    from overlay.cli import main
+    from tests.support import game
+
+    src = tmp_path / "g.egn"
+    src.write_text(json.dumps(game(3, deals=1)), encoding="utf-8")
+    (tmp_path / "file").write_text("x")
+    (tmp_path / "d.mov").mkdir()
+    capsys.readouterr()
+    for args, out, why in (
+        (["frame", str(src), "--step", "2"], tmp_path / "file" / "x.png", f"{tmp_path / 'file'} is a file, not a folder"),
+        (["render", str(src), "--size", "320x180", "--fps", "1"], tmp_path / "file" / "sub" / "x.mov", f"{tmp_path / 'file'} is a file, not a folder"),
+        (["render", str(src), "--size", "320x180", "--fps", "1"], tmp_path / "d.mov", "Is a directory"),
+    ):
+        assert main([*args, "-o", str(out)]) == 2
+        err = capsys.readouterr().err
+        assert re.fullmatch(rf"euchre-overlay: \S*: {re.escape(why)}\n", err) and "Errno" not in err, err
+    assert main(["frame", str(src), "--step", "2", "-o", str(tmp_path / "shot"), "--size", "320x180"]) == 0
+    assert (tmp_path / "shot").read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"

@@ -74,9 +74,9 @@ def test_an_output_as_a_path_or_with_o_and_plain_permissions(tmp_path: Path, cap
     assert (tmp_path / "new" / "sub" / "e.egnb").read_bytes() == (tmp_path / "a.egnb").read_bytes()
     (tmp_path / "file").write_text("x")
     (tmp_path / "dir.egnb").mkdir()
-    for out, why in (("file/f.egnb", "a file is where its folder would be"), ("dir.egnb", "Is a directory")):
+    for out, why in (("file/f.egnb", f"{tmp_path / 'file'} is a file, not a folder"), ("dir.egnb", "Is a directory")):
         assert main(["convert", str(game), str(tmp_path / out)]) == 2
-        assert capsys.readouterr().err == f"euchre-overlay: {tmp_path / out}: cannot be written ({why})\n"
+        assert capsys.readouterr().err == f"euchre-overlay: {tmp_path / out}: {why}\n"
     assert not [p for p in tmp_path.rglob(".tmp-*")]
 
 
