@@ -149,6 +149,7 @@ def collect_games(path: Path, output: Path, *, suffix: str) -> tuple[list[GameIn
         files = sorted(p for p in path.iterdir() if p.is_file() and p.suffix.lower() in GAME_SUFFIXES)
         if not files:
             raise OSError(f"{path}: no {'/'.join(GAME_SUFFIXES)} files in the folder")
+        _folder_output(output, f"{path}: a folder of games")
         games: list[GameInput] = []
         refused: list[tuple[str, str]] = []
         for f in files:
@@ -175,6 +176,8 @@ def _games_of(path: Path, output: Path, *, suffix: str, folder: bool) -> tuple[l
         out = output / f"{path.stem}{suffix}" if folder else output
         return [GameInput(path.name, data, out)], []
     listed = loaded.match.get("games") or []
+    if not folder:
+        _folder_output(output, f"{path.name}: a match of {len(listed)} game(s)")
     read = {g.source for g in loaded.games}
     games, refused = [], []
     for i, entry in enumerate(listed):
@@ -185,6 +188,21 @@ def _games_of(path: Path, output: Path, *, suffix: str, folder: bool) -> tuple[l
         game_data = entry.get("gameData") if isinstance(entry, dict) else None
         games.append(GameInput(f"{path.name} game {i + 1}", json.dumps(game_data).encode(), output / f"{path.stem}-game{i + 1}{suffix}"))
     return games, refused
+
+
+#: names that a video file has, never a folder of them
+VIDEO_SUFFIXES = (".mov", ".webm", ".mp4", ".mkv", ".avi", ".mxf")
+
+
+def _folder_output(output: Path, what: str) -> None:
+    """Refuse a file name as the folder of a batch's videos (``render finals.emn -o
+    finals.mov`` made a folder named ``finals.mov``), unless that folder is already there.
+
+    Raises:
+        OSError: ``output`` names a video file.
+    """
+    if output.suffix.lower() in VIDEO_SUFFIXES and not output.is_dir():
+        raise OSError(f"{what} renders one video per game into a folder: -o {output} names a file; give a folder (-o {output.with_suffix('')})")
 
 
 def load(spec_or_input: GameInput | GameSpec) -> LoadedGame:
