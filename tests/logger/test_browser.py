@@ -287,14 +287,21 @@ async def test_every_target_is_big_enough_to_tap(server: Server, browser: Any, s
     driver = Driver(page)
     await driver.sign_in(server.base, "t1", TOKEN)
     await driver.pick_dealer(0)
-    await driver.tap_action({"kind": "new_deal", "dealer": 0, "upCard": "Jh"})
-    await driver.drained()
-    small = await page.evaluate(
-        """[...document.querySelectorAll('button, summary, input')].filter((el) => el.offsetParent !== null)
+    small_js = """[...document.querySelectorAll('button, summary, input')].filter((el) => el.offsetParent !== null)
              .map((el) => [el.textContent.trim().slice(0, 20), el.getBoundingClientRect()])
              .filter(([, r]) => r.width < 44 || r.height < 44).map(([t, r]) => `${t}: ${r.width}x${r.height}`)"""
-    )
-    assert small == []
+    # entering hands: the seat's hand (its red cards red), the cards left and the up-cards, each titled
+    await page.locator("button.hands-toggle").tap()
+    for card in ("Th", "Ts"):
+        await page.locator(f".deal-tools button[data-card='{card}']").tap()
+        await page.wait_for_selector(f".hand-now button[data-held='{card}']")
+    assert await page.eval_on_selector_all(".hand-now button", "bs => bs.map((b) => [b.dataset.held, b.classList.contains('red')])") == [["Th", True], ["Ts", False]]
+    assert "Marguerite's hand" in await page.inner_text(".hand-now") and await page.inner_text("#choices .g-upcard h3") == "Up-card"
+    assert await page.evaluate(small_js) == []
+    await page.locator("button.hands-toggle").tap()  # no hands after all
+    await driver.tap_action({"kind": "new_deal", "dealer": 0, "upCard": "Jh"})
+    await driver.drained()
+    assert await page.evaluate(small_js) == []
     width = await page.evaluate("document.documentElement.scrollWidth")
     assert width <= size[0]  # nothing runs off the side
     await ctx.close()

@@ -477,7 +477,8 @@ function renderChoices() {
   for (const [group, title] of groups) {
     const items = list.filter((c) => c.group === group);
     if (!items.length) continue;
-    const box = h("div", { class: `group g-${group}` }, mode === "pad" || group === "discard" || group === "defend" ? h("h3", {}, title) : null);
+    const titled = mode === "pad" || group === "discard" || group === "defend" || (group === "upcard" && P.hands !== null);
+    const box = h("div", { class: `group g-${group}` }, titled ? h("h3", {}, title) : null);
     for (const c of items) {
       n += 1;
       const current = mode === "edit" && P.editAt !== null && JSON.stringify(v.dealActions[P.editAt]?.action) === JSON.stringify(c.action);
@@ -526,7 +527,7 @@ function dealTools(ch, v) {
       return b;
     });
     const mine = hands[P.handSeat].map((c) => {
-      const b = h("button", { class: "choice small" }, cardText(c));
+      const b = h("button", { class: `choice small${/[hd]$/.test(c) ? " red" : ""}`, "data-held": c }, cardText(c));
       b.addEventListener("click", () => { hands[P.handSeat] = hands[P.handSeat].filter((x) => x !== c); void refresh(); });
       return b;
     });
@@ -540,7 +541,10 @@ function dealTools(ch, v) {
       });
       return b;
     });
-    box.append(h("div", { class: "row" }, ...tabs), h("div", { class: "row hand-now" }, ...mine), h("div", { class: "grid" }, ...free));
+    const first = (v.players[P.handSeat] || `Seat ${P.handSeat}`).split(" ")[0];
+    box.append(h("div", { class: "row" }, ...tabs),
+      h("div", { class: "row hand-now" }, h("span", { class: "what" }, `${first}'s hand${mine.length ? " (tap a card to take it back)" : ": tap cards below"}`), ...mine),
+      h("h3", {}, `Cards not in a hand (tap to give to ${first})`), h("div", { class: "grid" }, ...free));
   }
   return box;
 }
