@@ -52,7 +52,6 @@ __all__ = [
     "StateMessage",
     "parse_page_message",
     "parse_feed_message",
-    "bare_action",
     "dump",
 ]
 
@@ -261,19 +260,19 @@ def parse_feed_message(text: str) -> FeedAction | FeedGame:
     try:
         return _FEED.validate_json(text)
     except ValidationError:
-        if bare_action(text) is None:
+        if not _bare(text):
             raise
         return FeedAction(type="action", action=ActionIn.model_validate_json(text))
 
 
-def bare_action(text: str) -> dict[str, Any] | None:
-    """The frame as an action sent without the feed's envelope: a JSON object with no
-    ``type`` (None: anything else)."""
+def _bare(text: str) -> bool:
+    """Whether the frame is an action sent without the feed's envelope: a JSON object with
+    no ``type``."""
     try:
         data = json.loads(text)
     except (ValueError, RecursionError):
-        return None
-    return data if isinstance(data, dict) and "type" not in data else None
+        return False
+    return isinstance(data, dict) and "type" not in data
 
 
 class FeedAck(_Model):

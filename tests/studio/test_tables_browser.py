@@ -105,10 +105,12 @@ async def test_a_producer_makes_a_channel_and_loads_games_by_picker_and_by_drop(
     await page.wait_for_selector("#no-channel:not([hidden])")
     assert await page.is_disabled("#ch-rename") and await page.is_disabled("#ch-delete")
     assert await page.evaluate("document.querySelector('#transport').inert && document.querySelector('#view-tools').inert")
+    asked: list[str] = []
+    page.on("request", lambda r: asked.append(r.url) if "/null" in r.url else None)
     for key in (" ", "ArrowRight", "t", "l", "g", "1"):
         await page.keyboard.press(key)
-    await page.wait_for_timeout(300)
-    assert await page.locator("#notice").is_hidden() and not page.errors
+    await page.evaluate("new Promise((done) => setTimeout(done, 0))")  # (the handlers' microtasks ran)
+    assert asked == [] and await page.locator("#notice").is_hidden() and not page.errors
     await page.click("#no-channel-new")
     await page.fill("#ask-input", "table1")
     await page.click("#ask-ok")

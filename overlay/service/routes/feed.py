@@ -20,7 +20,7 @@ from ..feed import feed_game_bytes
 from ..feedkeys import feed_route, still_valid
 from ..files import check_allowed, kind_of, read_game_file_async
 from ..keys import SETTINGS, SOCKETS, STORE
-from ..protocol import ActionIn, FeedAction, FeedGame, FeedRefused, FollowRequest, LoadPath, bare_action, dump, parse_feed_message
+from ..protocol import ActionIn, FeedAction, FeedGame, FeedRefused, FollowRequest, LoadPath, dump, parse_feed_message
 from ..refusals import REFUSED, error_body, invalid_action
 from .common import ack_response, channel_of, clock_of, note_refused, read_action, read_json, via_of
 
@@ -154,7 +154,8 @@ def _feed_message(ch: Channel, text: str) -> FeedAction | FeedGame:
             data = json.loads(text)
         except (ValueError, RecursionError):
             data = None
-        action = data.get("action") if isinstance(data, dict) and data.get("type") == "action" else bare_action(text)
+        bare = isinstance(data, dict) and "type" not in data  # an action without the envelope
+        action = data if bare else data.get("action") if isinstance(data, dict) and data.get("type") == "action" else None
         if isinstance(action, dict):  # the action's own fields, as the actions route names them
             try:
                 ActionIn.model_validate(action)
