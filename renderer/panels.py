@@ -147,10 +147,13 @@ def _score_drawn(ctx: Ctx, el: Element, team: int, old: int, new: int) -> None:
     w, h = SIZES["ns-score"]
     ctx.panel(0, 0, w, h, el=el)
     ctx.b.rrect(0, 0, 10, h, 5, ctx.team_colour(team), None, 0)
-    ctx.label(th.font_body, 20, 24, 30, "NORTH \u00b7 SOUTH" if team == 0 else "EAST \u00b7 WEST", th.muted, ls=2.0)
+    side = "NORTH \u00b7 SOUTH" if team == 0 else "EAST \u00b7 WEST"
     size = el.style.font_size or 27
     name = ctx.team_label(team, th.font_heading, size, w - 100, ls=0.5)
-    ctx.label(th.font_heading, size, 24, 66, name, ctx.text_colour(el), width=w - 100, ls=0.5)
+    alone = name == side  # names too long to fit: the side alone, said once, in the middle
+    if not alone:
+        ctx.label(th.font_body, 20, 24, 30, side, th.muted, ls=2.0)
+    ctx.label(th.font_heading, size, 24, 52 if alone else 66, name, ctx.text_colour(el), width=w - 100, ls=0.5)
     _count(ctx, th.font_title, 58, w - 16, 66, old, new, ctx.text_colour(el))
 
 

@@ -184,6 +184,15 @@ def test_a_long_name_fits_a_plate_with_the_dealer_button_and_the_maker_tab() -> 
     assert PLATE_X < nx0 and nx1 <= PLATE_X + PLATE_W  # inside the plate (the hand's units)
 
 
+def test_a_scorebug_whose_names_do_not_fit_says_its_side_once() -> None:
+    """Names too long for the score panel even as first names: the side of the table alone,
+    once (it was both the panel's small heading and its name: "EAST · WEST" twice)."""
+    players = ("Maximilian Hohenzollern", "Bartholomew Fitzgerald-Worthington", "Anastasiya Vladimirovna", "Christopher Featherstonehaugh")
+    st = next(s for s in timeline(2, players).steps if s.kind is StepKind.CARD)
+    got = words(build_broadcast_scene(st, size=(1280, 720)))
+    assert got.count("EAST \u00b7 WEST") == 1 and "MAXIMILIAN & ANASTASIYA" in got and got.count("NORTH \u00b7 SOUTH") == 1, got
+
+
 def test_the_win_bar_fits_a_long_pair_of_names() -> None:
     players = ("Priya Raman", "Llama", "Marguerite Okafor", "LeftyKnapp")
     st = next(s for s in timeline(2, players).steps if s.kind is StepKind.CARD)
