@@ -215,6 +215,8 @@ class DealState:
             "game_over": False,
             "winner": None,
             "branch": self.branch,
+            "lowest_rank": self.rules.lowest_rank,
+            "joker": self.rules.joker,
         }
 
     def _initial_hands(self) -> tuple[list[list[Card]], list[bool], list[bool]]:

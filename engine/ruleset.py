@@ -56,9 +56,13 @@ class Ruleset(BaseModel):
         return data
 
     @property
+    def lowest_rank(self) -> int:
+        """The deck's lowest rank (9 for 24 cards, down to 6)."""
+        return self.min_rank if self.min_rank in (6, 7, 8, 9) else 9
+
+    @property
     def deck_size(self) -> int:
-        lowest = self.min_rank if self.min_rank in (6, 7, 8, 9) else 9
-        return (15 - lowest) * 4 + (1 if self.joker else 0)
+        return (15 - self.lowest_rank) * 4 + (1 if self.joker else 0)
 
     @property
     def target(self) -> int | None:

@@ -138,6 +138,10 @@ class GameState:
     winner: int | None = None  # team, once the game is over
     problems: tuple[Problem, ...] = ()  # rule breaches detected at this step
     branch: str | None = None  # None on the main line, else "deal:line"
+    #: the deck, as the rules deal it: its lowest rank (9: 24 cards) and whether it holds the
+    #: joker (a tracker of the cards played shows the whole deck from the first card)
+    lowest_rank: int = 9
+    joker: bool = False
 
     @property
     def trump_code(self) -> str | None:

@@ -331,18 +331,30 @@ def _played(ctx: Ctx) -> list[Card]:
 
 
 def _suits(ctx: Ctx, el: Element) -> None:
+    st = ctx.state
     played = _played(ctx)
     out = frozenset((c.suit, c.rank) for c in played)
-    lowest = min([int(c.rank) for c in played if c.rank is not None] + [9])
+    # the whole deck the rules deal (7s and 8s, the joker) from the first card, not from the
+    # first one played; a game read with other rules than it was played shows what it holds
+    lowest = min([int(c.rank) for c in played if c.rank is not None] + [st.lowest_rank])
+    joker = st.joker or any(c.joker for c in played)
+    joker_out = any(c.joker for c in played)
     # still, and redrawn at every card of a live game: kept by what it shows
-    ctx.still(("suit-tracker", ctx.state.trump, lowest, out), el, lambda: _suits_drawn(ctx, el, lowest, out))
+    ctx.still(("suit-tracker", st.trump, lowest, out, joker, joker_out), el, lambda: _suits_drawn(ctx, el, lowest, out, joker, joker_out))
 
 
-def _suits_drawn(ctx: Ctx, el: Element, lowest: int, out: frozenset[tuple[Suit | None, Rank | None]]) -> None:
+def _suits_drawn(
+    ctx: Ctx, el: Element, lowest: int, out: frozenset[tuple[Suit | None, Rank | None]], joker: bool = False, joker_out: bool = False
+) -> None:
     st, th, b = ctx.state, ctx.theme, ctx.b
     w, h = SIZES["suit-tracker"]
     ctx.panel(0, 0, w, h, el=el)
     ctx.label(th.font_body, 20, 16, 30, "CARDS PLAYED", th.muted, ls=2.0)
+    if joker:  # the joker, the highest trump, at the heading's end: struck out once played
+        tw = ctx.label(th.font_heading, 22, w - 16, 30, "JOKER", ctx.text_colour(el) if not joker_out else th.muted, align="right", ls=1.0)
+        if joker_out:  # struck as the ranks are: beside the word, no line across it
+            for x0, x1 in ((w - 16 - tw - 14, w - 16 - tw - 3), (w - 13, w - 5)):
+                b.rrect(x0, 21, x1 - x0, 2.5, 1.25, th.accent, None, 0)
     ranks = [r for r in Rank if int(r) >= lowest]
     col = (w - 64) / len(ranks)
     for row, suit in enumerate((Suit.SPADES, Suit.HEARTS, Suit.CLUBS, Suit.DIAMONDS)):

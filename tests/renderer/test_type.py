@@ -193,6 +193,27 @@ def test_a_scorebug_whose_names_do_not_fit_says_its_side_once() -> None:
     assert got.count("EAST \u00b7 WEST") == 1 and "MAXIMILIAN & ANASTASIYA" in got and got.count("NORTH \u00b7 SOUTH") == 1, got
 
 
+def test_the_cards_played_panel_shows_the_rules_whole_deck_from_the_first_card() -> None:
+    """British and Australian rules deal the joker, New Zealand's the 7s and 8s: the panel
+    shows them before any is played (the 7 and 8 columns came with the first one played, the
+    joker never), and the joker in the muted colour once played."""
+    joker_game = next(g for g in (generate_game(seed, ruleset={"joker": True}) for seed in range(60)) if any(
+        c == "B" for d in g["deals"] for p in d["phases"] if p["type"] == "TRICK_PLAY" for t in p["tricks"] for c in t))
+    steps = load_game(json.dumps(joker_game), source="joker.egn").timeline.steps
+    first = next(st for st in steps if st.kind is StepKind.CARD)
+    assert (first.lowest_rank, first.joker) == (9, True)
+
+    def joker_ink(st: GameState) -> str | None:
+        return next((op[6] for op in texts(build_broadcast_scene(st, size=(1280, 720))) if op[5] == "JOKER"), None)
+
+    played = next(st for st in steps if st.kind is StepKind.CARD and any(c.joker for c in (st.trick.cards if st.trick else ())))
+    assert joker_ink(first) not in (None, TH.muted) and joker_ink(played) == TH.muted
+    nz = next(st for st in load_game(json.dumps(generate_game(0, ruleset={"min_rank": 7})), source="nz.egn").timeline.steps if st.kind is StepKind.CARD)
+    assert nz.lowest_rank == 7 and {"7", "8"} <= set(words(build_broadcast_scene(nz, size=(1280, 720))))
+    plain = next(st for st in timeline(2).steps if st.kind is StepKind.CARD)
+    assert (plain.lowest_rank, plain.joker) == (9, False) and "JOKER" not in words(build_broadcast_scene(plain, size=(1280, 720)))
+
+
 def test_the_win_bar_fits_a_long_pair_of_names() -> None:
     players = ("Priya Raman", "Llama", "Marguerite Okafor", "LeftyKnapp")
     st = next(s for s in timeline(2, players).steps if s.kind is StepKind.CARD)
