@@ -132,6 +132,13 @@ async def test_index_lists_channels_only_with_the_token(client: Any) -> None:
     await make_channel(client, "secret-table")
     assert "secret-table" not in await (await client.get("/")).text()
     assert "secret-table" in await (await client.get("/", headers=AUTH)).text()
+    # a browser opened at the server's address: a page that links to the studio (it read the
+    # line meant for scripts), naming no channel; the address it came by is escaped
+    r = await client.get("/", headers={"Accept": "text/html,application/xhtml+xml", "Host": "<b>x</b>:8765"})
+    page = await r.text()
+    assert r.content_type == "text/html" and '<a href="/studio"' in page and "secret-table" not in page
+    assert "http://&lt;b&gt;x&lt;/b&gt;:8765/overlay/CHANNEL" in page and "<b>" not in page
+    assert "default-src 'self'" in r.headers["Content-Security-Policy"]
 
 
 async def test_page_sizes_are_bounded_per_channel(client: Any) -> None:

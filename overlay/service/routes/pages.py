@@ -9,6 +9,7 @@ its config, and from its socket), and the server's status lists pages waiting fo
 
 from __future__ import annotations
 
+import html
 import json
 from importlib.resources import files
 from pathlib import Path
@@ -53,9 +54,29 @@ def _page_html(channel: str, output: OutputName, width: int, height: int, *, tra
     return html.replace("__CONFIG__", blob)
 
 
+#: what a browser opened at the server's address gets: where the studio is (a producer who
+#: typed the address without ``/studio`` read a line meant for scripts)
+HOME = """<!doctype html>
+<html lang="en"><head><meta charset="utf-8"><meta name="viewport" content="width=device-width, initial-scale=1">
+<title>euchre-overlay</title><link rel="stylesheet" href="/studio/static/studio.css"></head>
+<body><main class="home">
+<h1>euchre-overlay is running</h1>
+<p><a href="/studio" id="open-studio">Open the studio</a>: sign in with the API token that <code>serve</code> printed,
+then make a channel, load a game or start a live one, and lay out the graphics.</p>
+<p>OBS: a Browser Source of 1920 &times; 1080 at <code>http://__HOST__/overlay/CHANNEL</code> (the studio's Outputs tab
+gives each channel's addresses).</p>
+<p>At the table: <code>http://__HOST__/logger/CHANNEL</code>, signed in with the channel's feed key (the studio's Logger tab).</p>
+</main></body></html>
+"""
+
+
 @routes.get("/")
 async def index(request: web.Request) -> web.Response:
-    """A greeting; the channel list only with the token (ids are not for everyone)."""
+    """A greeting; the channel list only with the token (ids are not for everyone).  A browser
+    (``Accept: text/html``) gets a page that links to the studio."""
+    if "text/html" in request.headers.get("Accept", "") and not has_token(request):
+        text = HOME.replace("__HOST__", html.escape(request.host))
+        return web.Response(text=text, content_type="text/html", headers={"Content-Security-Policy": "default-src 'self'; object-src 'none'; base-uri 'none'; frame-ancestors 'none'"})
     if not has_token(request):
         return web.Response(text="euchre-overlay: pages at /overlay/CHANNEL (the list needs the token)\n")
     ids = ", ".join(f"/overlay/{c}" for c in hub_of(request).channels)
