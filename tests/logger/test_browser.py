@@ -279,6 +279,19 @@ async def test_an_edit_corrects_an_earlier_card_and_the_engine_rechecks_the_rest
     assert sorted(await page.eval_on_selector_all("#table .seat .tricks", "es => es.map((e) => e.textContent)")) == ["0 tricks"] * 3 + ["1 trick"]
 
 
+async def test_a_mistyped_channel_is_said_on_the_sign_in_form(server: Server, phone: Any) -> None:
+    """``/logger/T1`` for a channel ``t1``: the form says there is no such channel and which
+    one was meant (it opened a logger that said "Live" over "no channel 'T1'")."""
+    await _table(server, "t1", generate_game(29, deals=1))
+    page = await phone.new_page()
+    await page.goto(f"{server.base}/logger/T1")
+    await page.fill("#key", TOKEN)
+    await page.click("#signin button")
+    await page.wait_for_selector("#signin-error:has-text('There is no channel')")
+    assert await page.inner_text("#signin-error") == 'There is no channel "T1" on this server. Did you mean "t1"? (channel ids are case-sensitive)'
+    assert await page.locator("#app").is_hidden() and await page.input_value("#key") == TOKEN
+
+
 @pytest.mark.parametrize("size", [(390, 844), (844, 390), (1180, 820)], ids=["portrait", "landscape-phone", "landscape-tablet"])
 async def test_every_target_is_big_enough_to_tap(server: Server, browser: Any, size: tuple[int, int]) -> None:
     await _table(server, "t1", generate_game(29, deals=1))

@@ -199,6 +199,12 @@ async function signIn(cred) {
     $("#signin-error").textContent = r.status === 403 ? "That key is not one of this channel's." : "That key or token was refused.";
     return false;
   }
+  if (r.kind === "refused" && r.status === 404) {
+    // a channel that is not there (a mistyped address): said here, not a logger for nothing
+    /** @type {HTMLInputElement} */ ($("#key")).value = cred; // (Sign in tries again, once it is made)
+    $("#signin-error").textContent = await missingChannel();
+    return false;
+  }
   sessionStorage.setItem(KEY_STORE, cred);
   $("#signin").hidden = true;
   $("#app").hidden = false;
@@ -211,6 +217,21 @@ async function signIn(cred) {
   setInterval(() => { void heartbeat(); }, 4000);
   setInterval(() => renderStatus(), 1000);
   return true;
+}
+
+/** Why the channel of the address cannot be logged: it does not exist; with the API token,
+ * the channel meant (ids are case-sensitive) or the ones there are. @returns {Promise<string>} */
+async function missingChannel() {
+  let hint = " Check the address, or make the channel in the studio.";
+  const r = await call("GET", "/api/channels");
+  if (r.kind === "ok" && r.body && Array.isArray(r.body.channels)) {
+    const ids = r.body.channels.map((/** @type {{ id: string }} */ c) => String(c.id));
+    const near = ids.find((id) => id.toLowerCase() === CH.toLowerCase());
+    if (near) hint = ` Did you mean "${near}"? (channel ids are case-sensitive)`;
+    else if (ids.length) hint = ` The channels here: ${ids.slice(0, 8).join(", ")}${ids.length > 8 ? ", \u2026" : ""}.`;
+    else hint = " The server has no channel yet: make one in the studio.";
+  }
+  return `There is no channel "${CH}" on this server.${hint}`;
 }
 
 /** @param {boolean} force */
