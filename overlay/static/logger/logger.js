@@ -225,6 +225,7 @@ async function missingChannel() {
   let hint = " Check the address, or make the channel in the studio.";
   const r = await call("GET", "/api/channels");
   if (r.kind === "ok" && r.body && Array.isArray(r.body.channels)) {
+    /** @type {string[]} */
     const ids = r.body.channels.map((/** @type {{ id: string }} */ c) => String(c.id));
     const near = ids.find((id) => id.toLowerCase() === CH.toLowerCase());
     if (near) hint = ` Did you mean "${near}"? (channel ids are case-sensitive)`;
