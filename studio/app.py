@@ -351,12 +351,18 @@ class Studio:
         return web.json_response(host.control(channel, op, params))
 
 
+async def _to_studio(request: web.Request) -> web.StreamResponse:
+    """``/studio/`` (a browser's completion, a bookmark): the studio."""
+    raise web.HTTPMovedPermanently("/studio" + (f"?{request.query_string}" if request.query_string else ""))
+
+
 def mount(app: web.Application, host: StudioHost) -> None:
     """Add the studio's routes to ``app``; ``host`` provides auth, channels, control and storage."""
     st = Studio(host)
     g = host.guard
     r = app.router
     r.add_get("/studio", page)
+    r.add_get("/studio/", _to_studio)  # as a browser may complete the address
     r.add_static("/studio/static", STATIC)
     r.add_get("/studio/link/{channel}/{op}", st.link)
     r.add_get("/studio/api/schema", g(st.schema))

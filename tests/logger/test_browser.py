@@ -290,6 +290,11 @@ async def test_a_mistyped_channel_is_said_on_the_sign_in_form(server: Server, ph
     await page.wait_for_selector("#signin-error:has-text('There is no channel')")
     assert await page.inner_text("#signin-error") == 'There is no channel "T1" on this server. Did you mean "t1"? (channel ids are case-sensitive)'
     assert await page.locator("#app").is_hidden() and await page.input_value("#key") == TOKEN
+    # the address typed with a slash after the channel: the page, signed in by the link's key
+    other = await phone.new_page()
+    await other.goto(f"{server.base}/logger/t1/#key={TOKEN}")
+    await other.wait_for_selector("#choices button.choice")
+    assert other.url == f"{server.base}/logger/t1"
 
 
 @pytest.mark.parametrize("size", [(390, 844), (844, 390), (1180, 820)], ids=["portrait", "landscape-phone", "landscape-tablet"])

@@ -46,6 +46,14 @@ def png(size: tuple[int, int] = (8, 8)) -> bytes:
 # --------------------------------------------------------------------------- PATCH and PUT
 
 
+async def test_the_studio_address_with_a_slash_leads_to_the_studio(client: Any) -> None:
+    """``/studio/`` (a browser's completion of the address) was a 404."""
+    for path, where in (("/studio/", "/studio"), ("/studio/?x=1", "/studio?x=1")):
+        r = await client.get(path, allow_redirects=False)
+        assert (r.status, r.headers["Location"]) == (301, where)
+    assert (await client.get("/studio/")).status == 200
+
+
 async def test_patch_is_a_merge_patch_with_the_revision(client: Any) -> None:
     before = await get_settings(client)
     r = await client.patch("/api/channels/t1/settings", json={"revision": before["revision"], "outputs": {"program": {"delay": 10}}}, headers=AUTH)

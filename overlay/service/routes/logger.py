@@ -21,7 +21,7 @@ and the edits are the engine's (:mod:`engine.choices`).
 from __future__ import annotations
 
 import weakref
-from urllib.parse import unquote
+from urllib.parse import quote, unquote
 from dataclasses import dataclass
 from importlib.resources import files
 from pathlib import Path
@@ -223,6 +223,13 @@ def _view(request: web.Request, ch: Channel, *, at: int | None = None, full: boo
 async def logger_page(request: web.Request) -> web.Response:
     """The logger page (it signs in itself; the channel comes from its URL)."""
     return web.Response(text=PAGE.read_text(encoding="utf-8"), content_type="text/html", headers=HEADERS)
+
+
+@routes.get("/logger/{name}/")
+async def logger_page_slash(request: web.Request) -> web.Response:
+    """``/logger/t1/`` (a link typed with a slash): the logger page of ``t1``, its key fragment kept
+    by the browser across the redirect."""
+    raise web.HTTPMovedPermanently(f"/logger/{quote(request.match_info['name'], safe='')}" + (f"?{request.query_string}" if request.query_string else ""))
 
 
 # ------------------------------------------------------------------ the API
