@@ -236,6 +236,7 @@ class LiveGame:
                 players=self._ctx.players,
                 title=self.metadata.title,
                 checkpoints=whole.checkpoints,
+                rules=self._ctx.rules,
             )
         return self._timeline
 

@@ -245,6 +245,7 @@ def _replay(
         players=ctx.players,
         title=meta.title,
         checkpoints=tuple(checkpoints),
+        rules=ctx.rules,
     )
 
 
@@ -258,6 +259,7 @@ def timeline_of(
     players: tuple[str, ...],
     title: str | None,
     checkpoints: tuple[Checkpoint, ...],
+    rules: Ruleset,
 ) -> Timeline:
     """The timeline of a game replayed up to the loop's ``state`` (after its last deal)."""
     score = state.score
@@ -273,6 +275,8 @@ def timeline_of(
             "players": players,
             "title": title,
             "extra": {},
+            "lowest_rank": rules.lowest_rank,
+            "joker": rules.joker,
             "checkpoints": checkpoints,
         },
     )

@@ -288,6 +288,9 @@ class Timeline:
     players: tuple[str, ...] = ()
     title: str | None = None
     extra: dict[str, Any] = field(default_factory=dict)
+    #: the deck the rules deal, as every state carries it (the pre-show, before any state, too)
+    lowest_rank: int = 9
+    joker: bool = False
     #: replay state after each deal, so a later replay of the same game with more actions
     #: (a live feed) can start at the first deal that changed; see ``engine.replay.replay``
     checkpoints: tuple[Any, ...] = field(default=(), compare=False, repr=False)

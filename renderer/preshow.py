@@ -16,11 +16,14 @@ from engine.state import GameState, StepKind, UpCardState
 __all__ = ["preshow_state"]
 
 
-def preshow_state(players: Sequence[str], *, score: Sequence[int] = (0, 0), num_players: int = 4) -> GameState:
+def preshow_state(
+    players: Sequence[str], *, score: Sequence[int] = (0, 0), num_players: int = 4, lowest_rank: int = 9, joker: bool = False
+) -> GameState:
     """The state drawn before the first deal of a game with ``players`` (seat order).
 
     ``score`` is the score the game starts from (a match's ``initialScore``); only the first
-    two teams are shown.
+    two teams are shown.  ``lowest_rank`` and ``joker``: the deck its rules deal (the
+    timeline's), which the cards-played panel shows.
     """
     n = num_players if 2 <= num_players <= 10 else 4
     s = (list(score) + [0, 0])[:2]
@@ -37,4 +40,6 @@ def preshow_state(players: Sequence[str], *, score: Sequence[int] = (0, 0), num_
         up_card_state=UpCardState.FACE_UP,
         hands=tuple(() for _ in range(n)),
         score=(int(s[0]), int(s[1])),
+        lowest_rank=lowest_rank,
+        joker=joker,
     )

@@ -180,7 +180,9 @@ class SceneCache:
 
         _, _, output, size, _ = key
         players = timeline.players
-        state = preshow_state(players, score=timeline.final_score, num_players=len(players) if 2 <= len(players) <= 10 else 4)
+        state = preshow_state(
+            players, score=timeline.final_score, num_players=len(players) if 2 <= len(players) <= 10 else 4, lowest_rank=timeline.lowest_rank, joker=timeline.joker
+        )
         return self._build(key, state, render_settings.view(output), render_settings, title=title, size=size)
 
     def _hit(self, key: tuple[Any, ...]) -> str | None:

@@ -146,6 +146,18 @@ async def test_a_channel_with_players_shows_the_pre_show(client: Any) -> None:
     await ws.close()
 
 
+async def test_the_pre_show_shows_the_deck_its_rules_deal(client: Any) -> None:
+    """A live game under British rules, before its first deal: the cards-played panel holds
+    the joker already (it came with the first deal's picture)."""
+    doc = empty_game(game(5, 1))
+    doc["metadata"]["ruleset"] = {"joker": True, "min_rank": 7}
+    await make_channel(client, doc=doc)
+    ws = await client.ws_connect("/ws/overlay/t1?output=program&width=1280&height=720")
+    words = texts((await scene_msg(ws))["scene"])
+    assert "STARTING SOON" in words and "JOKER" in words and {"7", "8"} <= set(words)
+    await ws.close()
+
+
 async def test_a_channel_with_no_game_stays_empty(client: Any) -> None:
     await make_channel(client)
     ws = await client.ws_connect("/ws/overlay/t1")
