@@ -343,9 +343,7 @@ def _suits(ctx: Ctx, el: Element) -> None:
     ctx.still(("suit-tracker", st.trump, lowest, out, joker, joker_out), el, lambda: _suits_drawn(ctx, el, lowest, out, joker, joker_out))
 
 
-def _suits_drawn(
-    ctx: Ctx, el: Element, lowest: int, out: frozenset[tuple[Suit | None, Rank | None]], joker: bool = False, joker_out: bool = False
-) -> None:
+def _suits_drawn(ctx: Ctx, el: Element, lowest: int, out: frozenset[tuple[Suit | None, Rank | None]], joker: bool, joker_out: bool) -> None:
     st, th, b = ctx.state, ctx.theme, ctx.b
     w, h = SIZES["suit-tracker"]
     ctx.panel(0, 0, w, h, el=el)

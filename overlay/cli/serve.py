@@ -190,7 +190,9 @@ async def serve(settings: Any, *, ready: asyncio.Event | None = None, stop: asyn
     server = getattr(site, "_server", None)
     sockets = getattr(server, "sockets", None) or []
     port = sockets[0].getsockname()[1] if sockets else settings.port
-    host = "127.0.0.1" if settings.host in ("0.0.0.0", "::", "") else settings.host
+    from ..service.network import ANY_HOSTS, network_addresses
+
+    host = "127.0.0.1" if settings.host in ANY_HOSTS else settings.host
     base = f"http://{host}:{port}"
     out = sys.stdout
     channels = list(app[HUB].channels)
@@ -205,8 +207,6 @@ async def serve(settings: Any, *, ready: asyncio.Event | None = None, stop: asyn
             pass
     where = f"redis: {settings.redis}" if settings.redis else f"data: {settings.db_path}"
     print(f"euchre-overlay serving on {base}  ({where})", file=out)
-    from ..service.network import network_addresses
-
     others = [f"http://{a}:{port}" for a in network_addresses(settings.host)]
     if others:
         print(f"On the network (OBS on another computer, the logger's tablet): {', '.join(others)}", file=out)

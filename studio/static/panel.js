@@ -137,9 +137,7 @@ function renderOutputs(p) {
     p.append(h("fieldset", {}, h("legend", {}, o),
       h("div", { class: "urls row" }, h("code", { dataset: { output: o } }, shown(url)),
         h("button", { dataset: { copy: o }, onclick: () => copy(withToken(url)) }, "Copy")),
-      there !== location.origin ? h("div", { class: "urls row" }, h("span", { class: "help" }, "OBS on another computer:"),
-        h("code", { dataset: { outputThere: o } }, shown(there + path)),
-        h("button", { dataset: { copyThere: o }, onclick: () => copy(withToken(there + path)) }, "Copy")) : null,
+      there !== location.origin ? thereRow("OBS on another computer:", shown(there + path), withToken(there + path), { outputThere: o }, { copyThere: o }) : null,
       h("div", { class: "help" }, `OBS Browser Source: width ${out.width}, height ${out.height}.`),
       h("div", { class: "row" }, "view ",
         h("select", { onchange: (e) => { const i = Number(e.target.value); if (i >= 0) edit(`view on ${o}`, (c) => { c.outputs[o].view = clone(c.views[i]); }); } },
@@ -207,6 +205,14 @@ async function importLook(file) {
   });
 }
 
+/** The row of an address for another computer (the studio was opened at 127.0.0.1): `shown`
+ * on screen, `copied` by its button. @param {string} label @param {string} shown @param {string} copied
+ * @param {Record<string, string>} data the code's dataset @param {Record<string, string>} [buttonData] */
+function thereRow(label, shown, copied, data, buttonData = {}) {
+  return h("div", { class: "urls row" }, h("span", { class: "help" }, label), h("code", { dataset: data }, shown),
+    h("button", { dataset: buttonData, onclick: () => copy(copied) }, "Copy"));
+}
+
 async function renderLinks(p) {
   ensureReach(); // (no redraw when it answers: that would lose a key shown once)
   const box = h("div");
@@ -222,9 +228,7 @@ async function renderLinks(p) {
     for (const [name, path] of Object.entries(r.links)) {
       const url = location.origin + path;
       box.append(h("div", { class: "urls row" }, h("strong", {}, name), h("code", {}, url), h("button", { onclick: () => copy(url) }, "Copy")));
-      if (there !== location.origin) {
-        box.append(h("div", { class: "urls row" }, h("span", { class: "help" }, "from another computer:"), h("code", { dataset: { linkThere: name } }, there + path), h("button", { onclick: () => copy(there + path) }, "Copy")));
-      }
+      if (there !== location.origin) box.append(thereRow("from another computer:", there + path, there + path, { linkThere: name }));
     }
   };
   try { show(await S.api.get(keyUrl())); } catch (err) { box.append(h("span", { class: "error" }, err.message)); }
