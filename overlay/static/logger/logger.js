@@ -10,7 +10,7 @@
 // takes and removes).  One logger holds a channel at a time (X-Logger: this tab's id).
 
 import { Outbox, epochMs } from "./outbox.js";
-import { h, cardText, callText, renderTable } from "./table.js";
+import { h, cardText, callText, isRed, renderTable } from "./table.js";
 
 /** @typedef {import("./outbox.js").Action} Action */
 /** @typedef {import("./outbox.js").Entry} Entry */
@@ -505,7 +505,7 @@ function renderChoices() {
       n += 1;
       const current = mode === "edit" && P.editAt !== null && JSON.stringify(v.dealActions[P.editAt]?.action) === JSON.stringify(c.action);
       const b = h("button", {
-        class: `choice ${group}${c.follows ? "" : " off"}${c.warning ? " warn" : ""}${current ? " current" : ""}${/[hd]$/.test(String(c.action.card || c.action.upCard || "")) ? " red" : ""}`,
+        class: `choice ${group}${c.follows ? "" : " off"}${c.warning ? " warn" : ""}${current ? " current" : ""}${isRed(String(c.action.card || c.action.upCard || "")) ? " red" : ""}`,
         "data-action": JSON.stringify(c.action),
         "data-key": c.key,
         "data-n": n,
@@ -549,12 +549,12 @@ function dealTools(ch, v) {
       return b;
     });
     const mine = hands[P.handSeat].map((c) => {
-      const b = h("button", { class: `choice small${/[hd]$/.test(c) ? " red" : ""}`, "data-held": c }, cardText(c));
+      const b = h("button", { class: `choice small${isRed(c) ? " red" : ""}`, "data-held": c }, cardText(c));
       b.addEventListener("click", () => { hands[P.handSeat] = hands[P.handSeat].filter((x) => x !== c); void refresh(); });
       return b;
     });
     const free = ch.free.map((c) => {
-      const b = h("button", { class: `choice small${/[hd]$/.test(c) ? " red" : ""}`, "data-card": c }, cardText(c));
+      const b = h("button", { class: `choice small${isRed(c) ? " red" : ""}`, "data-card": c }, cardText(c));
       b.addEventListener("click", () => {
         if (hands[P.handSeat].length >= 5) return;
         hands[P.handSeat].push(c);

@@ -59,10 +59,15 @@ export function cardText(name) {
   return (name[0] === "T" ? "10" : name[0]) + SUITS[name[1]];
 }
 
+/** Whether a card's name is printed red (hearts and diamonds; the joker is not): the page's
+ * one test of it. @param {string} name */
+export function isRed(name) {
+  return name.length === 2 && (name[1] === "h" || name[1] === "d");
+}
+
 /** @param {string} name @param {string} [extra] */
 export function cardChip(name, extra = "") {
-  const red = name.length === 2 && (name[1] === "h" || name[1] === "d");
-  return h("span", { class: `card${red ? " red" : ""}${extra ? " " + extra : ""}` }, cardText(name));
+  return h("span", { class: `card${isRed(name) ? " red" : ""}${extra ? " " + extra : ""}` }, cardText(name));
 }
 
 /** @param {string} call @param {boolean} [alone] */
