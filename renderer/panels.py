@@ -337,8 +337,8 @@ def _suits(ctx: Ctx, el: Element) -> None:
     # the whole deck the rules deal (7s and 8s, the joker) from the first card, not from the
     # first one played; a game read with other rules than it was played shows what it holds
     lowest = min([int(c.rank) for c in played if c.rank is not None] + [st.lowest_rank])
-    joker = st.joker or any(c.joker for c in played)
     joker_out = any(c.joker for c in played)
+    joker = st.joker or joker_out
     # still, and redrawn at every card of a live game: kept by what it shows
     ctx.still(("suit-tracker", st.trump, lowest, out, joker, joker_out), el, lambda: _suits_drawn(ctx, el, lowest, out, joker, joker_out))
 
