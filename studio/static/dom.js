@@ -33,6 +33,9 @@ export function clear(el) {
 
 export const $ = (sel, root = document) => root.querySelector(sel);
 
+/** "1 deal", "3 deals": a count and its noun. @param {number} n @param {string} one @param {string} [many] */
+export const count = (n, one, many = `${one}s`) => `${n} ${n === 1 ? one : many}`;
+
 /** Deep copy of JSON data. */
 export const clone = (v) => (v === undefined ? undefined : JSON.parse(JSON.stringify(v)));
 

@@ -5,7 +5,7 @@
 // the server may read; a match's games and which is on air; the engine's errors and problems
 // shown with their place (file, deal, phase, trick, card...).
 
-import { h, clear, $, keepingTyping } from "./dom.js";
+import { h, clear, count, $, keepingTyping } from "./dom.js";
 import { S, enc, notice, ask } from "./session.js";
 import { control } from "./transport.js";
 
@@ -47,7 +47,7 @@ export async function sendGame(file, mode) {
     const r = await S.api.req("POST", `${gameUrl()}?mode=${mode}&name=${enc(file.name)}`, await file.arrayBuffer(), { raw: true, type: "application/octet-stream" });
     R.problems = r.problems;
     R.problemCount = r.problemCount;
-    R.done = `${file.name}: ${mode === "append" ? "appended as the next game" : "loaded"} (${r.ack.steps} steps${r.problemCount ? `, ${r.problemCount} problem(s) listed below` : ""}).`;
+    R.done = `${file.name}: ${mode === "append" ? "appended as the next game" : "loaded"} (${r.ack.steps} steps${r.problemCount ? `, ${count(r.problemCount, "problem")} listed below` : ""}).`;
   } catch (err) {
     R.error = { text: err.message, place: err.body && err.body.place ? err.body.place : null };
     ok = false;
@@ -78,7 +78,7 @@ async function serverFile(op, path) {
 async function newGame(form) {
   if (!S.ch) { notice("Make a channel first (New)."); return; }
   if (S.info && S.info.game && S.info.game.deals > 0
-      && !(await ask(`Replace ${S.info.game.title || S.info.game.source} (${S.info.game.deals} deal(s)) with a new game?`, "", { input: false }))) return;
+      && !(await ask(`Replace ${S.info.game.title || S.info.game.source} (${count(S.info.game.deals, "deal")}) with a new game?`, "", { input: false }))) return;
   R.error = null;
   R.done = null;
   try {
@@ -146,7 +146,7 @@ export function renderGame(p) {
   p.append(h("h2", {}, "Game"));
   if (!g) p.append(h("p", {}, "No game yet."));
   else {
-    p.append(h("p", { class: "game-sum" }, h("strong", {}, g.title || g.source), ` · ${g.source} · ${g.deals} deal(s) · ${g.steps} steps`));
+    p.append(h("p", { class: "game-sum" }, h("strong", {}, g.title || g.source), ` · ${g.source} · ${count(g.deals, "deal")} · ${count(g.steps, "step")}`));
     if (g.match) {
       const ph = info.playhead || {};
       const prog = info.programAt ? info.programAt.game : null;
@@ -155,7 +155,7 @@ export function renderGame(p) {
         const live = ph.game === part.index;
         const air = prog === part.index;
         list.append(h("li", { class: air ? "on-air" : "", dataset: { game: String(part.index) } },
-          h("span", { class: "name", title: `${part.players.join(", ")} · ${part.deals} deal(s)` }, `${part.label}: ${part.title || "untitled"}`),
+          h("span", { class: "name", title: `${part.players.join(", ")} · ${count(part.deals, "deal")}` }, `${part.label}: ${part.title || "untitled"}`),
           air ? h("span", { class: "tag air", title: "the program output shows this game" }, "ON AIR") : null,
           live && !air ? h("span", { class: "tag", title: "the live playhead (preview) is in this game" }, "live") : null,
           h("button", { title: "seek the playhead to this game's first step", onclick: () => control("seek", { step: part.firstStep }) }, "Cue")));

@@ -5,7 +5,7 @@
 // its faults; the pages waiting on a channel that does not exist; every notice.  A click on a
 // card opens that channel.
 
-import { h, clear, $, afterPress } from "./dom.js";
+import { h, clear, count, $, afterPress } from "./dom.js";
 import { G, label, setStallAfter } from "./glance.js";
 import { notices, meant, openChannel } from "./notices.js";
 import { OUTPUTS, enc } from "./session.js";
@@ -98,7 +98,7 @@ function drawOverview() {
   const waiting = clear($("#ov-waiting"));
   for (const w of G.waiting) {
     const guess = meant(w.channel);
-    waiting.append(h("li", {}, `/overlay/${w.channel}: ${w.requests} request(s), last ${w.age === null ? "?" : ago(w.age)}${guess ? ` · did you mean ${guess}?` : ""}`));
+    waiting.append(h("li", {}, `/overlay/${w.channel}: ${count(w.requests, "request")}, last ${w.age === null ? "?" : ago(w.age)}${guess ? ` · did you mean ${guess}?` : ""}`));
   }
   if (!G.waiting.length) waiting.append(h("li", { class: "help" }, "none"));
   const list = clear($("#ov-notices"));

@@ -4,7 +4,7 @@
 // runs `euchre-overlay render` for it); and the look exported as one file (settings, match
 // data, photos and logos) that `euchre-overlay render --channel-settings FILE` takes as is.
 
-import { h } from "./dom.js";
+import { h, count } from "./dom.js";
 import { S, enc, notice } from "./session.js";
 
 const CODECS = [["qtrle", "QuickTime Animation (.mov, lossless alpha)"], ["prores", "ProRes 4444 (.mov, alpha)"],
@@ -75,7 +75,7 @@ export function renderRender(p) {
   const from = h("input", { type: "text", id: "render-from", value: F.from, placeholder: "its start (or 1:05)", oninput: (e) => { F.from = e.target.value; } });
   const to = h("input", { type: "text", id: "render-to", value: F.to, placeholder: "its end (or 1:25.5)", oninput: (e) => { F.to = e.target.value; } });
   p.append(h("h2", {}, "Render"),
-    h("p", { class: "help" }, info.game ? `${info.game.title || info.game.source}: ${info.game.deals} deal(s). Drawn with this channel's program look, match data and images, the way euchre-overlay render draws it, one render at a time beside the live show.` : "No game to render yet (the Game tab)."),
+    h("p", { class: "help" }, info.game ? `${info.game.title || info.game.source}: ${count(info.game.deals, "deal")}. Drawn with this channel's program look, match data and images, the way euchre-overlay render draws it, one render at a time beside the live show.` : "No game to render yet (the Game tab)."),
     field("codec", codec), field("deals", deals), field("frame rate", fps), field("size", size), field("from", from), field("to", to),
     h("div", { class: "row" }, h("button", { id: "render-start", class: "primary", disabled: info.game ? null : "", onclick: start }, "Render")));
   const list = h("ul", { class: "list renders" });

@@ -2,7 +2,7 @@
 // The transport bar: Director commands, the playhead and pages per output (polled), the
 // scrubber with deal markers, and the picker of the game's alternative lines.
 
-import { h, clear, $ } from "./dom.js";
+import { h, clear, count, $ } from "./dom.js";
 import { S, OUTPUTS, enc, settingsUrl, content, notice, hide, renderAll } from "./session.js";
 
 export async function control(op, body = {}) {
@@ -46,7 +46,7 @@ export function renderTransport() {
   for (const o of OUTPUTS) {
     const n = (info.pages || {})[o] || 0;
     const delay = ((info.playhead || {}).delays || {})[o] || 0;
-    pages.append(h("span", { title: `${n} page(s) showing ${o}` }, h("span", { class: `dot${n ? " on" : ""}` }), `${o} ${n}`, delay ? ` · ${delay} s` : ""));
+    pages.append(h("span", { title: `${count(n, "page")} showing ${o}` }, h("span", { class: `dot${n ? " on" : ""}` }), `${o} ${n}`, delay ? ` · ${delay} s` : ""));
   }
   const ph = info.playhead || {};
   $("#play").textContent = ph.playing ? "❚❚" : "▶";
@@ -63,23 +63,47 @@ export function renderTransport() {
   $("#mainline").hidden = !line;
   scrub.disabled = Boolean(line);
   const st = line ? null : S.timeline[ph.step || 0];
+  const games = gamesOf();
+  const onAir = partAt(ph.step || 0, games);
+  const inGame = onAir < 0 ? "" : `game ${onAir + 1} of ${games.length} · `;
   $("#where").textContent = line
     ? `ALTERNATIVE LINE · deal ${line.deal} · line ${line.line} · step ${(ph.step || 0) - line.firstStep + 1}/${line.steps - line.firstStep}${ph.playing ? "" : " · paused"}`
-    : st ? `deal ${st.deal + 1} · step ${(ph.step || 0) + 1}/${steps} · ${st.kind.replace(/_/g, " ")}${ph.playing ? "" : " · paused"}` : "no game";
+    : st ? `${inGame}deal ${st.deal + 1} · step ${(ph.step || 0) + 1}/${steps} · ${st.kind.replace(/_/g, " ")}${ph.playing ? "" : " · paused"}` : "no game";
   renderLines(ph);
   const m = clear($("#markers"));
   let last = null;
-  const here = st ? st.deal : null;
   S.timeline.forEach((s, i) => {
-    if (s.deal === last) return;
+    // a match's deals count from 1 in each game: its marker is the game's, G2, where a game starts
+    const part = partAt(i, games);
+    const starts = part >= 0 && games[part].firstStep === i;
+    if (s.deal === last && !starts) return;
     last = s.deal;
+    const here = st !== null && st !== undefined && s.deal === st.deal && part === onAir;
+    const game = part < 0 ? "" : `game ${part + 1} of ${games.length}${games[part].title ? ` (${games[part].title})` : ""}, `;
     // a click seeks to the deal's first step (the marker itself, not the slider under it)
-    const mark = h("button", { class: `mark${s.deal === here ? " here" : ""}`, dataset: { deal: String(s.deal + 1), step: String(i) },
-      title: `deal ${s.deal + 1} (deal number ${s.dealNumber} in the file): step ${i + 1}; click to go there`,
-      onclick: () => control("seek", { step: i }) }, `D${s.deal + 1}`);
+    const mark = h("button", { class: `mark${starts ? " game" : ""}${here ? " here" : ""}`,
+      dataset: { deal: String(s.deal + 1), step: String(i), ...(part < 0 ? {} : { game: String(part + 1) }) },
+      title: `${game}deal ${s.deal + 1} (deal number ${s.dealNumber} in the file): step ${i + 1}; click to go there`,
+      onclick: () => control("seek", { step: i }) }, starts ? `G${part + 1}` : `D${s.deal + 1}`);
     mark.style.left = `calc(${THUMB / 2}px + (100% - ${THUMB}px) * ${i / Math.max(1, steps - 1)})`;
     m.append(mark);
   });
+}
+
+/** @typedef {{ firstStep: number, steps: number, title?: string | null }} GamePart a game of a match on the channel */
+
+/** The games of the match on the channel, in step order ([] for a single game).
+ * @returns {GamePart[]} */
+function gamesOf() {
+  return (S.info && S.info.game && S.info.game.games) || [];
+}
+
+/** Which game of ``games`` holds global step ``i`` (-1 for a single game).
+ * @param {number} i @param {GamePart[]} games */
+function partAt(i, games) {
+  let k = -1;
+  games.forEach((g, j) => { if (g.firstStep <= i) k = j; });
+  return games.length ? Math.max(0, k) : -1;
 }
 
 /** the slider thumb's width in px (Chromium's default range input): its track is inset by half */
@@ -87,16 +111,32 @@ const THUMB = 16;
 
 /** The step a "go to" box names: "D5", "D5 T3", "5 3", "deal 5 trick 3" (from 1, as the
  * screen counts) -> the deal's first step, or the first card of that trick; null if the game
- * has no such deal or trick.  Counts in the game on screen (the timeline's main line). */
-export function stepOf(text, timeline = S.timeline) {
-  const nums = (String(text).match(/\d+/g) || []).map(Number);
-  if (!nums.length || nums.length > 2) return null;
+ * has no such deal or trick.  Counts in the game on screen (the timeline's main line); in a
+ * match, "G2", "G2 D5" or "game 2 deal 5 trick 3" name another game (as seek?game=2&deal=5).
+ * @param {string} text @param {{ deal: number, kind: string }[]} [timeline]
+ * @param {GamePart[]} [games] @param {number} [onScreen] the step on screen
+ * @returns {number | null} */
+export function stepOf(text, timeline = S.timeline, games = gamesOf(), onScreen = (S.info && S.info.playhead && S.info.playhead.step) || 0) {
+  let rest = String(text);
+  let part = partAt(onScreen, games);
+  const named = rest.match(/\bg(?:ame)?\s*(\d+)/i);
+  if (named) {
+    part = Number(named[1]) - 1;
+    if (part < 0 || part >= games.length) return null;
+    rest = rest.replace(named[0], " ");
+  }
+  const lo = part < 0 ? 0 : games[part].firstStep;
+  const hi = part < 0 ? timeline.length : Math.min(timeline.length, lo + games[part].steps);
+  const nums = (rest.match(/\d+/g) || []).map(Number);
+  if (nums.length > 2 || (!nums.length && !named)) return null;
+  if (!nums.length) return lo < hi ? lo : null;
   const [deal, trick] = nums;
-  const first = timeline.findIndex((s) => s.deal === deal - 1);
+  let first = -1;
+  for (let i = lo; i < hi; i++) if (timeline[i].deal === deal - 1) { first = i; break; }
   if (first < 0) return null;
   if (!trick) return first;
   let taken = 0;
-  for (let i = first; i < timeline.length && timeline[i].deal === deal - 1; i++) {
+  for (let i = first; i < hi && timeline[i].deal === deal - 1; i++) {
     const s = timeline[i];
     if (s.kind === "card" && taken === trick - 1) return i;
     if (s.kind === "trick_taken") taken++;
@@ -110,7 +150,11 @@ export function seekBox(input) {
     if (e.key !== "Enter") return;
     e.preventDefault();
     const step = stepOf(input.value);
-    if (step === null) { notice(`No ${input.value.trim() || "deal"} in this game: type a deal (D5) or a deal and a trick (D5 T3).`); return; }
+    if (step === null) {
+      const match = gamesOf().length > 0;
+      notice(`No ${input.value.trim() || "deal"} in this ${match ? "match" : "game"}: type a deal (D5) or a deal and a trick (D5 T3)${match ? " of the game on screen, or a game first (G2, G2 D5)" : ""}.`);
+      return;
+    }
     control("seek", { step });
   });
 }

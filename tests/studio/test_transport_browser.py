@@ -15,7 +15,7 @@ import pytest
 
 from engine.load import load_game
 from tests.studio.test_browser import Studio
-from tests.support import Server, game, until
+from tests.support import Server, game, match_doc, until
 
 pytestmark = pytest.mark.browser
 
@@ -177,4 +177,48 @@ async def test_a_rundown_built_and_fired_from_the_studio(browser: Any, server: S
         timeout=5000,
     )
     assert await page.locator("#cue-go").is_disabled()  # the rundown is over
+    assert not s.errors
+
+
+async def test_in_a_match_the_markers_name_the_games_and_the_box_counts_in_the_game_on_screen(browser: Any, server: Server) -> None:
+    """A match's deals count from 1 in each game: a marker where a game starts says G2 (it
+    said D1, the same as every game's first deal), the bar says which game is on screen, and
+    "D2" in the box is the second deal of that game (it was the first game's), as the control
+    API's ``seek?deal=2`` counts; "G3 D2 T1" names another game."""
+    await server.api("PUT", "/api/channels/t1/game", data=json.dumps(match_doc((1, 2, 3), deals=2)))
+    await server.api("POST", "/api/channels/t1/control/pause")
+    games = (await server.api("GET", "/api/channels/t1"))["game"]["games"]
+    steps = (await server.api("GET", "/studio/api/channels/t1/timeline"))["steps"]
+
+    def deal_start(game: int, deal: int) -> int:
+        first = games[game - 1]["firstStep"]
+        return next(i for i in range(first, first + games[game - 1]["steps"]) if steps[i]["deal"] == deal - 1)
+
+    async def at(step: int) -> bool:
+        return await _step(server) == step
+
+    s = await Studio.open(browser, server)
+    page = s.page
+    await page.wait_for_selector("#markers .mark.game[data-game='3']")
+    labels = await page.eval_on_selector_all("#markers .mark", "ms => ms.map(m => m.textContent)")
+    assert labels == ["G1", "D2", "G2", "D2", "G3", "D2"]
+    await page.click("#markers .mark[data-game='2']")
+    await until(lambda: at(games[1]["firstStep"]), 5.0)
+    await page.wait_for_selector("#where:has-text('game 2 of 3 · deal 1 ·')")
+    await page.fill("#seek-to", "D2")
+    await page.press("#seek-to", "Enter")
+    await until(lambda: at(deal_start(2, 2)), 5.0)
+    await page.wait_for_selector("#markers .mark.here[data-game='2'][data-deal='2']")
+    # the control API counts the same way: deal 1 of the game on screen
+    await server.api("POST", "/api/channels/t1/control/seek?deal=1")
+    assert await _step(server) == games[1]["firstStep"]
+    # another game by its number, a trick in it
+    await page.fill("#seek-to", "G3 D2 T1")
+    await page.press("#seek-to", "Enter")
+    first3 = deal_start(3, 2)
+    await until(lambda: at(next(i for i in range(first3, len(steps)) if steps[i]["kind"] == "card")), 5.0)
+    await page.wait_for_selector("#where:has-text('game 3 of 3 · deal 2 ·')")
+    await page.fill("#seek-to", "G4")
+    await page.press("#seek-to", "Enter")
+    await page.wait_for_selector("#notice:has-text('No G4 in this match')")
     assert not s.errors
