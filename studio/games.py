@@ -131,15 +131,20 @@ def append_games(held: Held | None, data: bytes, *, source: str) -> bytes:
     new = _read(data, source=source)
     before: list[_Game] = []
     title: str | None = None
+    kept: dict[str, Any] = {}
     if held is not None:
         if held.match:
             before = _match_games(held.document, held.source)
-            title = (held.document.get("metadata") or {}).get("title")
+            meta = held.document.get("metadata") or {}
+            title = meta.get("title")
+            # the match's own facts (its id, format, date, result...) stay; its players are made again
+            kept = {k: v for k, v in meta.items() if k not in ("players", "title")}
         else:
             before = [_Game(held.document, _names(held.document), held.source)]
             title = (held.document.get("metadata") or {}).get("title")
     games = [(g.data, g.names, g.source) for g in (*before, *new)]
     doc = match_of(games, title=title if isinstance(title, str) else None)
+    doc["metadata"] = {**doc["metadata"], **kept}
     return json.dumps(doc, ensure_ascii=False, separators=(",", ":")).encode()
 
 

@@ -7,7 +7,9 @@ engine's own text (file, deal, phase, index).  Its cost does not grow with the g
 
 A match (``.emn``) loads as every game it holds, played one after the other: its
 :attr:`Loaded.steps` run through game 1, then game 2...; :attr:`Loaded.parts` says where each
-game starts and how to label it ("Game 2 of 6").  A plain game is a single part.
+game starts and how to label it ("Game 2 of 6"; "Game 2" while the match is in progress).  A
+plain game is a single part.  Single actions write into a match's last game: the logger's
+next game at the same table (:func:`next_game_bytes`) makes the match it is played in.
 """
 
 from __future__ import annotations
@@ -30,7 +32,9 @@ from engine.load import MAX_INPUT, LoadedGame
 from engine.state import GameState, Timeline
 from engine.validate import validate_document
 
-from .errors import BadRequest, TooLarge
+from studio.games import Held, append_games
+
+from .errors import BadRequest, TooLarge, Unprocessable
 from .protocol import ActionIn, FeedGame
 
 __all__ = [
@@ -38,6 +42,9 @@ __all__ = [
     "Loaded",
     "load_bytes",
     "push_action",
+    "live_of",
+    "next_game_bytes",
+    "with_live_game",
     "replay_log",
     "compare",
     "new_problems",
@@ -58,6 +65,8 @@ class Part:
     timeline: Timeline
     first_step: int  # global step index of the game's first state
     label: str | None  # "Game 2 of 6" (None for a plain game)
+    #: the engine's problems with this game (a match's; a plain game's are the Loaded's)
+    problems: tuple[Problem, ...] = ()
 
     @property
     def title(self) -> str | None:
@@ -72,7 +81,7 @@ class Loaded:
     """A game (or match) the engine accepted: the bytes kept on disk and what they replay to.
 
     ``timeline`` is the game's replay; for a match it is the first game's (single actions
-    and incremental replay only apply to plain games).  ``steps`` is what the Director plays
+    write into a match's last game, :func:`push_action`).  ``steps`` is what the Director plays
     (a plain game's are its timeline's steps, not copied: a game 3,000 steps long grows by
     one action without a pass over them).
 
@@ -91,8 +100,8 @@ class Loaded:
     games_in_file: int = 1
     #: the bytes as they arrived (None: the live game's, made when ``data`` is read)
     raw: bytes | None = field(default=None, repr=False, compare=False)
-    #: the engine's load (plain games), and the live game single actions are pushed onto
-    #: (made from the load on the first action, then handed from game to game)
+    #: the engine's load (of a match: its last game's), and the live game single actions are
+    #: pushed onto (made from the load on the first action, then handed from game to game)
     engine: LoadedGame | None = field(default=None, repr=False, compare=False)
     live: LiveGame | None = field(default=None, repr=False, compare=False)
     _firsts: tuple[int, ...] = field(default=(), repr=False, compare=False)
@@ -105,9 +114,12 @@ class Loaded:
 
     @cached_property
     def data(self) -> bytes:
-        """The game's bytes as stored: as they arrived, or the live game's compact JSON."""
+        """The game's bytes as stored: as they arrived, or the live game's compact JSON (a
+        match's: its EMN JSON, the live game as its last game)."""
         if self.raw is not None:
             return self.raw
+        if self.match:
+            return document_bytes(self.document)
         return b"" if self.live is None else self.live.to_egn_bytes()
 
     @cached_property
@@ -183,6 +195,10 @@ def _match(data: bytes, loaded: Any, *, source: str) -> Loaded:
         raise SchemaError("the match holds no games the engine can read", Place(source=source))
     listed = loaded.match.get("games") if isinstance(loaded.match, dict) else None
     total = max(len(listed) if isinstance(listed, list) else 0, len(games))
+    # a match being played (the logger's next game makes one) does not know its last game yet
+    meta = loaded.match.get("metadata") if isinstance(loaded.match, dict) else None
+    result = meta.get("result") if isinstance(meta, dict) else None
+    playing = isinstance(result, dict) and result.get("status") == IN_PROGRESS
     parts: list[Part] = []
     steps: list[GameState] = []
     problems: list[Problem] = []
@@ -190,7 +206,8 @@ def _match(data: bytes, loaded: Any, *, source: str) -> Loaded:
         # the engine names each game "<source> game <i>" (i = its index in the file)
         tail = g.source.rsplit(" game ", 1)[-1]
         index = int(tail) if tail.isdigit() else pos
-        parts.append(Part(index, g.timeline, len(steps), f"Game {index + 1} of {total}"))
+        label = f"Game {index + 1}" if playing else f"Game {index + 1} of {total}"
+        parts.append(Part(index, g.timeline, len(steps), label, tuple(g.all_problems)))
         steps.extend(g.timeline.steps)
         problems.extend(g.all_problems)
     return Loaded(
@@ -203,7 +220,12 @@ def _match(data: bytes, loaded: Any, *, source: str) -> Loaded:
         steps=tuple(steps),
         match=True,
         games_in_file=total,
+        engine=games[-1],
     )
+
+
+#: ``metadata.result.status`` of a match still being played (EMN's MatchResult)
+IN_PROGRESS = "IN_PROGRESS"
 
 
 def digest(data: bytes) -> str:
@@ -318,23 +340,16 @@ def push_action(base: Loaded | None, action: ActionIn, *, source: str) -> tuple[
     With the game, the engine's :class:`~engine.live.Change` against ``base``: which steps
     stand (their scenes too) and which changed, and the warnings the action brought.
 
+    A match takes the action into its last game (the one being played at the table): the
+    games before it stand, and the change's steps count in the whole match.
+
     Raises:
-        BadRequest: no game loaded, or a match (single actions edit one game).
+        BadRequest: no game loaded, or a match whose last game the engine could not read.
         EgnError: the engine refused the action (its place and text).
     """
     if base is None:
         raise BadRequest(f"{source}: no game loaded: PUT a game (with players) before sending actions")
-    if base.match:
-        raise BadRequest(
-            f"{source}: the channel holds a match ({len(base.parts)} games): single actions edit one game; "
-            "PUT the whole match instead"
-        )
-    live = base.live
-    if live is None:
-        live = LiveGame.from_loaded(base.engine) if base.engine is not None else LiveGame(
-            validate_document(base.document, source=source, reference=False), source=source, problems=base.problems, timeline=base.timeline
-        )
-    live = live.copy()  # the channel's game changes only once the action is stored
+    live = live_of(base, source=source).copy()  # the channel's game changes only once the action is stored
     change = live.push(
         LiveAction(
             action.kind,
@@ -349,7 +364,85 @@ def push_action(base: Loaded | None, action: ActionIn, *, source: str) -> tuple[
         )
     )
     timeline = live.timeline
-    return Loaded(source=source, document=live.to_egn(), timeline=timeline, problems=timeline.problems, live=live), change
+    if not base.match:
+        return Loaded(source=source, document=live.to_egn(), timeline=timeline, problems=timeline.problems, live=live), change
+    last = base.parts[-1]
+    offset = last.first_step
+    game = with_live_game(base, live)
+    moved = Change(
+        shared=offset + change.shared,
+        first=None if change.first is None else offset + change.first,
+        steps=change.steps,
+        total=offset + change.total,
+        warnings=change.warnings,
+    )
+    return game, moved
+
+
+def live_of(game: Loaded, *, source: str | None = None) -> LiveGame:
+    """The engine's live game that actions are pushed onto: a plain game's, or the last game
+    of a match (never changed here: :meth:`LiveGame.copy` before a push).
+
+    Raises:
+        BadRequest: a match whose last game the engine could not read (it was left out).
+    """
+    if game.live is not None:
+        return game.live
+    if game.match:
+        if game.engine is None or game.parts[-1].index != game.games_in_file - 1:
+            raise BadRequest(f"{source or game.source}: the match's last game could not be read, so it cannot take actions: PUT the whole match")
+        return LiveGame.from_loaded(game.engine)
+    if game.engine is not None:
+        return LiveGame.from_loaded(game.engine)
+    return LiveGame(validate_document(game.document, source=source or game.source, reference=False), source=source or game.source, problems=game.problems, timeline=game.timeline)
+
+
+def with_live_game(game: Loaded, live: LiveGame) -> Loaded:
+    """``game`` with ``live`` as its game (a match: as its last game; the games before it
+    and their steps stand)."""
+    timeline = live.timeline
+    if not game.match:
+        return Loaded(source=game.source, document=live.to_egn(), timeline=timeline, problems=timeline.problems, live=live)
+    last = game.parts[-1]
+    offset = last.first_step
+    entries = list(game.document.get("games") or [])
+    entries[-1] = {**entries[-1], "gameData": live.to_egn()}
+    parts = (*game.parts[:-1], Part(last.index, timeline, offset, last.label, timeline.problems))
+    return Loaded(
+        source=game.source,
+        document={**game.document, "games": entries},
+        timeline=game.timeline if len(game.parts) > 1 else timeline,
+        problems=tuple(p for part in parts for p in part.problems),
+        parts=parts,
+        steps=(*game.steps[:offset], *timeline.steps),
+        match=True,
+        games_in_file=game.games_in_file,
+        live=live,
+    )
+
+
+def next_game_bytes(game: Loaded, *, date: str) -> bytes:
+    """The match (EMN JSON) of ``game`` and a next game at the same table, to log: the last
+    game's players, rules and title, no deals yet.  A plain game becomes game 1 of a match;
+    the match is marked in progress (its games are labelled "Game 2", not "Game 2 of 2").
+
+    Raises:
+        Unprocessable: the game being played is not over.
+    """
+    last = game.parts[-1]
+    states = last.timeline.steps
+    if not states or not states[-1].game_over:
+        where = f"game {len(game.parts)} of the match" if game.match else "the game"
+        raise Unprocessable(f"{game.source}: {where} is not over yet: finish it before the next game")
+    current = ((game.document.get("games") or [{}])[-1].get("gameData") or {}) if game.match else game.document
+    kept = {k: v for k, v in (current.get("metadata") or {}).items() if k in ("players", "title", "description", "ruleset")}
+    metadata = {**kept, "initialScore": [0, 0], "date": date}
+    doc: dict[str, Any] = {"fileType": current.get("fileType"), "version": current.get("version"), "metadata": metadata, "deals": []}
+    held = Held(document=game.document, match=game.match, source=game.source)
+    match = json.loads(append_games(held, document_bytes(doc), source=f"{game.source} next game"))
+    meta = match.setdefault("metadata", {})
+    meta["result"] = {**(meta.get("result") or {}), "status": IN_PROGRESS}
+    return document_bytes(match)
 
 
 def replay_log(game: Loaded | None, actions: Iterable[tuple[int, str]], *, source: str) -> tuple[Loaded | None, int | None, str | None]:

@@ -177,7 +177,7 @@ def _games_of(path: Path, output: Path, *, suffix: str, folder: bool) -> tuple[l
         return [GameInput(path.name, data, out)], []
     listed = loaded.match.get("games") or []
     if not folder:
-        _folder_output(output, f"{path.name}: a match of {len(listed)} game(s)")
+        _folder_output(output, f"{path.name}: a match of {len(listed)} game{'' if len(listed) == 1 else 's'}")
     read = {g.source for g in loaded.games}
     games, refused = [], []
     for i, entry in enumerate(listed):

@@ -43,7 +43,8 @@ function gameLine(c) {
   if (!g) return "no game";
   const at = c.programAt;
   const where = at ? `deal ${at.deal + 1}${at.dealNumber !== at.deal ? ` (no. ${at.dealNumber})` : ""} · ${at.kind.replace(/_/g, " ")}` : "";
-  const part = g.match && at && at.game !== null ? `game ${at.game + 1} of ${g.games.length} · ` : "";
+  const shown = g.match && at && at.game !== null ? g.games.find((/** @type {any} */ x) => x.index === at.game) : null;
+  const part = shown ? `${(shown.label || `Game ${at.game + 1} of ${g.games.length}`).replace(/^Game/, "game")} · ` : "";
   return `${g.title || g.source} · ${part}${where}`;
 }
 

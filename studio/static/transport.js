@@ -65,7 +65,7 @@ export function renderTransport() {
   const st = line ? null : S.timeline[ph.step || 0];
   const games = gamesOf();
   const onAir = partAt(ph.step || 0, games);
-  const inGame = onAir < 0 ? "" : `game ${onAir + 1} of ${games.length} · `;
+  const inGame = onAir < 0 ? "" : `${gameName(games, onAir)} · `;
   $("#where").textContent = line
     ? `ALTERNATIVE LINE · deal ${line.deal} · line ${line.line} · step ${(ph.step || 0) - line.firstStep + 1}/${line.steps - line.firstStep}${ph.playing ? "" : " · paused"}`
     : st ? `${inGame}deal ${st.deal + 1} · step ${(ph.step || 0) + 1}/${steps} · ${st.kind.replace(/_/g, " ")}${ph.playing ? "" : " · paused"}` : "no game";
@@ -79,7 +79,7 @@ export function renderTransport() {
     if (s.deal === last && !starts) return;
     last = s.deal;
     const here = st !== null && st !== undefined && s.deal === st.deal && part === onAir;
-    const game = part < 0 ? "" : `game ${part + 1} of ${games.length}${games[part].title ? ` (${games[part].title})` : ""}, `;
+    const game = part < 0 ? "" : `${gameName(games, part)}${games[part].title ? ` (${games[part].title})` : ""}, `;
     // a click seeks to the deal's first step (the marker itself, not the slider under it)
     const mark = h("button", { class: `mark${starts ? " game" : ""}${here ? " here" : ""}`,
       dataset: { deal: String(s.deal + 1), step: String(i), ...(part < 0 ? {} : { game: String(part + 1) }) },
@@ -90,7 +90,13 @@ export function renderTransport() {
   });
 }
 
-/** @typedef {{ firstStep: number, steps: number, title?: string | null }} GamePart a game of a match on the channel */
+/** @typedef {{ firstStep: number, steps: number, title?: string | null, label?: string | null }} GamePart a game of a match on the channel */
+
+/** "game 2 of 3", or "game 2" while the match is being played (its label says which).
+ * @param {GamePart[]} games @param {number} k */
+function gameName(games, k) {
+  return (games[k].label || `Game ${k + 1} of ${games.length}`).replace(/^Game/, "game");
+}
 
 /** The games of the match on the channel, in step order ([] for a single game).
  * @returns {GamePart[]} */

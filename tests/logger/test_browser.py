@@ -365,3 +365,39 @@ def test_nothing_needs_a_hover_and_every_choice_names_its_action() -> None:
     js = (STATIC / "logger.js").read_text(encoding="utf-8")
     assert '"data-action": JSON.stringify(c.action)' in js
     assert button_json({"card": "Jh", "kind": "card"}) == '{"kind":"card","card":"Jh"}'
+
+
+async def test_at_the_end_of_a_game_the_logger_starts_the_next_one_of_the_match(server: Server, phone: Any) -> None:
+    """A best-of-N at one table: the first game logged (here by the feed), the page offers the
+    next game at the same table, after a second tap; the first game stays as game 1 of the
+    match, the page says it logs game 2 and its first tap goes into game 2."""
+    first = generate_game(21, ruleset={"num_deals": 2})
+    await _table(server, "t1", first)
+    acts = intended(first)
+    for seq, act in enumerate(acts, 1):
+        await server.api("POST", "/api/channels/t1/actions", json={**act, "seq": seq})
+    page = await phone.new_page()
+    errors: list[str] = []
+    page.on("pageerror", lambda e: errors.append(str(e)))
+    driver = Driver(page)
+    await driver.sign_in(server.base, "t1", TOKEN)
+    await page.wait_for_selector("#next-game:not([disabled])")
+    assert (await page.text_content("#prompt")) == "The game is over"
+    await page.tap("#next-game")
+    await page.tap("#next-game-no")  # a tap by mistake is taken back
+    await page.tap("#next-game")
+    assert (await _info(server, "t1"))["game"]["match"] is False  # nothing yet: it asks first
+    await page.tap("#next-game-yes")
+    await page.wait_for_selector("#choices button.upcard")
+    assert (await page.text_content("#channel")) == "t1 \u00b7 Game 2"
+    second = generate_game(22, ruleset={"num_deals": 2}, players=first["metadata"]["players"])
+    opening = intended(second)[0]
+    await driver.pick_dealer(opening["dealer"])
+    await driver.tap_action(opening)
+    await driver.drained()
+    info = await _info(server, "t1")
+    assert info["game"]["seq"] == len(acts) + 1 and [g["label"] for g in info["game"]["games"]] == ["Game 1", "Game 2"]
+    assert [g["deals"] for g in info["game"]["games"]] == [2, 1]
+    view = await page.evaluate("window.euchreLogger.view()")
+    assert view["state"]["upCard"] == opening["upCard"] and view["game"]["number"] == 2
+    assert not errors

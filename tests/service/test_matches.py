@@ -84,11 +84,12 @@ async def test_match_seek_refusals(client: Any, body: dict[str, Any], needle: st
     assert r.status == 400 and needle in (await r.json())["error"]
 
 
-async def test_match_refuses_single_actions_and_plain_games_say_game_zero(client: Any) -> None:
+async def test_a_match_takes_single_actions_into_its_last_game_and_plain_games_say_game_zero(client: Any) -> None:
     await client.post("/api/channels", json={"id": "m"}, headers=AUTH)
     await client.put("/api/channels/m/game", data=json.dumps(match_doc()), headers=AUTH)
+    # the engine judges the action in the match's last game (games[2], deals[1]: the file's indices, as its errors count)
     r = await client.post("/api/channels/m/actions", json={"seq": 1, "kind": "card", "card": "Jd"}, headers=AUTH)
-    assert r.status == 400 and "holds a match (3 games)" in (await r.json())["error"]
+    assert r.status == 400 and (await r.json())["error"].startswith("channel m game 2: deal 1, phase 1 (TRICK_PLAY), trick 5")
     await client.post("/api/channels", json={"id": "g"}, headers=AUTH)
     await client.put("/api/channels/g/game", data=json.dumps(generate_game(3, deals=1)), headers=AUTH)
     state = await (await client.get("/api/channels/g/state")).json()

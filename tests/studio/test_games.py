@@ -265,6 +265,17 @@ def test_the_same_players_keep_their_ids_from_game_to_game() -> None:
     assert games_of(Held(document=doc, match=True, source="x.emn")) == [one, json.loads(json.dumps(two))]
 
 
+def test_appending_to_a_match_keeps_what_the_match_says_of_itself() -> None:
+    """Its id, date, format and result stay (they were dropped: a best-of-3 lost its format);
+    its players are made again from the games."""
+    m = match_doc((1, 2))
+    m["metadata"].update({"matchId": "sf-1", "date": "2026-12-06", "matchFormat": {"type": "BEST_OF_N", "target": 3}, "result": {"status": "IN_PROGRESS"}})
+    doc = json.loads(append_games(Held(document=m, match=True, source="sf.emn"), egn(5), source="third.egn"))
+    assert len(doc["games"]) == 3 and doc["metadata"]["title"] == "Test match"
+    assert {k: doc["metadata"][k] for k in ("matchId", "date", "matchFormat", "result")} == {
+        "matchId": "sf-1", "date": "2026-12-06", "matchFormat": {"type": "BEST_OF_N", "target": 3}, "result": {"status": "IN_PROGRESS"}}
+
+
 def test_a_game_without_four_seats_cannot_join_a_match() -> None:
     three = copy.deepcopy(game(3))
     held = Held(document={**three, "metadata": {**three["metadata"], "players": ["A", "B", "C"]}}, match=False, source="three.egn")

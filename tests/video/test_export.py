@@ -367,7 +367,7 @@ def test_a_folder_and_a_match_file_render_game_after_game(tmp_path: Path, capsys
     assert sorted(p.name for p in (tmp_path / "match").iterdir()) == ["m-game1.mov", "m-game2.mov"]
     # -o naming a video file: refused before anything is drawn (it became a folder "finals.mov")
     capsys.readouterr()
-    for src, what in ((folder / "m.emn", "m.emn: a match of 2 game(s)"), (folder, f"{folder}: a folder of games")):
+    for src, what in ((folder / "m.emn", "m.emn: a match of 2 games"), (folder, f"{folder}: a folder of games")):
         assert main(["render", str(src), "-o", str(tmp_path / "finals.mov"), *opts]) == 2
         assert capsys.readouterr().err == f"euchre-overlay: {what} renders one video per game into a folder: -o {tmp_path / 'finals.mov'} names a file; give a folder (-o {tmp_path / 'finals'})\n"
         assert not (tmp_path / "finals.mov").exists()

@@ -30,12 +30,14 @@ from typing import Any
 from aiohttp import web
 from pydantic import BaseModel, ConfigDict, Field
 
+from datetime import datetime, timezone
+
 from engine.choices import choices_at, choices_of, deal_actions, edited, pad_of
 from engine.live import LiveGame
-from engine.validate import validate_document
 
 from ..channel import Channel
 from ..errors import BadRequest, Conflict, Unprocessable
+from ..feed import document_bytes, live_of, next_game_bytes, with_live_game
 from ..feedkeys import feed_route
 from ..limits import parse
 from ..protocol import ActionIn, dump
@@ -135,25 +137,20 @@ def _held(request: web.Request, ch: Channel) -> None:
 
 
 def _live(ch: Channel) -> LiveGame:
-    """The channel's game as the engine's live game (kept per revision; never changed here).
+    """The game the logger writes, as the engine's live game: the channel's game, or a
+    match's last game (kept per revision; never changed here).
 
     Raises:
-        Unprocessable: no game yet, or a match (a logger records one game).
+        Unprocessable: no game yet.
+        BadRequest: a match whose last game the engine could not read.
     """
     g = ch.game
     if g is None:
         raise Unprocessable(f"channel {ch.id!r} has no game: PUT a game with its players first (the studio's Games tab, or PUT …/game)")
-    if g.match:
-        raise Unprocessable(f"channel {ch.id!r} plays a match: a logger records one game at a time")
     kept = _GAMES.get(ch)
     if kept is not None and kept[0] == ch.revision:
         return kept[1]
-    if g.live is not None:
-        live = g.live
-    elif g.engine is not None:
-        live = LiveGame.from_loaded(g.engine)
-    else:
-        live = LiveGame(validate_document(g.document, source=g.source, reference=False), source=g.source, problems=g.problems, timeline=g.timeline)
+    live = live_of(g)
     _GAMES[ch] = (ch.revision, live)
     return live
 
@@ -203,8 +200,11 @@ def _view(request: web.Request, ch: Channel, *, at: int | None = None, full: boo
         choices = choices_of(live, dealer=_int(request, "dealer"), hands=_hands(request.query.get("hands")))
     tl = live.timeline
     every, dealers = pad_of(live)
+    g = ch.game
     return {
         **base,
+        # a match being logged: which game the logger writes (1-based), of how many so far
+        "game": None if g is None or not g.match else {"number": len(g.parts), "label": g.parts[-1].label},
         "players": list(tl.players),
         "ruleset": live.metadata.rules.model_dump(mode="json"),
         "deals": len(live),
@@ -298,12 +298,51 @@ async def post_edit(request: web.Request) -> web.Response:
         live, _ = edited(_live(ch), body.at, body.action)
         g = ch.game
         assert g is not None  # _live refused a channel without one
-        ack = ch.ingest.put_game(live.to_egn_bytes(), source=g.source, strict=True)
+        data = document_bytes(with_live_game(g, live).document) if g.match else live.to_egn_bytes()
+        ack = ch.ingest.put_game(data, source=g.source, strict=True)
     except REFUSED as exc:
         note_refused(request, ch, exc, None)
         raise
     ch.feed_log.took(clock_of(request), via=via_of(request))
     return web.json_response({"ack": dump(ack), "view": _view(request, ch, full=False)})
+
+
+class NextGameIn(BaseModel):
+    """The next game at the table; ``seq`` is the server's ``seq`` the page saw (a game
+    changed since is a 409)."""
+
+    model_config = ConfigDict(extra="forbid", strict=True)
+
+    seq: int = Field(ge=0)
+
+
+@routes.post("/api/channels/{channel}/logger/next-game")
+@feed_route
+async def post_next_game(request: web.Request) -> web.Response:
+    """Start the next game at the table once the game is over: the same players, rules and
+    title, no deals yet, after the games already played (a plain game becomes game 1 of a
+    match).  The outputs go on to it as the logger deals; ``seq`` goes on counting.
+
+    Raises:
+        Conflict: another page holds the logger, or the game changed since ``seq``.
+        Unprocessable: no game, or the game is not over.
+    """
+    ch = channel_of(request)
+    try:
+        _held(request, ch)
+        body = parse(NextGameIn, await read_json(request))
+        if body.seq != ch.seq:
+            raise Conflict(f"channel {ch.id!r}: the game has moved on (seq {ch.seq}, the page saw {body.seq}): look again", kind="stale_edit", expected=ch.seq + 1)
+        _live(ch)  # a channel without a game, or a match whose last game cannot be read, is refused here
+        g = ch.game
+        assert g is not None
+        data = next_game_bytes(g, date=datetime.now(timezone.utc).strftime("%Y-%m-%dT%H:%M:%SZ"))
+        ack = ch.ingest.put_game(data, source=g.source, strict=True)
+    except REFUSED as exc:
+        note_refused(request, ch, exc, None)
+        raise
+    ch.feed_log.took(clock_of(request), via=via_of(request))
+    return web.json_response({"ack": dump(ack), "view": _view(request, ch)}, status=201)
 
 
 @routes.get("/api/channels/{channel}/logger/game")
@@ -320,7 +359,8 @@ async def get_game(request: web.Request) -> web.Response:
     if g is None:
         raise Unprocessable(f"channel {ch.id!r} has no game yet")
     kind = "application/json" if g.data.lstrip()[:1] in (b"{", b"[") else "application/octet-stream"
-    name = f"{ch.id}.egn" if kind == "application/json" else f"{ch.id}.egnb"
+    suffix = (".emn", ".emnb") if g.match else (".egn", ".egnb")
+    name = f"{ch.id}{suffix[0]}" if kind == "application/json" else f"{ch.id}{suffix[1]}"
     return web.Response(body=g.data, content_type=kind, headers={"Content-Disposition": f'attachment; filename="{name}"', "Cache-Control": "no-store"})
 
 

@@ -36,7 +36,8 @@ import { h, cardText, callText, isRed, renderTable } from "./table.js";
  * @property {number} revision the channel's revision (every accepted change bumps it)
  * @property {HolderInfo | null} holder
  * @property {boolean} you
- * @property {{ step: number, deal: number, dealNumber: number, kind: string } | null} programAt
+ * @property {{ step: number, deal: number, dealNumber: number, kind: string, game: number } | null} programAt where the program output is (in a match, game from 0)
+ * @property {{ number: number, label: string | null } | null} game the game being logged, when the channel plays a match
  * @property {string[]} players
  * @property {number} deals
  * @property {TableState | null} state
@@ -60,12 +61,12 @@ const SLOW_MS = 800;
  * The page's state.
  * @type {{ cred: string, id: string, name: string, view: View | null, dealer: number | null, hands: string[][] | null,
  *   handSeat: number, editing: boolean, editAt: number | null, editView: View | null, typed: string, numpad: string,
- *   warnings: string[], error: string | null, lastTap: number, program: boolean, fetching: boolean }}
+ *   warnings: string[], error: string | null, lastTap: number, program: boolean, fetching: boolean, nextAsked: boolean }}
  */
 const P = {
   cred: "", id: "", name: "", view: null, dealer: null, hands: null, handSeat: 0, editing: false, editAt: null,
   editView: null, typed: "", numpad: "", warnings: [], error: null, lastTap: 0,
-  program: !/[?&]program=0(&|$)/.test(location.search), fetching: false,
+  program: !/[?&]program=0(&|$)/.test(location.search), fetching: false, nextAsked: false,
 };
 
 /** @param {string} sel @returns {HTMLElement} */
@@ -396,7 +397,8 @@ async function download() {
     const r = await fetch(api("/logger/game"), { headers: headers(), cache: "no-store" });
     if (!r.ok) throw new Error(`HTTP ${r.status}`);
     const kind = r.headers.get("Content-Type") || "";
-    const a = /** @type {HTMLAnchorElement} */ (h("a", { download: `${CH}.${kind.includes("json") ? "egn" : "egnb"}` }));
+    const named = /filename="([^"]+)"/.exec(r.headers.get("Content-Disposition") || "");
+    const a = /** @type {HTMLAnchorElement} */ (h("a", { download: named ? named[1] : `${CH}.${kind.includes("json") ? "egn" : "egnb"}` }));
     a.href = URL.createObjectURL(await r.blob());
     a.click();
     setTimeout(() => URL.revokeObjectURL(a.href), 5000);
@@ -409,6 +411,8 @@ async function download() {
 function render() {
   renderStatus();
   const v = P.view;
+  $("#channel").textContent = v && v.game ? `${CH} \u00b7 ${v.game.label || `game ${v.game.number}`}` : CH;
+  $("#download").textContent = v && v.game ? "Download the match (EMN)" : "Download the game (EGN)";
   const held = $("#held");
   held.hidden = !(v && v.holder && !v.you);
   if (v && v.holder && !v.you) $("#held-text").textContent = `This channel's logger is held by ${v.holder.name} (last heard ${Math.round(v.holder.lastSeen)} s ago). Taking over stops theirs.`;
@@ -452,7 +456,7 @@ function renderStatus() {
   net.textContent = text;
   net.className = cls;
   net.dataset.pending = String(pend.length);
-  const prog = v && v.programAt ? `Program: deal ${v.programAt.dealNumber + 1}, ${v.programAt.kind.replace("_", " ")}` : "Program: nothing yet";
+  const prog = v && v.programAt ? `Program: ${v.game ? `game ${v.programAt.game + 1}, ` : ""}deal ${v.programAt.dealNumber + 1}, ${v.programAt.kind.replace("_", " ")}` : "Program: nothing yet";
   $("#program-at").textContent = prog;
 }
 
@@ -465,7 +469,7 @@ function renderChoices() {
   const v = P.view;
   const { mode, list } = offered();
   const blocked = Boolean(v && v.holder && !v.you) || outbox.stopped;
-  const sig = JSON.stringify([v && v.seq, v && v.revision, mode, blocked, P.editing, P.editAt, P.editView && P.editView.at, P.dealer, P.hands, P.handSeat, list.map((c) => [c.action, c.warning])]);
+  const sig = JSON.stringify([v && v.seq, v && v.revision, mode, blocked, P.editing, P.editAt, P.editView && P.editView.at, P.dealer, P.hands, P.handSeat, P.nextAsked, synced(), outbox.online, list.map((c) => [c.action, c.warning])]);
   if (sig === drawn) return;
   drawn = sig;
   root.replaceChildren();
@@ -490,6 +494,7 @@ function renderChoices() {
   }
   $("#note").textContent = mode === "pad" ? "" : ch.note || "";
   if (mode === "engine" && ch.phase === "deal") root.append(dealTools(ch, v));
+  if (!P.editing && ch.phase === "over") root.append(nextGameTools(v, blocked));
   const groups = [
     ["upcard", "Up-card"], ["call", "Call"], ["alone", "Alone"], ["defend", "Defend alone"],
     ["discard", "Dealer's discard"], ["card", "Card"],
@@ -569,6 +574,42 @@ function dealTools(ch, v) {
       h("h3", {}, `Cards not in a hand (tap to give to ${first})`), h("div", { class: "grid" }, ...free));
   }
   return box;
+}
+
+/** At the end of a game: the next game at this table (the same players and rules), after
+ * two taps (a game cannot be taken back by Undo). @param {View} v @param {boolean} blocked */
+function nextGameTools(v, blocked) {
+  const number = (v.game ? v.game.number : 1) + 1;
+  const box = h("div", { class: "next-game" },
+    h("p", {}, `Next: game ${number} at this table, with the same players and rules. The game just played stays on the channel as game ${number - 1} of the match.`));
+  const off = blocked || !synced() || !outbox.online;
+  if (!P.nextAsked) {
+    const b = h("button", { class: "choice next", id: "next-game", disabled: off }, `Start game ${number}`);
+    b.addEventListener("click", () => { P.nextAsked = true; render(); });
+    box.append(b);
+  } else {
+    const yes = h("button", { class: "choice next", id: "next-game-yes", disabled: off }, `Yes, start game ${number} now`);
+    yes.addEventListener("click", () => { void startNextGame(); });
+    const no = h("button", { class: "choice", id: "next-game-no" }, "Not yet");
+    no.addEventListener("click", () => { P.nextAsked = false; render(); });
+    box.append(yes, no);
+  }
+  return box;
+}
+
+async function startNextGame() {
+  if (!P.view) return;
+  const r = await call("POST", api("/logger/next-game"), { seq: P.view.seq });
+  P.nextAsked = false;
+  if (r.kind === "ok") {
+    P.dealer = null;
+    P.hands = null;
+    P.warnings = [];
+    adopt(r.body.view);
+  } else {
+    P.error = r.kind === "refused" ? `The next game was not started: ${r.body && r.body.error}` : "No answer: the next game was not started";
+  }
+  render();
 }
 
 /** What the edit list was last drawn from (its buttons too stay under a finger). */
