@@ -28,7 +28,7 @@ def register(sub: Any) -> None:
         description="Lay the game's graphics over MATCH, synced by --sync, and write an H.264 file.",
     )
     p.add_argument("match", help="the recorded match (any format ffmpeg reads)")
-    p.add_argument("game", help="a .egn/.egnb/.emn file")
+    p.add_argument("game", help="a .egn/.egnb file, or a match file (.emn) with --match-game N")
     p.add_argument("-o", "--output", required=True, help="output video (.mp4, .mkv, .mov)")
     p.add_argument("--crf", type=int, default=18, help="H.264 quality (default 18)")
     p.add_argument("--preset", default="veryfast", help="x264 preset (default veryfast)")

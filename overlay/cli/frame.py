@@ -18,7 +18,7 @@ from .options import add_analysis_argument, add_job_arguments
 
 def register(sub: Any) -> None:
     p = sub.add_parser("frame", help="render one frame of a game state to PNG")
-    p.add_argument("game", help="a .egn/.egnb file")
+    p.add_argument("game", help="a .egn/.egnb file, or a match file (.emn) with --match-game N")
     which = p.add_mutually_exclusive_group(required=True)
     which.add_argument("--step", type=int, help="timeline step index (negative counts from the end)")
     which.add_argument("--at", metavar="TIME", default=None,

@@ -28,7 +28,7 @@ def register(sub: Any) -> None:
         help="render a game to a video with alpha (qtrle .mov, VP9 .webm, ProRes 4444, PNG sequence, H.264)",
         description="Skia frames straight into PyAV.  The same game and settings give the same frames on any run.",
     )
-    p.add_argument("game", help="a .egn/.egnb/.emn file")
+    p.add_argument("game", help="a .egn/.egnb/.emn file (a match: a video per game into a folder, or one game with --match-game N)")
     p.add_argument("-o", "--output", required=True, help="output file (a folder for --codec png)")
     p.add_argument("--codec", choices=list(CODECS), default="qtrle", help="qtrle (default, lossless alpha), vp9, prores (4444), png (sequence), h264 (no alpha)")
     add_job_arguments(p)
@@ -53,7 +53,9 @@ def run_render(args: argparse.Namespace) -> int:
     codec = CODECS[args.codec]
     out = Path(args.output)
     path = Path(args.game)
-    if path.is_dir() or path.suffix.lower() == ".emn":
+    if path.is_dir() and args.match_game is not None:
+        raise OSError(f"--match-game picks a game of one match file; {path} is a folder")
+    if path.is_dir() or (path.suffix.lower() == ".emn" and args.match_game is None):
         games, refused = collect_games(path, out, suffix=codec.suffix)
         return run_batch(args, games, refused)
     job = load_job(JobOptions.of(args))
@@ -102,7 +104,7 @@ def run_batch(args: argparse.Namespace, games: list[Any], refused: list[tuple[st
     written = 0
     for game in games:
         try:
-            job = load_job(JobOptions.of(args), loaded=load(game))
+            job = load_job(JobOptions.of(args), loaded=load(game), label=game.label)
             writer = VideoWriter(game.output, codec, fps=job.fps, size=job.size, background=args.background)
         except (OSError, ValueError) as exc:  # EgnError is a ValueError: named by the game
             failed[game.name] = str(exc)
@@ -138,7 +140,7 @@ def run_ray(args: argparse.Namespace) -> int:
     failed: dict[str, str] = dict(refused)
     for game in games:
         try:
-            job = load_job(JobOptions.of(args), loaded=load(game))
+            job = load_job(JobOptions.of(args), loaded=load(game), label=game.label)
             if codec.encoder in ("libx264", "libvpx-vp9") or codec.pix_fmt.startswith("yuv"):
                 if job.size[0] % 2 or job.size[1] % 2:
                     raise OSError(f"{codec.name} needs an even width and height, got {job.size[0]}x{job.size[1]}")

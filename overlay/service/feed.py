@@ -31,6 +31,7 @@ from engine.live import Change, LiveAction, LiveGame, actions_of  # actions_of: 
 from engine.load import MAX_INPUT, LoadedGame
 from engine.state import GameState, Timeline
 from engine.validate import validate_document
+from renderer.gametitle import IN_PROGRESS, game_label, part_title
 
 from studio.games import Held, append_games
 
@@ -71,9 +72,7 @@ class Part:
     @property
     def title(self) -> str | None:
         """What the scene shows as its title: the game's own title and, in a match, which game."""
-        if self.label is None:
-            return self.timeline.title
-        return f"{self.timeline.title} \u2014 {self.label}" if self.timeline.title else self.label
+        return part_title(self.timeline.title, self.label)
 
 
 @dataclass(frozen=True)
@@ -195,10 +194,6 @@ def _match(data: bytes, loaded: Any, *, source: str) -> Loaded:
         raise SchemaError("the match holds no games the engine can read", Place(source=source))
     listed = loaded.match.get("games") if isinstance(loaded.match, dict) else None
     total = max(len(listed) if isinstance(listed, list) else 0, len(games))
-    # a match being played (the logger's next game makes one) does not know its last game yet
-    meta = loaded.match.get("metadata") if isinstance(loaded.match, dict) else None
-    result = meta.get("result") if isinstance(meta, dict) else None
-    playing = isinstance(result, dict) and result.get("status") == IN_PROGRESS
     parts: list[Part] = []
     steps: list[GameState] = []
     problems: list[Problem] = []
@@ -206,8 +201,7 @@ def _match(data: bytes, loaded: Any, *, source: str) -> Loaded:
         # the engine names each game "<source> game <i>" (i = its index in the file)
         tail = g.source.rsplit(" game ", 1)[-1]
         index = int(tail) if tail.isdigit() else pos
-        label = f"Game {index + 1}" if playing else f"Game {index + 1} of {total}"
-        parts.append(Part(index, g.timeline, len(steps), label, tuple(g.all_problems)))
+        parts.append(Part(index, g.timeline, len(steps), game_label(index, total, loaded.match), tuple(g.all_problems)))
         steps.extend(g.timeline.steps)
         problems.extend(g.all_problems)
     return Loaded(
@@ -222,10 +216,6 @@ def _match(data: bytes, loaded: Any, *, source: str) -> Loaded:
         games_in_file=total,
         engine=games[-1],
     )
-
-
-#: ``metadata.result.status`` of a match still being played (EMN's MatchResult)
-IN_PROGRESS = "IN_PROGRESS"
 
 
 def digest(data: bytes) -> str:

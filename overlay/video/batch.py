@@ -37,6 +37,7 @@ from typing import TYPE_CHECKING, Any
 from pydantic import BaseModel
 
 from engine.errors import EgnError, Place, SchemaError
+from renderer.gametitle import game_label
 
 from .job import Job, frame_source
 
@@ -81,6 +82,8 @@ class GameInput:
     name: str
     data: bytes
     output: Path
+    #: a match's game: which ("Game 2 of 3"), drawn in its title as the pages draw it
+    label: str | None = None
 
 
 @dataclass(frozen=True)
@@ -186,7 +189,8 @@ def _games_of(path: Path, output: Path, *, suffix: str, folder: bool) -> tuple[l
             refused.append((f"{path.name} game {i + 1}", "the game cannot be read (load it alone with inspect to see why)"))
             continue
         game_data = entry.get("gameData") if isinstance(entry, dict) else None
-        games.append(GameInput(f"{path.name} game {i + 1}", json.dumps(game_data).encode(), output / f"{path.stem}-game{i + 1}{suffix}"))
+        games.append(GameInput(f"{path.name} game {i + 1}", json.dumps(game_data).encode(), output / f"{path.stem}-game{i + 1}{suffix}",
+                               label=game_label(i, len(listed), loaded.match)))
     return games, refused
 
 

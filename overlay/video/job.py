@@ -18,6 +18,8 @@ from typing import TYPE_CHECKING, Any, TypeVar
 
 from pydantic import BaseModel, ValidationError
 
+from renderer.gametitle import game_label, part_title
+
 if TYPE_CHECKING:
     from engine.load import LoadedGame
     from engine.ruleset import Ruleset
@@ -55,6 +57,8 @@ class JobOptions:
     #: ``--from``/``--to``: a window of the video (seconds or ``[h:]mm:ss[.fff]``), None: its start/end
     start: str | None = None
     end: str | None = None
+    #: ``--match-game N``: of a match file, game N (from 1)
+    match_game: int | None = None
 
     @classmethod
     def of(cls, args: Any) -> JobOptions:
@@ -180,19 +184,21 @@ def load_job(
     fps: Fraction | None = None,
     from_zero: bool = False,
     loaded: LoadedGame | None = None,
+    label: str | None = None,
 ) -> Job:
     """Load the game and settings named by ``options``.
 
     Step start times are the Director's (:class:`overlay.service.director.StepTimes` over
     :func:`renderer.timing.durations_of`), so a render shows what a channel plays.
     ``loaded`` (an :class:`engine.load.LoadedGame`, e.g. one game of a match file) is
-    drawn instead of reading ``options.game``.
+    drawn instead of reading ``options.game``; ``label`` says which game of a match it is
+    ("Game 2 of 3"), drawn in the title as the pages draw it.  A match file takes
+    ``options.match_game``.
 
     Raises:
         OSError: a file is missing or an option is malformed.
         EgnError: the game or the sync file is refused (names the file and place).
     """
-    from engine.load import load_game
     from renderer.frames import Schedule
     from renderer.onair import Views
     from renderer.settings import ChannelSettings, RenderSettings
@@ -203,8 +209,13 @@ def load_job(
     from .sync import parse_sync, sync_starts
     from .writer import parse_fps
 
-    game = loaded if loaded is not None else load_game(Path(options.game).read_bytes(), source=Path(options.game).name)
-    source = options.game if loaded is None else loaded.source
+    source = options.game
+    if loaded is not None:
+        game, source = loaded, loaded.source
+    else:
+        game, picked = _one_game(Path(options.game), options.match_game)
+        if picked is not None:
+            source, label = picked
     steps = game.timeline.steps
     if not steps:
         raise OSError(f"{source}: the game has no steps")
@@ -251,7 +262,7 @@ def load_job(
     return Job(
         source=source,
         steps=steps,
-        title=game.timeline.title,
+        title=part_title(game.timeline.title, label),
         view=views,
         theme=theme,
         timing=timing,
@@ -265,6 +276,35 @@ def load_job(
         rules=game.document.metadata.ruleset,
         analysis=_analysis_mode(options, settings),
     )
+
+
+def _one_game(path: Path, number: int | None) -> tuple[LoadedGame, tuple[str, str] | None]:
+    """The game a command draws from ``path``: the game of a game file, or game ``number``
+    (from 1) of a match file with its name and label.
+
+    Raises:
+        OSError: a match without ``number`` (or with one it does not have), or ``number``
+            given for a game file; said with what to give.
+        EgnError: the file is refused.
+    """
+    from engine.load import LoadedMatch, load_any
+
+    loaded = load_any(path.read_bytes(), source=path.name)
+    if not isinstance(loaded, LoadedMatch):
+        if number is not None:
+            raise OSError(f"--match-game {number}: {path.name} is a game, not a match")
+        return loaded, None
+    listed = loaded.match.get("games") or []
+    total = len(listed)
+    if number is None:
+        raise OSError(f"{path.name}: a match of {total} game{'' if total == 1 else 's'}: draw one with --match-game N (1 to {total}), or render it whole (a video per game)")
+    if not 1 <= number <= total:
+        raise OSError(f"--match-game {number}: {path.name} has games 1 to {total}")
+    name = f"{path.name} game {number - 1}"  # as the engine names a match's games
+    game = next((g for g in loaded.games if g.source == name), None)
+    if game is None:
+        raise OSError(f"{path.name}: game {number} cannot be read (load it alone with inspect to see why)")
+    return game, (f"{path.name} game {number}", game_label(number - 1, total, loaded.match))
 
 
 def output_views(rs: RenderSettings, output: OutputName) -> Views:

@@ -336,10 +336,38 @@ def test_channel_settings_give_timing_and_view(game_file: Path, tmp_path: Path) 
     assert job.schedule.t0 == job.schedule.starts[deal2[0]]
 
 
+def test_a_match_game_is_titled_as_the_pages_title_it(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    """``render`` and ``frame`` of a match file draw a game with the title the channel's
+    pages give it ("Test match game — Game 2 of 3": it was the game's own title alone), and
+    a match given without ``--match-game`` to a command that draws one game says so (it drew
+    the first game without a word)."""
+    from overlay.cli import main
+    from overlay.service.feed import load_bytes
+    from overlay.video.batch import collect_games, load
+    from overlay.video.job import JobOptions, load_job
+    from tests.support import match_doc
+
+    path = tmp_path / "m.emn"
+    path.write_text(json.dumps(match_doc((13, 14, 15), deals=1)), encoding="utf-8")
+    parts = load_bytes(path.read_bytes(), source="m.emn").parts
+    titles = [p.title for p in parts]
+    assert [t.rsplit(" \u2014 ", 1)[-1] for t in titles if t] == ["Game 1 of 3", "Game 2 of 3", "Game 3 of 3"]
+    assert [load_job(JobOptions(game=str(path), match_game=n)).title for n in (1, 2, 3)] == titles
+    games, _ = collect_games(path, tmp_path / "out", suffix=".mov")
+    assert [load_job(JobOptions(game=str(path)), loaded=load(g), label=g.label).title for g in games] == titles
+    capsys.readouterr()
+    assert main(["frame", str(path), "--step", "3", "-o", str(tmp_path / "f.png")]) == 2
+    assert "m.emn: a match of 3 games: draw one with --match-game N (1 to 3)" in capsys.readouterr().err
+    assert main(["frame", str(path), "--step", "3", "--match-game", "4", "-o", str(tmp_path / "f.png")]) == 2
+    assert "--match-game 4: m.emn has games 1 to 3" in capsys.readouterr().err
+    assert main(["frame", str(path), "--step", "3", "--match-game", "2", "-o", str(tmp_path / "f.png")]) == 0
+
+
 def test_a_folder_and_a_match_file_render_game_after_game(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
     """``render FOLDER`` (or a match file) without ``--ray``: a video per game, named as
-    ``render --ray`` names them, each the frames of that game rendered alone; a broken file
-    is reported by name and the others are still written (exit 2)."""
+    ``render --ray`` names them, each the frames of that game rendered alone (a match's game
+    with ``--match-game``: titled "Game 2 of 2" as the pages title it); a broken file is
+    reported by name and the others are still written (exit 2)."""
     from overlay.cli import main
     from tests.support import game, match_doc
 
@@ -354,12 +382,11 @@ def test_a_folder_and_a_match_file_render_game_after_game(tmp_path: Path, capsys
     err = capsys.readouterr().err
     assert "broken.egn: not written: broken.egn: line 1" in err and "3 written, 1 failed" in err
     assert sorted(p.name for p in (tmp_path / "out").iterdir()) == ["a.mov", "m-game1.mov", "m-game2.mov"]
-    alone = {"a": folder / "a.egn"}
-    for n, entry in enumerate(match["games"], start=1):
-        alone[f"m-game{n}"] = tmp_path / f"m-game{n}.egn"
-        alone[f"m-game{n}"].write_text(json.dumps(entry["gameData"]), encoding="utf-8")
+    alone: dict[str, list[str]] = {"a": [str(folder / "a.egn")]}
+    for n in range(1, len(match["games"]) + 1):
+        alone[f"m-game{n}"] = [str(folder / "m.emn"), "--match-game", str(n)]
     for name, src in alone.items():
-        assert main(["render", str(src), "-o", str(tmp_path / f"{name}.one.mov"), *opts]) == 0
+        assert main(["render", *src, "-o", str(tmp_path / f"{name}.one.mov"), *opts]) == 0
         a, b = decode(tmp_path / "out" / f"{name}.mov", "qtrle"), decode(tmp_path / f"{name}.one.mov", "qtrle")
         assert len(a) == len(b) > 0 and all(np.array_equal(x, y) for x, y in zip(a, b)), name
     # a match file alone: a folder of its games
