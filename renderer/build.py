@@ -43,6 +43,7 @@ def build_scene(
     photos: tuple[str | None, ...] = (),
     line: AltLine | None = None,
     subtitle: str = "",
+    game: str | None = None,
 ) -> Scene:
     """Compute the scene of ``state``.
 
@@ -51,14 +52,15 @@ def build_scene(
     and name plates prefer them to the players' surnames; empty = those); ``photos`` per seat
     an image id drawn on the name plate (:mod:`renderer.photo`); ``line`` the alternative
     line on air, whose cards are marked (:mod:`renderer.altline`); ``subtitle`` the event's
-    subtitle, which the title element shows on a line of its own.
+    subtitle, which the title element shows on a line of its own; ``game`` which game of a
+    match this is ("Game 2 of 3", :mod:`renderer.gametitle`), on the title's last line.
     """
     global _DEFAULT_VIEW
     if view is None:
         if _DEFAULT_VIEW is None:
             _DEFAULT_VIEW = default_view()
         view = _DEFAULT_VIEW
-    ctx = Ctx(state, view, theme or DEFAULT_THEME, timing or DEFAULT_TIMING, title, teams=tuple(teams), photos=tuple(photos), line=line, subtitle=subtitle)
+    ctx = Ctx(state, view, theme or DEFAULT_THEME, timing or DEFAULT_TIMING, title, teams=tuple(teams), photos=tuple(photos), line=line, subtitle=subtitle, game=game)
     out_w, out_h = size or (view.width, view.height)
     fit = Fit.of(view.width, view.height, out_w, out_h)
     ctx.out_scale = fit.scale

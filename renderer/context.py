@@ -47,6 +47,9 @@ class Ctx:
     line: AltLine | None = None
     #: the event's subtitle (match data): a line of its own under the title
     subtitle: str = ""
+    #: which game of a match is drawn ("Game 2 of 3"; None: a game alone), on the title's
+    #: last line, so an event title does not hide it
+    game: str | None = None
 
     def __post_init__(self) -> None:
         self.st: StepTiming = self.timing.of(self.state.kind)

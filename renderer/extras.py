@@ -55,9 +55,11 @@ def build_broadcast_scene(
     size: tuple[int, int] | None = None,
     line: AltLine | None = None,
     stats: MatchStats | None = None,
+    game: str | None = None,
 ) -> Scene:
     """The scene of one output: ``build_scene`` with the match's display names, team names,
-    photos and event title, then the view's extras and the deal transition on top.
+    photos and event title, then the view's extras and the deal transition on top
+    (``game``: which game of a match, :func:`renderer.build.build_scene`).
 
     ``line``: the alternative line on air (the banner and the line's card marks,
     :mod:`renderer.altline`); ``stats``: the game's statistics up to ``state`` for the
@@ -70,7 +72,7 @@ def build_broadcast_scene(
     teams = tuple(t.name for t in match.teams) if match is not None else ()
     photos = tuple(p.photo for p in match.players) if match is not None else ()
     subtitle = match.event_subtitle if match is not None else ""
-    scene = build_scene(shown, view, theme, timing, title=title, size=size, teams=teams, photos=photos, line=line, subtitle=subtitle)
+    scene = build_scene(shown, view, theme, timing, title=title, size=size, teams=teams, photos=photos, line=line, subtitle=subtitle, game=game)
     return draw_extras(scene, shown, view, theme, timing, match, title=title, line=line, stats=stats)
 
 

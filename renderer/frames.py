@@ -182,6 +182,7 @@ class FrameSource:
         stats: Callable[[int], MatchStats] | None = None,
         analysis: Callable[[int], AnalysisFrame] | None = None,
         public: bool = False,
+        game: str | None = None,
     ) -> None:
         """``match`` and the view's extras are drawn as a channel's page draws them; ``images``
         reads the bytes of the uploaded images a scene names (the caller's files: this module
@@ -189,14 +190,15 @@ class FrameSource:
         that cannot load them; ``stats`` gives the statistics extras the game's statistics
         at a step (:class:`renderer.statboard.StatsBook`), without it they draw nothing.
         ``analysis`` gives each step's :class:`AnalysisFrame`: its layer is drawn from the
-        step's start (``public``: as on the clean output)."""
+        step's start (``public``: as on the clean output).  ``game``: which game of a match
+        (the title element's last line), as the channel's pages draw it."""
         self.steps = steps
         self._stats = stats
         self.match, self._read_images = match, images
         self.analysis, self.public = analysis, public
         self.schedule = schedule
         self.views = view if isinstance(view, Views) else Views(view)
-        self.theme, self.timing, self.title = theme, timing, title
+        self.theme, self.timing, self.title, self.game = theme, timing, title, game
         self.size = size
         # own caches (their memory goes with the export); they change speed, never pixels
         self.assets = assets or Assets.load()
@@ -226,6 +228,7 @@ class FrameSource:
                 stats=self._stats(step) if wants and self._stats is not None else None,
                 analysis=None if self.analysis is None else self.analysis(step),
                 public=self.public,
+                game=self.game,
             )
             load_images(on_air, self.assets, self._read_images)
             hit = (on_air, on_air.still)

@@ -174,11 +174,12 @@ def step_scene(
     size: tuple[int, int] | None,
     line: AltLine | None = None,
     stats: MatchStats | None = None,
+    game: str | None = None,
 ) -> Scene:
     """The scene of ``state`` as an output shows it: the view's elements and extras, the
     match data, the deal transition (``line``: an alternative line on air; ``stats``: the
-    statistics extras' numbers).  Pure."""
-    return build_broadcast_scene(state, view, theme, timing, match, title=title, size=size, line=line, stats=stats)
+    statistics extras' numbers; ``game``: which game of a match).  Pure."""
+    return build_broadcast_scene(state, view, theme, timing, match, title=title, size=size, line=line, stats=stats, game=game)
 
 
 def analysis_layer(
@@ -210,10 +211,11 @@ def build_on_air(
     stats: MatchStats | None = None,
     analysis: AnalysisFrame | None = None,
     public: bool = False,
+    game: str | None = None,
 ) -> OnAir:
     """Everything on air over ``state``'s step, the layer from the step's start: what a
     video shows.  Pure."""
-    scene = step_scene(state, view, theme, timing, match, title=title, size=size, line=line, stats=stats)
+    scene = step_scene(state, view, theme, timing, match, title=title, size=size, line=line, stats=stats, game=game)
     layer = None
     if analysis is not None:
         layer = analysis_layer(state, view, analysis, theme, timing, match, size=size, public=public)

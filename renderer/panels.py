@@ -257,7 +257,7 @@ def title_size(ctx: Ctx) -> tuple[float, float]:
 
 def _title(ctx: Ctx, el: Element) -> None:
     """The title (the event's, else the file's), the event's subtitle on a line of its own
-    (the panel grows for it), and where the game stands (deal, round)."""
+    (the panel grows for it), and where the game stands (which game of a match, deal, round)."""
     st, th = ctx.state, ctx.theme
     w, h = title_size(ctx)
     ctx.panel(0, 0, w, h, el=el)
@@ -274,6 +274,8 @@ def _title(ctx: Ctx, el: Element) -> None:
         sub = f"DEAL {deal_label(st)}"
         if st.calls and st.calls[-1].round == 2 and st.trump_code is None:
             sub += " \u00b7 ROUND 2"
+    if ctx.game:
+        sub = f"{ctx.game.upper()} \u00b7 {sub}"
     ctx.label(th.font_body, 20, w - 22, y, sub, th.muted, align="right", ls=2.0, width=w - 40)
 
 

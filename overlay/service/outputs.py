@@ -86,17 +86,18 @@ def render(
     match: MatchData | None = None,
     line: AltLine | None = None,
     stats_of: StatsOf | None = None,
+    game: str | None = None,
 ) -> str:
     """Compact scene JSON for one state, drawn at ``size`` (the view is scaled to fit), with the
     channel's match data and the view's broadcast extras; ``line``: the alternative line on
     air; ``stats_of`` gives the statistics extras their numbers (called only when the view
-    shows one)."""
+    shows one); ``game``: which game of a match ("Game 2 of 3")."""
     from renderer.onair import step_scene
     from renderer.statboard import needs_stats
 
     stats = stats_of() if stats_of is not None and needs_stats(view.extras) else None
     # the scene part of what is on air (renderer.onair): the one builder every output uses
-    scene = step_scene(state, view, theme, timing, match, title=title, size=size, line=line, stats=stats)
+    scene = step_scene(state, view, theme, timing, match, title=title, size=size, line=line, stats=stats, game=game)
     text: str = scene.dumps()
     return text
 
@@ -158,6 +159,7 @@ class SceneCache:
         render_settings: RenderSettings,
         *,
         title: str | None,
+        game: str | None = None,
         line: AltLine | None = None,
         stats_of: StatsOf | None = None,
         shown: Callable[[GameState], GameState] | None = None,
@@ -167,7 +169,8 @@ class SceneCache:
             return hit
         _, _, output, size, step = key
         return self._build(
-            key, steps[step] if shown is None else shown(steps[step]), render_settings.view(output, step), render_settings, title=title, size=size, line=line, stats_of=stats_of
+            key, steps[step] if shown is None else shown(steps[step]), render_settings.view(output, step), render_settings, title=title, game=game, size=size, line=line,
+            stats_of=stats_of,
         )
 
     def preshow(self, key: tuple[Any, ...], timeline: Timeline, render_settings: RenderSettings, *, title: str | None) -> str:
@@ -200,10 +203,11 @@ class SceneCache:
         *,
         title: str | None,
         size: tuple[int, int],
+        game: str | None = None,
         line: AltLine | None = None,
         stats_of: StatsOf | None = None,
     ) -> str:
-        text = render(state, view=view, theme=rs.theme, timing=rs.timing, title=title, size=size, match=rs.match, line=line, stats_of=stats_of)
+        text = render(state, view=view, theme=rs.theme, timing=rs.timing, title=title, size=size, match=rs.match, line=line, stats_of=stats_of, game=game)
         return self._keep(key, text)
 
     def _keep(self, key: tuple[Any, ...], text: str) -> str:

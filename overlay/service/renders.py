@@ -81,6 +81,7 @@ class RenderJob:
     source: str
     start: str | None = None  # render --from: a time of the video (seconds or [h:]mm:ss[.fff])
     end: str | None = None  # render --to
+    match_game: int | None = None  # render --match-game: the game of a match on air, from 1
     status: str = "waiting"  # waiting, running, done, failed, cancelled
     done: int = 0
     total: int = 0
@@ -108,7 +109,7 @@ class RenderJob:
         try:
             r = json.loads((folder / "job.json").read_text(encoding="utf-8"))
             job = cls(str(r["id"]), str(r["channel"]), str(r["codec"]), r.get("deals"), str(r["fps"]), r.get("size"), folder, str(r.get("source") or ""),
-                      start=r.get("from"), end=r.get("to"))
+                      start=r.get("from"), end=r.get("to"), match_game=r.get("matchGame"))
             if job.codec not in CODECS or job.id != folder.name:
                 return None
             job.status, job.done, job.total = str(r["status"]), int(r.get("done") or 0), int(r.get("total") or 0)
@@ -134,6 +135,7 @@ class RenderJob:
             "size": self.size,
             "from": self.start,
             "to": self.end,
+            "matchGame": self.match_game,
             "source": self.source,
             "status": self.status,
             "done": self.done,
@@ -225,12 +227,14 @@ class Renders:
         if game is None:
             raise BadRequest(f"render: channel {channel!r} has no game to render")
         document: dict[str, Any] = game.document
+        match_game: int | None = None
         if game.match:
+            # the game on air, drawn from the whole match so that it is titled as the pages title it
             on_air = (ch.program_at(self.hub.clock()) or {}).get("game", 0) or 0
             games = document.get("games") or []
             if not 0 <= on_air < len(games):
                 raise BadRequest(f"render: channel {channel!r}'s match has no game {on_air + 1}")
-            document = games[on_air]["gameData"]
+            match_game = on_air + 1
         jobs = self.jobs.setdefault(channel, [])
         finished = [j for j in jobs if j.status not in ("waiting", "running")]
         while len(jobs) >= MAX_JOBS and finished:
@@ -245,7 +249,7 @@ class Renders:
         (folder / "game.egn").write_text(json.dumps(document), encoding="utf-8")
         (folder / "look.json").write_text(json.dumps(self.export(channel)), encoding="utf-8")
         job = RenderJob(job_id, channel, codec, deals.replace(" ", "") if deals else None, fps, size, folder, source=game.source,
-                        start=None if start is None else start[0], end=None if end is None else end[0])
+                        start=None if start is None else start[0], end=None if end is None else end[0], match_game=match_game)
         jobs.append(job)
         job.save()
         task = asyncio.get_running_loop().create_task(self._run(job), name=f"render-{channel}-{job_id}")
@@ -264,6 +268,8 @@ class Renders:
                 "--codec", job.codec, "--channel-settings", str(job.folder / "look.json"), "--fps", job.fps,
                 "--workers", "0", "--on-interrupt", "remove", "--progress-file", str(job.folder / "progress"),
             ]
+            if job.match_game is not None:
+                args += ["--match-game", str(job.match_game)]
             if job.deals:
                 args += ["--deals", job.deals]
             if job.size:

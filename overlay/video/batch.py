@@ -105,6 +105,7 @@ class GameSpec:
     suffix: str  # the output's suffix: segments use the same container as the output
     images: dict[str, bytes] = field(default_factory=dict)
     analysis: str | None = None  # render --analysis: "full", "public" or None
+    game: str | None = None  # which game of a match ("Game 2 of 3")
 
     @property
     def frames(self) -> int:
@@ -239,6 +240,7 @@ def game_spec(game: GameInput, job: Job, *, codec: str, background: str | None) 
         suffix=game.output.suffix,
         images=_named_images(job.uploads, (*job.view.all(), job.theme, job.match)),
         analysis=job.analysis,
+        game=job.game,
     )
 
 
@@ -358,6 +360,7 @@ def spec_frames(spec: GameSpec) -> FrameSource:
         timeline=game.timeline,
         rules=game.document.metadata.ruleset,
         analysis=spec.analysis,
+        game=spec.game,
     )
 
 

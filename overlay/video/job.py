@@ -18,7 +18,7 @@ from typing import TYPE_CHECKING, Any, TypeVar
 
 from pydantic import BaseModel, ValidationError
 
-from renderer.gametitle import game_label, part_title
+from renderer.gametitle import game_label
 
 if TYPE_CHECKING:
     from engine.load import LoadedGame
@@ -87,6 +87,7 @@ class Job:
     timeline: Timeline | None = None  # of ``steps``: the statistics extras' numbers
     rules: Ruleset | None = None  # of the game (for --analysis)
     analysis: str | None = None  # "full", "public" or None (no analysis drawn)
+    game: str | None = None  # which game of a match ("Game 2 of 3"), drawn as the pages draw it
 
     def images(self) -> Callable[[Sequence[str]], dict[str, bytes]] | None:
         """Reads the uploaded images the scenes name (``None``: no uploads folder)."""
@@ -111,6 +112,7 @@ class Job:
             timeline=self.timeline,
             rules=self.rules,
             analysis=self.analysis,
+            game=self.game,
         )
 
 
@@ -262,7 +264,8 @@ def load_job(
     return Job(
         source=source,
         steps=steps,
-        title=part_title(game.timeline.title, label),
+        title=game.timeline.title,
+        game=label,
         view=views,
         theme=theme,
         timing=timing,
@@ -396,10 +399,12 @@ def frame_source(
     timeline: Timeline | None = None,
     rules: Ruleset | None = None,
     analysis: str | None = None,
+    game: str | None = None,
 ) -> FrameSource:
     """The :class:`renderer.frames.FrameSource` of a game as ``render`` draws it: the
     statistics extras from ``timeline``, the analysis layer with ``analysis`` ("full" or
-    "public"); one place, so a Ray segment draws what one process draws."""
+    "public"), ``game`` which game of a match; one place, so a Ray segment draws what one
+    process draws."""
     from renderer.frames import FrameSource
     from renderer.statboard import stats_book
 
@@ -421,6 +426,7 @@ def frame_source(
         stats=None if timeline is None else stats_book(timeline).at,
         analysis=layer,
         public=analysis == "public",
+        game=game,
     )
 
 

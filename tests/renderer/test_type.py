@@ -236,3 +236,18 @@ def test_the_title_shows_the_event_title_and_grows_for_its_subtitle(subtitle: st
     title = next(e for e in scene.elements if e["type"] == "title")
     assert title["h"] == SIZES["title"][1] + (TITLE_GROWTH if subtitle else 0)
     assert not any(w.endswith("\u2026") for w in got), got
+
+
+@pytest.mark.parametrize("event", ["", "Harbour Open 2026"])
+def test_the_title_says_which_game_of_a_match_even_under_an_event_title(event: str) -> None:
+    """A match's game says which it is on the title's last line ("GAME 2 OF 3 · DEAL 1"): it
+    was a suffix of the file's title, which an event title replaced, so a tournament with an
+    event title never showed it."""
+    st = timeline().steps[3]
+    match = MatchData(event_title=event, players=tuple(PlayerData() for _ in range(4)))
+    got = words(build_broadcast_scene(st, default_view(), match=match, title="Semi-final", game="Game 2 of 3"))
+    assert f"GAME 2 OF 3 \u00b7 DEAL {st.deal + 1}" in got
+    assert (event.upper() if event else "SEMI-FINAL") in got
+    assert not any(w.endswith("\u2026") for w in got), got
+    alone = words(build_broadcast_scene(st, default_view(), match=match, title="Semi-final"))
+    assert f"DEAL {st.deal + 1}" in alone and not any("GAME" in w for w in alone)

@@ -337,24 +337,33 @@ def test_channel_settings_give_timing_and_view(game_file: Path, tmp_path: Path) 
 
 
 def test_a_match_game_is_titled_as_the_pages_title_it(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
-    """``render`` and ``frame`` of a match file draw a game with the title the channel's
-    pages give it ("Test match game — Game 2 of 3": it was the game's own title alone), and
-    a match given without ``--match-game`` to a command that draws one game says so (it drew
-    the first game without a word)."""
+    """``render`` and ``frame`` of a match file draw a game as the channel's pages draw it:
+    which game it is ("GAME 2 OF 3 \u00b7 DEAL 1"; they drew the game's own title alone), the
+    same scene; a match given without ``--match-game`` to a command that draws one game says
+    so (it drew the first game without a word)."""
     from overlay.cli import main
     from overlay.service.feed import load_bytes
+    from overlay.service.outputs import render
     from overlay.video.batch import collect_games, load
     from overlay.video.job import JobOptions, load_job
+    from renderer.theme import DEFAULT_THEME
+    from renderer.timing import Timing
+    from renderer.view import default_view
     from tests.support import match_doc
 
     path = tmp_path / "m.emn"
     path.write_text(json.dumps(match_doc((13, 14, 15), deals=1)), encoding="utf-8")
-    parts = load_bytes(path.read_bytes(), source="m.emn").parts
-    titles = [p.title for p in parts]
-    assert [t.rsplit(" \u2014 ", 1)[-1] for t in titles if t] == ["Game 1 of 3", "Game 2 of 3", "Game 3 of 3"]
-    assert [load_job(JobOptions(game=str(path), match_game=n)).title for n in (1, 2, 3)] == titles
+    loaded = load_bytes(path.read_bytes(), source="m.emn")
+    assert [p.label for p in loaded.parts] == ["Game 1 of 3", "Game 2 of 3", "Game 3 of 3"]
+    jobs = [load_job(JobOptions(game=str(path), match_game=n)) for n in (1, 2, 3)]
+    assert [(j.title, j.game) for j in jobs] == [(p.timeline.title, p.label) for p in loaded.parts]
     games, _ = collect_games(path, tmp_path / "out", suffix=".mov")
-    assert [load_job(JobOptions(game=str(path)), loaded=load(g), label=g.label).title for g in games] == titles
+    assert [load_job(JobOptions(game=str(path)), loaded=load(g), label=g.label).game for g in games] == [p.label for p in loaded.parts]
+    # the page's scene of game 2's fourth step is the video's
+    part, k = loaded.parts[1], 3
+    page = render(loaded.steps[part.first_step + k], view=default_view(), theme=DEFAULT_THEME, timing=Timing(),
+                  title=part.timeline.title, game=part.label, size=(1920, 1080))
+    assert jobs[1].frames().scene(k).dumps() == page and "GAME 2 OF 3 \u00b7 DEAL 1" in page
     capsys.readouterr()
     assert main(["frame", str(path), "--step", "3", "-o", str(tmp_path / "f.png")]) == 2
     assert "m.emn: a match of 3 games: draw one with --match-game N (1 to 3)" in capsys.readouterr().err

@@ -190,3 +190,33 @@ async def test_the_exported_look_renders_the_same_frame_with_no_data_folder(clie
     assert np.array_equal(exported, with_data)
     magenta = (np.abs(exported[..., :3].astype(int) - (230, 20, 230)).max(axis=2) < 8).sum()
     assert magenta > 1000  # the logo came with the file
+
+
+async def test_a_match_renders_the_game_on_air_titled_as_the_pages_title_it(client: Any, tmp_path: Path) -> None:
+    """The studio renders the game of a match on air, drawn from the whole match so that it
+    says which game it is, as the page does (it rendered the game's data alone): the file is
+    ``render MATCH --match-game 2`` with the channel's look."""
+    from overlay.cli import main
+    from tests.support import match_doc
+
+    match = match_doc((13, 14), deals=1)
+    assert (await client.put("/api/channels/t1/game", data=json.dumps(match), headers=AUTH)).status == 200
+    assert (await client.post("/api/channels/t1/control/seek?game=2&deal=1", headers=AUTH)).status == 200
+    await client.post("/api/channels/t1/control/pause", headers=AUTH)
+    r = await client.post(URL, json={"codec": "qtrle", "deals": "1", "fps": "24", "size": "320x180", "to": "0.5"}, headers=AUTH)
+    job = await r.json()
+    assert r.status == 202 and job["matchGame"] == 2, job
+    done = await _until(client, job["id"], {"done", "failed"})
+    assert done["status"] == "done", done
+    folder = client.server.app[RENDERS].root / "t1" / job["id"]
+    (tmp_path / "m.emn").write_text(json.dumps(match), encoding="utf-8")
+    out = tmp_path / "cli.mov"
+    assert main(["render", str(tmp_path / "m.emn"), "--match-game", "2", "--channel-settings", str(folder / "look.json"),
+                 "--deals", "1", "--fps", "24", "--size", "320x180", "--to", "0.5", "--workers", "0", "-o", str(out)]) == 0
+    got = await (await client.get(done["url"], headers=AUTH)).read()
+
+    def frames(data: bytes) -> list[bytes]:
+        with av.open(io.BytesIO(data)) as c:
+            return [f.to_ndarray(format="rgba").tobytes() for f in c.decode(video=0)]
+
+    assert frames(got) == frames(out.read_bytes()) and len(frames(got)) == 12
