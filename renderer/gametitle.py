@@ -4,9 +4,13 @@ or ``frame`` of the match file draw the same words."""
 
 from __future__ import annotations
 
-from typing import Any
+from collections.abc import Sequence
+from typing import TYPE_CHECKING, Any, NamedTuple
 
-__all__ = ["IN_PROGRESS", "game_label", "part_title"]
+if TYPE_CHECKING:
+    from engine.load import LoadedGame, LoadedMatch
+
+__all__ = ["IN_PROGRESS", "Played", "game_label", "game_labels", "games_won", "index_of", "labels_of", "part_title"]
 
 #: ``metadata.result.status`` of a match still being played (EMN's MatchResult)
 IN_PROGRESS = "IN_PROGRESS"
@@ -28,3 +32,69 @@ def part_title(title: str | None, label: str | None) -> str | None:
     if label is None:
         return title
     return f"{title} \u2014 {label}" if title else label
+
+
+class Played(NamedTuple):
+    """A game of a match as its label needs it: its index in the file (``place``), its seats'
+    names (seat 0 first), and the team that won it (0: seats 0 and 2; None: not over)."""
+
+    place: int
+    players: Sequence[str]
+    winner: int | None
+
+
+def _sides(players: Sequence[str]) -> tuple[frozenset[str], frozenset[str]] | None:
+    if len(players) != 4:
+        return None
+    return frozenset((players[0], players[2])), frozenset((players[1], players[3]))
+
+
+def games_won(before: Sequence[Played], players: Sequence[str]) -> tuple[int, int] | None:
+    """Games won by each team of the game whose seats are ``players`` (seats 0 and 2 first, as
+    the score panel lists them) in the games ``before`` it; None when a game before it was
+    played by other partnerships (a match that changes partners has no team score)."""
+    sides = _sides(players)
+    if sides is None or len(sides[0]) != 2 or len(sides[1]) != 2:
+        return None
+    won = [0, 0]
+    for game in before:
+        theirs = _sides(game.players)
+        if theirs is None or set(theirs) != set(sides):
+            return None
+        if game.winner in (0, 1):
+            won[sides.index(theirs[game.winner])] += 1
+    return won[0], won[1]
+
+
+def game_labels(match: Any, total: int, games: Sequence[Played]) -> list[str]:
+    """The label of each of ``games`` (the readable games of the EMN document ``match``,
+    which lists ``total``): which game it is and, from the second on, the games each team won
+    before it ("Game 2 of 3 \u00b7 match 1\u20130", the team of seats 0 and 2 first, as the
+    score panel lists the teams; none while no game before it is won)."""
+    out = []
+    for k, game in enumerate(games):
+        label = game_label(game.place, total, match)
+        score = games_won(games[:k], game.players) if k else None
+        if score is not None and score != (0, 0):  # 0-0: the games before it are not over (a file cut short)
+            label = f"{label} \u00b7 match {score[0]}\u2013{score[1]}"
+        out.append(label)
+    return out
+
+
+def index_of(game: LoadedGame, pos: int) -> int:
+    """A match's game's index in the file: the engine names it "<source> game <i>" (``pos``,
+    its place among the games read, when the name says nothing)."""
+    tail = game.source.rsplit(" game ", 1)[-1]
+    return int(tail) if tail.isdigit() else pos
+
+
+def labels_of(loaded: LoadedMatch) -> dict[int, str]:
+    """The label of each game the engine read of a match, by its index in the file."""
+    listed = loaded.match.get("games") if isinstance(loaded.match, dict) else None
+    total = max(len(listed) if isinstance(listed, list) else 0, len(loaded.games))
+    played = []
+    for pos, g in enumerate(loaded.games):
+        steps = g.timeline.steps
+        last = steps[-1] if len(steps) else None
+        played.append(Played(index_of(g, pos), tuple(g.timeline.players), last.winner if last is not None and last.game_over else None))
+    return {p.place: label for p, label in zip(played, game_labels(loaded.match, total, played))}

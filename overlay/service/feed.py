@@ -31,7 +31,7 @@ from engine.live import Change, LiveAction, LiveGame, actions_of  # actions_of: 
 from engine.load import MAX_INPUT, LoadedGame
 from engine.state import GameState, Timeline
 from engine.validate import validate_document
-from renderer.gametitle import IN_PROGRESS, game_label, part_title
+from renderer.gametitle import IN_PROGRESS, index_of, labels_of, part_title
 
 from studio.games import Held, append_games
 
@@ -194,14 +194,13 @@ def _match(data: bytes, loaded: Any, *, source: str) -> Loaded:
         raise SchemaError("the match holds no games the engine can read", Place(source=source))
     listed = loaded.match.get("games") if isinstance(loaded.match, dict) else None
     total = max(len(listed) if isinstance(listed, list) else 0, len(games))
+    labels = labels_of(loaded)
     parts: list[Part] = []
     steps: list[GameState] = []
     problems: list[Problem] = []
     for pos, g in enumerate(games):
-        # the engine names each game "<source> game <i>" (i = its index in the file)
-        tail = g.source.rsplit(" game ", 1)[-1]
-        index = int(tail) if tail.isdigit() else pos
-        parts.append(Part(index, g.timeline, len(steps), game_label(index, total, loaded.match), tuple(g.all_problems)))
+        index = index_of(g, pos)
+        parts.append(Part(index, g.timeline, len(steps), labels[index], tuple(g.all_problems)))
         steps.extend(g.timeline.steps)
         problems.extend(g.all_problems)
     return Loaded(

@@ -37,7 +37,7 @@ from typing import TYPE_CHECKING, Any
 from pydantic import BaseModel
 
 from engine.errors import EgnError, Place, SchemaError
-from renderer.gametitle import game_label
+from renderer.gametitle import labels_of
 
 from .job import Job, frame_source
 
@@ -183,6 +183,7 @@ def _games_of(path: Path, output: Path, *, suffix: str, folder: bool) -> tuple[l
     if not folder:
         _folder_output(output, f"{path.name}: a match of {len(listed)} game{'' if len(listed) == 1 else 's'}")
     read = {g.source for g in loaded.games}
+    labels = labels_of(loaded)  # "Game 2 of 3 · match 1–0", as the channel's pages say it
     games, refused = [], []
     for i, entry in enumerate(listed):
         name = f"{path.name} game {i}"
@@ -191,7 +192,7 @@ def _games_of(path: Path, output: Path, *, suffix: str, folder: bool) -> tuple[l
             continue
         game_data = entry.get("gameData") if isinstance(entry, dict) else None
         games.append(GameInput(f"{path.name} game {i + 1}", json.dumps(game_data).encode(), output / f"{path.stem}-game{i + 1}{suffix}",
-                               label=game_label(i, len(listed), loaded.match)))
+                               label=labels.get(i)))
     return games, refused
 
 

@@ -18,7 +18,7 @@ from typing import TYPE_CHECKING, Any, TypeVar
 
 from pydantic import BaseModel, ValidationError
 
-from renderer.gametitle import game_label
+from renderer.gametitle import labels_of
 
 if TYPE_CHECKING:
     from engine.load import LoadedGame
@@ -307,7 +307,7 @@ def _one_game(path: Path, number: int | None) -> tuple[LoadedGame, tuple[str, st
     game = next((g for g in loaded.games if g.source == name), None)
     if game is None:
         raise OSError(f"{path.name}: game {number} cannot be read (load it alone with inspect to see why)")
-    return game, (f"{path.name} game {number}", game_label(number - 1, total, loaded.match))
+    return game, (f"{path.name} game {number}", labels_of(loaded)[number - 1])
 
 
 def output_views(rs: RenderSettings, output: OutputName) -> Views:

@@ -371,7 +371,7 @@ async def test_at_the_end_of_a_game_the_logger_starts_the_next_one_of_the_match(
     """A best-of-N at one table: the first game logged (here by the feed), the page offers the
     next game at the same table, after a second tap; the first game stays as game 1 of the
     match, the page says it logs game 2 and its first tap goes into game 2."""
-    first = generate_game(21, ruleset={"num_deals": 2})
+    first = generate_game(3, ruleset={"num_deals": 2})  # won by the team of seats 0 and 2
     await _table(server, "t1", first)
     acts = intended(first)
     for seq, act in enumerate(acts, 1):
@@ -389,14 +389,15 @@ async def test_at_the_end_of_a_game_the_logger_starts_the_next_one_of_the_match(
     assert (await _info(server, "t1"))["game"]["match"] is False  # nothing yet: it asks first
     await page.tap("#next-game-yes")
     await page.wait_for_selector("#choices button.upcard")
-    assert (await page.text_content("#channel")) == "t1 \u00b7 Game 2"
+    label = (await _info(server, "t1"))["game"]["games"][1]["label"]  # "Game 2 · match 1–0"
+    assert label == "Game 2 \u00b7 match 1\u20130" and (await page.text_content("#channel")) == f"t1 \u00b7 {label}"
     second = generate_game(22, ruleset={"num_deals": 2}, players=first["metadata"]["players"])
     opening = intended(second)[0]
     await driver.pick_dealer(opening["dealer"])
     await driver.tap_action(opening)
     await driver.drained()
     info = await _info(server, "t1")
-    assert info["game"]["seq"] == len(acts) + 1 and [g["label"] for g in info["game"]["games"]] == ["Game 1", "Game 2"]
+    assert info["game"]["seq"] == len(acts) + 1 and [g["label"] for g in info["game"]["games"]] == ["Game 1", label]
     assert [g["deals"] for g in info["game"]["games"]] == [2, 1]
     view = await page.evaluate("window.euchreLogger.view()")
     assert view["state"]["upCard"] == opening["upCard"] and view["game"]["number"] == 2

@@ -19,6 +19,9 @@ from tests.support import AUTH, empty_game, make_channel
 #: two short games (two deals each) at the same table
 FIRST = generate_game(3, ruleset={"num_deals": 2}, title="Semi-final")
 SECOND = generate_game(4, ruleset={"num_deals": 2}, players=FIRST["metadata"]["players"], title="Semi-final")
+#: the first game's winner (the team of seats 0 and 2: 0), and so the second game's label
+WON = load_any(json.dumps(FIRST).encode(), source="first").timeline.steps[-1].winner  # type: ignore[union-attr]
+SECOND_LABEL = "Game 2 \u00b7 match " + ("1\u20130" if WON == 0 else "0\u20131")
 
 
 def acts(doc: dict[str, Any]) -> list[dict[str, Any]]:
@@ -56,11 +59,11 @@ async def test_the_next_game_makes_a_match_and_the_logger_writes_its_last_game(c
     assert r.status == 201, await r.text()
     body = await r.json()
     assert body["ack"]["changed"] and body["view"]["seq"] == seq
-    assert body["view"]["game"] == {"number": 2, "label": "Game 2"}
+    assert body["view"]["game"] == {"number": 2, "label": SECOND_LABEL}
     assert body["view"]["state"] is None and body["view"]["choices"]["phase"] == "deal"
     assert body["view"]["players"] == FIRST["metadata"]["players"] and body["view"]["deals"] == 0
     info = await (await client.get("/api/channels/t1", headers=AUTH)).json()
-    assert info["game"]["match"] and [g["label"] for g in info["game"]["games"]] == ["Game 1", "Game 2"]
+    assert info["game"]["match"] and [g["label"] for g in info["game"]["games"]] == ["Game 1", SECOND_LABEL]
     first_steps = info["game"]["games"][0]["steps"]
     # the second game, logged action by action after the first: seq goes on counting
     two = acts(SECOND)
@@ -75,7 +78,7 @@ async def test_the_next_game_makes_a_match_and_the_logger_writes_its_last_game(c
     r = await client.post("/api/channels/t1/control/seek", json={"op": "seek", "game": 2, "deal": 1}, headers=AUTH)
     assert r.status == 200, await r.text()
     state = await (await client.get("/api/channels/t1/state?output=preview", headers=AUTH)).json()
-    assert state["game"] == 1 and state["gameTitle"] == "Semi-final \u2014 Game 2" and state["state"]["score"] == [0, 0]
+    assert state["game"] == 1 and state["gameTitle"] == f"Semi-final \u2014 {SECOND_LABEL}" and state["state"]["score"] == [0, 0]
     # the download is the match, and it replays to the same two games
     r = await client.get("/api/channels/t1/logger/game", headers=A)
     assert 't1.emn' in r.headers["Content-Disposition"]
@@ -120,7 +123,7 @@ def test_a_stored_match_and_its_logged_actions_replay_to_the_same_match() -> Non
     logged actions after it: into the match's last game."""
     one = load_bytes(json.dumps(FIRST).encode(), source="live: semi")
     match = load_bytes(next_game_bytes(one, date="2026-12-06T10:00:00Z"), source="live: semi")
-    assert match.match and [p.label for p in match.parts] == ["Game 1", "Game 2"]
+    assert match.match and [p.label for p in match.parts] == ["Game 1", SECOND_LABEL]
     logged = [(n, json.dumps({**a, "seq": n})) for n, a in enumerate(acts(SECOND), 1)]
     game = match
     for _, text in logged:
