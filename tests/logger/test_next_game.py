@@ -54,7 +54,8 @@ async def test_the_next_game_makes_a_match_and_the_logger_writes_its_last_game(c
     assert half["view"]["game"] is None
     seq = len(one)
     # a page that saw an older seq is told to look again
-    assert (await next_game(client, seq - 1)).status == 409
+    r = await next_game(client, seq - 1)
+    assert r.status == 409 and (await r.json())["kind"] == "stale"
     r = await next_game(client, seq)
     assert r.status == 201, await r.text()
     body = await r.json()

@@ -21,16 +21,15 @@ and the edits are the engine's (:mod:`engine.choices`).
 from __future__ import annotations
 
 import weakref
-from urllib.parse import quote, unquote
 from dataclasses import dataclass
+from datetime import datetime, timezone
 from importlib.resources import files
 from pathlib import Path
 from typing import Any
+from urllib.parse import quote, unquote
 
 from aiohttp import web
 from pydantic import BaseModel, ConfigDict, Field
-
-from datetime import datetime, timezone
 
 from engine.choices import choices_at, choices_of, deal_actions, edited, pad_of
 from engine.live import LiveGame
@@ -332,7 +331,7 @@ async def post_next_game(request: web.Request) -> web.Response:
         _held(request, ch)
         body = parse(NextGameIn, await read_json(request))
         if body.seq != ch.seq:
-            raise Conflict(f"channel {ch.id!r}: the game has moved on (seq {ch.seq}, the page saw {body.seq}): look again", kind="stale_edit", expected=ch.seq + 1)
+            raise Conflict(f"channel {ch.id!r}: the game has moved on (seq {ch.seq}, the page saw {body.seq}): look again", kind="stale", expected=ch.seq + 1)
         _live(ch)  # a channel without a game, or a match whose last game cannot be read, is refused here
         g = ch.game
         assert g is not None
