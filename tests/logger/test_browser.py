@@ -390,7 +390,7 @@ async def test_at_the_end_of_a_game_the_logger_starts_the_next_one_of_the_match(
     await page.tap("#next-game-yes")
     await page.wait_for_selector("#choices button.upcard")
     label = (await _info(server, "t1"))["game"]["games"][1]["label"]  # "Game 2 · match 1–0"
-    assert label == "Game 2 \u00b7 match 1\u20130" and (await page.text_content("#channel")) == f"t1 \u00b7 {label}"
+    assert label == "Game 2 \u00b7 match 1\u20130" and (await page.text_content("#game-label")) == label
     second = generate_game(22, ruleset={"num_deals": 2}, players=first["metadata"]["players"])
     opening = intended(second)[0]
     await driver.pick_dealer(opening["dealer"])

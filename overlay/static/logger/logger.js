@@ -411,7 +411,10 @@ async function download() {
 function render() {
   renderStatus();
   const v = P.view;
-  $("#channel").textContent = v && v.game ? `${CH} \u00b7 ${v.game.label || `game ${v.game.number}`}` : CH;
+  // a match: which game, on a line of its own under the bar's (which keeps its room for the connection)
+  const game = $("#game-label");
+  game.hidden = !(v && v.game);
+  game.textContent = v && v.game ? v.game.label || `Game ${v.game.number}` : "";
   $("#download").textContent = v && v.game ? "Download the match (EMN)" : "Download the game (EGN)";
   const held = $("#held");
   held.hidden = !(v && v.holder && !v.you);
