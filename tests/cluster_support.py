@@ -102,8 +102,8 @@ class Pages:
             await ws.close()
 
 
-async def post_json(session: aiohttp.ClientSession, url: str, body: Any, method: str = "POST") -> tuple[int, Any]:
-    async with session.request(method, url, data=json.dumps(body), headers=AUTH) as r:
+async def post_json(session: aiohttp.ClientSession, url: str, body: Any, method: str = "POST", *, headers: dict[str, str] | None = None) -> tuple[int, Any]:
+    async with session.request(method, url, data=json.dumps(body), headers=headers or AUTH) as r:
         return r.status, await r.json()
 
 

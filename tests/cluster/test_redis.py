@@ -20,6 +20,7 @@ from typing import Any
 import aiohttp
 import pytest
 
+from engine.generate import generate_game
 from overlay.bench.rediserver import RedisServer
 from overlay.bench.services import live_channel
 from overlay.service.feed import actions_of
@@ -425,3 +426,45 @@ async def test_writer_stops_when_cancelled_mid_batch(redis_server: RedisServer, 
         writer.cancel()
         await client.aclose()
         await admin.aclose()
+
+
+async def test_a_match_logged_across_processes_survives_its_owner(redis_server: RedisServer, tmp_path: Path) -> None:
+    """A match at one table under ``serve --redis``: the first game logged through the
+    process that does not run the channel, the logger's next game started there too
+    (forwarded to the owner), half of the second game logged, the owner killed with SIGKILL:
+    the new owner rebuilds the match from the stored match and the actions after it, and the
+    second game ends on it as one process ends it."""
+    first = generate_game(3, ruleset={"num_deals": 2})
+    second = generate_game(4, ruleset={"num_deals": 2}, players=first["metadata"]["players"])
+    one, two = actions_of(first), actions_of(second)
+    logger = {**AUTH, "X-Logger": "tablet", "X-Logger-Name": "Table%20tablet"}
+    async with services(redis_server.url, tmp_path, 2) as cluster, aiohttp.ClientSession() as s:
+        owner, other = await _owner_and_other(s, cluster, "mt", first)
+        for a in one:
+            assert (await post_json(s, f"{other}/api/channels/mt/logger/actions", a, headers=logger))[0] == 200
+        st, body = await post_json(s, f"{other}/api/channels/mt/logger/next-game", {"seq": len(one)}, headers=logger)
+        assert st == 201, body
+        assert body["view"]["game"]["number"] == 2
+        half = len(two) // 2
+        for a in two[:half]:
+            assert (await post_json(s, f"{other}/api/channels/mt/actions", {**a, "seq": len(one) + a["seq"]}))[0] == 200
+        await cluster.kill9(owner)
+        for a in two[half:]:
+            while (await post_json(s, f"{other}/api/channels/mt/actions", {**a, "seq": len(one) + a["seq"]}))[0] >= 500:
+                await asyncio.sleep(0.05)  # the channel moving to its new owner
+        assert await cluster.owner("mt") == other
+        async with s.get(f"{other}/api/channels/mt", headers=AUTH) as r:
+            info = (await r.json())["game"]
+        assert info["match"] and info["seq"] == len(one) + len(two)
+        assert [g["deals"] for g in info["games"]] == [2, 2] and info["games"][1]["label"].startswith("Game 2")
+        # as one process replays the same actions
+        from overlay.service import feed
+        from overlay.service.protocol import ActionIn
+
+        local = feed.load_bytes(json.dumps(empty_game(first)).encode(), source="local")
+        for a in one:
+            local, _ = feed.push_action(local, ActionIn.model_validate(a), source="local")
+        local = feed.load_bytes(feed.next_game_bytes(local, date="2026-12-06T10:00:00Z"), source="local")
+        for a in two:
+            local, _ = feed.push_action(local, ActionIn.model_validate({**a, "seq": len(one) + a["seq"]}), source="local")
+        assert info["steps"] == len(local.steps)
