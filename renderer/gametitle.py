@@ -1,6 +1,8 @@
-"""The title a game of a match is drawn with: the game's own title and which game it is
-("Finals \u2014 Game 2 of 3").  One place, so the pages (the service's scenes) and ``render``
-or ``frame`` of the match file draw the same words."""
+"""Which game of a match is on air, and the games each side won before it: the label the
+title element draws on its last line ("GAME 2 OF 3 \u00b7 MATCH 1\u20130 \u00b7 DEAL 1"),
+under an event title too, and the state messages' ``gameTitle`` ("Finals \u2014 Game 2 of
+3 \u00b7 match 1\u20130").  One place, so the pages (the service's scenes), ``render`` and
+``frame`` of the match file, the studio and the logger say the same words."""
 
 from __future__ import annotations
 

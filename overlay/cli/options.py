@@ -26,7 +26,7 @@ def add_job_arguments(p: argparse.ArgumentParser) -> None:
     p.add_argument("--timing", default=None, help="a Timing JSON file")
     p.add_argument("--deals", default=None, help="only these deals, 1-based as inspect lists them: 3, 3-5")
     p.add_argument("--match-game", type=int, default=None, metavar="N",
-                   help="of a match file (.emn): its game N, from 1, titled as the pages title it ('Game 2 of 3')")
+                   help="of a match file (.emn): its game N, from 1, drawn as the pages draw it ('GAME 2 OF 3' on the title's last line)")
     p.add_argument("--sync", default=None, help="a timing file (or an old EGN file with 'timings') placing steps at match-video times")
     p.add_argument("--uploads", default=None, type=Path, help="folder of the images the studio uploaded (default: DATA/uploads of the server's data folder), for photos and logos named by --channel-settings")
 

@@ -7,9 +7,10 @@ engine's own text (file, deal, phase, index).  Its cost does not grow with the g
 
 A match (``.emn``) loads as every game it holds, played one after the other: its
 :attr:`Loaded.steps` run through game 1, then game 2...; :attr:`Loaded.parts` says where each
-game starts and how to label it ("Game 2 of 6"; "Game 2" while the match is in progress).  A
-plain game is a single part.  Single actions write into a match's last game: the logger's
-next game at the same table (:func:`next_game_bytes`) makes the match it is played in.
+game starts and how to label it ("Game 2 of 6 · match 1–0"; "Game 2" while the match is in
+progress: :mod:`renderer.gametitle`).  A plain game is a single part.  Single actions write
+into a match's last game: the logger's next game at the same table (:func:`next_game_bytes`)
+makes the match it is played in.
 """
 
 from __future__ import annotations
@@ -32,7 +33,6 @@ from engine.load import MAX_INPUT, LoadedGame
 from engine.state import GameState, Timeline
 from engine.validate import validate_document
 from renderer.gametitle import IN_PROGRESS, index_of, labels_of, part_title
-
 from studio.games import Held, append_games
 
 from .errors import BadRequest, TooLarge, Unprocessable
@@ -65,13 +65,14 @@ class Part:
     index: int  # game index in the match file (0 for a plain game)
     timeline: Timeline
     first_step: int  # global step index of the game's first state
-    label: str | None  # "Game 2 of 6" (None for a plain game)
+    label: str | None  # "Game 2 of 6 \u00b7 match 1\u20130" (None for a plain game): renderer.gametitle
     #: the engine's problems with this game (a match's; a plain game's are the Loaded's)
     problems: tuple[Problem, ...] = ()
 
     @property
     def title(self) -> str | None:
-        """What the scene shows as its title: the game's own title and, in a match, which game."""
+        """The game's own title and, in a match, which game (the state messages' ``gameTitle``;
+        a scene draws the label on the title's last line, under an event title too)."""
         return part_title(self.timeline.title, self.label)
 
 

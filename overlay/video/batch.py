@@ -82,7 +82,7 @@ class GameInput:
     name: str
     data: bytes
     output: Path
-    #: a match's game: which ("Game 2 of 3"), drawn in its title as the pages draw it
+    #: a match's game: which ("Game 2 of 3 \u00b7 match 1\u20130"), drawn as the pages draw it
     label: str | None = None
 
 

@@ -194,8 +194,8 @@ def load_job(
     :func:`renderer.timing.durations_of`), so a render shows what a channel plays.
     ``loaded`` (an :class:`engine.load.LoadedGame`, e.g. one game of a match file) is
     drawn instead of reading ``options.game``; ``label`` says which game of a match it is
-    ("Game 2 of 3"), drawn in the title as the pages draw it.  A match file takes
-    ``options.match_game``.
+    ("Game 2 of 3 \u00b7 match 1\u20130", :mod:`renderer.gametitle`), drawn on the title's
+    last line as the pages draw it.  A match file takes ``options.match_game``.
 
     Raises:
         OSError: a file is missing or an option is malformed.
