@@ -10,6 +10,7 @@ from engine.state import GameState
 
 from .altline import AltLine
 from .context import HAND_TYPES, Ctx
+from .gametitle import MatchGame
 from .panels import SIZES, draw_panel, title_size
 from .scene import Fit, Scene
 from .table import HAND_H, HAND_W, PLAY_H, PLAY_W, draw_flights, draw_hand, draw_play_area
@@ -43,7 +44,7 @@ def build_scene(
     photos: tuple[str | None, ...] = (),
     line: AltLine | None = None,
     subtitle: str = "",
-    game: str | None = None,
+    game: MatchGame | None = None,
 ) -> Scene:
     """Compute the scene of ``state``.
 

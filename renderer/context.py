@@ -14,6 +14,7 @@ from .altline import AltLine
 from .cardart import back_sprite, card_sprite
 from .contrast import legible, parse_colour
 from .fonts import MIN_TEXT, fit, measure, uses_fallback
+from .gametitle import MatchGame
 from .scene import Builder, Num, Op, keep
 from .theme import CardStyle, Theme
 from .timing import StepTiming, Timing
@@ -47,9 +48,10 @@ class Ctx:
     line: AltLine | None = None
     #: the event's subtitle (match data): a line of its own under the title
     subtitle: str = ""
-    #: which game of a match is drawn ("Game 2 of 3"; None: a game alone), on the title's
-    #: last line, so an event title does not hide it
-    game: str | None = None
+    #: which game of a match is drawn (None: a game alone): its label on the title's last
+    #: line, so an event title does not hide it, and the match score the game-over banner
+    #: carries on
+    game: MatchGame | None = None
 
     def __post_init__(self) -> None:
         self.st: StepTiming = self.timing.of(self.state.kind)

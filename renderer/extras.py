@@ -19,6 +19,7 @@ from .build import build_scene
 from .context import Ctx
 from .contrast import ink_on
 from .fonts import measure
+from .gametitle import MatchGame
 from .linemarks import draw_banner
 from .matchdata import MatchData, apply_match
 from .panels import extra_panel
@@ -55,7 +56,7 @@ def build_broadcast_scene(
     size: tuple[int, int] | None = None,
     line: AltLine | None = None,
     stats: MatchStats | None = None,
-    game: str | None = None,
+    game: MatchGame | None = None,
 ) -> Scene:
     """The scene of one output: ``build_scene`` with the match's display names, team names,
     photos and event title, then the view's extras and the deal transition on top

@@ -32,6 +32,7 @@ from engine.state import GameState
 from engine.stats import MatchStats
 
 from .analysis import AnalysisFrame
+from .gametitle import MatchGame
 from .matchdata import MatchData
 from .onair import ImageReader, OnAir, Views, build_on_air, draw, load_images, still_from
 from .raster import Assets
@@ -182,7 +183,7 @@ class FrameSource:
         stats: Callable[[int], MatchStats] | None = None,
         analysis: Callable[[int], AnalysisFrame] | None = None,
         public: bool = False,
-        game: str | None = None,
+        game: MatchGame | None = None,
     ) -> None:
         """``match`` and the view's extras are drawn as a channel's page draws them; ``images``
         reads the bytes of the uploaded images a scene names (the caller's files: this module

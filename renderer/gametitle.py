@@ -7,15 +7,33 @@ under an event title too, and the state messages' ``gameTitle`` ("Finals \u2014 
 from __future__ import annotations
 
 from collections.abc import Sequence
+from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, NamedTuple
 
 if TYPE_CHECKING:
     from engine.load import LoadedGame, LoadedMatch
 
-__all__ = ["IN_PROGRESS", "Played", "game_label", "game_labels", "games_won", "index_of", "labels_of", "part_title"]
+__all__ = ["IN_PROGRESS", "MatchGame", "Played", "game_label", "game_labels", "games_won", "index_of", "labels_of", "part_title"]
 
 #: ``metadata.result.status`` of a match still being played (EMN's MatchResult)
 IN_PROGRESS = "IN_PROGRESS"
+
+
+@dataclass(frozen=True)
+class MatchGame:
+    """A game of a match as its scenes draw it: its ``label`` ("Game 2 of 3 \u00b7 match
+    1\u20130") on the title's last line, and ``won``, the games each team (seats 0 and 2
+    first) won before it, which the game-over banner carries on (None: the partnerships
+    changed, no team score)."""
+
+    label: str
+    won: tuple[int, int] | None = None
+
+    def after(self, winner: int) -> tuple[int, int] | None:
+        """The games won once team ``winner`` has won this one."""
+        if self.won is None:
+            return None
+        return (self.won[0] + (winner == 0), self.won[1] + (winner == 1))
 
 
 def game_label(index: int, total: int, match: Any) -> str:
@@ -68,18 +86,18 @@ def games_won(before: Sequence[Played], players: Sequence[str]) -> tuple[int, in
     return won[0], won[1]
 
 
-def game_labels(match: Any, total: int, games: Sequence[Played]) -> list[str]:
-    """The label of each of ``games`` (the readable games of the EMN document ``match``,
-    which lists ``total``): which game it is and, from the second on, the games each team won
-    before it ("Game 2 of 3 \u00b7 match 1\u20130", the team of seats 0 and 2 first, as the
-    score panel lists the teams; none while no game before it is won)."""
+def game_labels(match: Any, total: int, games: Sequence[Played]) -> list[MatchGame]:
+    """Each of ``games`` (the readable games of the EMN document ``match``, which lists
+    ``total``) as its scenes draw it: which game it is and, from the second on, the games each
+    team won before it ("Game 2 of 3 \u00b7 match 1\u20130", the team of seats 0 and 2
+    first, as the score panel lists the teams; none while no game before it is won)."""
     out = []
     for k, game in enumerate(games):
         label = game_label(game.place, total, match)
-        score = games_won(games[:k], game.players) if k else None
+        score = games_won(games[:k], game.players)
         if score is not None and score != (0, 0):  # 0-0: the games before it are not over (a file cut short)
             label = f"{label} \u00b7 match {score[0]}\u2013{score[1]}"
-        out.append(label)
+        out.append(MatchGame(label, score))
     return out
 
 
@@ -90,8 +108,8 @@ def index_of(game: LoadedGame, pos: int) -> int:
     return int(tail) if tail.isdigit() else pos
 
 
-def labels_of(loaded: LoadedMatch) -> dict[int, str]:
-    """The label of each game the engine read of a match, by its index in the file."""
+def labels_of(loaded: LoadedMatch) -> dict[int, MatchGame]:
+    """Each game the engine read of a match as its scenes draw it, by its index in the file."""
     listed = loaded.match.get("games") if isinstance(loaded.match, dict) else None
     total = max(len(listed) if isinstance(listed, list) else 0, len(loaded.games))
     played = []

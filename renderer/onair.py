@@ -51,6 +51,7 @@ from engine.stats import MatchStats
 from .altline import AltLine
 from .analysis import AnalysisFrame, build_analysis_layer
 from .extras import build_broadcast_scene
+from .gametitle import MatchGame
 from .matchdata import MatchData
 from .ops import SceneError
 from .raster import Assets, raster
@@ -174,7 +175,7 @@ def step_scene(
     size: tuple[int, int] | None,
     line: AltLine | None = None,
     stats: MatchStats | None = None,
-    game: str | None = None,
+    game: MatchGame | None = None,
 ) -> Scene:
     """The scene of ``state`` as an output shows it: the view's elements and extras, the
     match data, the deal transition (``line``: an alternative line on air; ``stats``: the
@@ -211,7 +212,7 @@ def build_on_air(
     stats: MatchStats | None = None,
     analysis: AnalysisFrame | None = None,
     public: bool = False,
-    game: str | None = None,
+    game: MatchGame | None = None,
 ) -> OnAir:
     """Everything on air over ``state``'s step, the layer from the step's start: what a
     video shows.  Pure."""

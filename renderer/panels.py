@@ -274,8 +274,8 @@ def _title(ctx: Ctx, el: Element) -> None:
         sub = f"DEAL {deal_label(st)}"
         if st.calls and st.calls[-1].round == 2 and st.trump_code is None:
             sub += " \u00b7 ROUND 2"
-    if ctx.game:
-        sub = f"{ctx.game.upper()} \u00b7 {sub}"
+    if ctx.game is not None:
+        sub = f"{ctx.game.label.upper()} \u00b7 {sub}"
     ctx.label(th.font_body, 20, w - 22, y, sub, th.muted, align="right", ls=2.0, width=w - 40)
 
 
@@ -465,6 +465,9 @@ def _banner(ctx: Ctx, el: Element) -> None:
         head = ctx.team_label(st.winner, th.font_title, 72, w - 60, ls=1.5, suffix=" WIN")
         kicker, colour = "GAME OVER", ctx.team_colour(st.winner)
         line = f"{st.score[st.winner]} \u2013 {st.score[1 - st.winner]}"
+        won = ctx.game.after(st.winner) if ctx.game is not None else None
+        if won is not None:  # a match: the games each side has won now, the winner's first
+            line += f" \u00b7 MATCH {won[st.winner]}\u2013{won[1 - st.winner]}"
     elif st.kind is StepKind.DEAL_SCORED and st.deal_points is not None:
         if st.thrown_in or sum(st.deal_points) == 0:
             kicker, head, colour, line = "NO SCORE", "THROWN IN", th.muted, "ALL PASSED"

@@ -104,7 +104,7 @@ def run_batch(args: argparse.Namespace, games: list[Any], refused: list[tuple[st
     written = 0
     for game in games:
         try:
-            job = load_job(JobOptions.of(args), loaded=load(game), label=game.label)
+            job = load_job(JobOptions.of(args), loaded=load(game), which=game.game)
             writer = VideoWriter(game.output, codec, fps=job.fps, size=job.size, background=args.background)
         except (OSError, ValueError) as exc:  # EgnError is a ValueError: named by the game
             failed[game.name] = str(exc)
@@ -140,7 +140,7 @@ def run_ray(args: argparse.Namespace) -> int:
     failed: dict[str, str] = dict(refused)
     for game in games:
         try:
-            job = load_job(JobOptions.of(args), loaded=load(game), label=game.label)
+            job = load_job(JobOptions.of(args), loaded=load(game), which=game.game)
             if codec.encoder in ("libx264", "libvpx-vp9") or codec.pix_fmt.startswith("yuv"):
                 if job.size[0] % 2 or job.size[1] % 2:
                     raise OSError(f"{codec.name} needs an even width and height, got {job.size[0]}x{job.size[1]}")

@@ -32,7 +32,7 @@ from engine.live import Change, LiveAction, LiveGame, actions_of  # actions_of: 
 from engine.load import MAX_INPUT, LoadedGame
 from engine.state import GameState, Timeline
 from engine.validate import validate_document
-from renderer.gametitle import IN_PROGRESS, index_of, labels_of, part_title
+from renderer.gametitle import IN_PROGRESS, MatchGame, index_of, labels_of, part_title
 from studio.games import Held, append_games
 
 from .errors import BadRequest, TooLarge, Unprocessable
@@ -68,6 +68,13 @@ class Part:
     label: str | None  # "Game 2 of 6 \u00b7 match 1\u20130" (None for a plain game): renderer.gametitle
     #: the engine's problems with this game (a match's; a plain game's are the Loaded's)
     problems: tuple[Problem, ...] = ()
+    #: a match's game: the games each team won before it (renderer.gametitle.MatchGame)
+    won: tuple[int, int] | None = None
+
+    @property
+    def match_game(self) -> MatchGame | None:
+        """Which game of a match this is, as its scenes draw it (None: a plain game)."""
+        return None if self.label is None else MatchGame(self.label, self.won)
 
     @property
     def title(self) -> str | None:
@@ -201,7 +208,8 @@ def _match(data: bytes, loaded: Any, *, source: str) -> Loaded:
     problems: list[Problem] = []
     for pos, g in enumerate(games):
         index = index_of(g, pos)
-        parts.append(Part(index, g.timeline, len(steps), labels[index], tuple(g.all_problems)))
+        which = labels[index]
+        parts.append(Part(index, g.timeline, len(steps), which.label, tuple(g.all_problems), which.won))
         steps.extend(g.timeline.steps)
         problems.extend(g.all_problems)
     return Loaded(
@@ -397,7 +405,7 @@ def with_live_game(game: Loaded, live: LiveGame) -> Loaded:
     offset = last.first_step
     entries = list(game.document.get("games") or [])
     entries[-1] = {**entries[-1], "gameData": live.to_egn()}
-    parts = (*game.parts[:-1], Part(last.index, timeline, offset, last.label, timeline.problems))
+    parts = (*game.parts[:-1], Part(last.index, timeline, offset, last.label, timeline.problems, last.won))
     return Loaded(
         source=game.source,
         document={**game.document, "games": entries},

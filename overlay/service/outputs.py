@@ -15,6 +15,7 @@ from collections.abc import Callable, Sequence
 from typing import TYPE_CHECKING, Any
 
 from engine.state import GameState, StepKind, Timeline
+from renderer.gametitle import MatchGame
 from renderer.matchdata import MatchData
 from renderer.scene import Scene, sample
 from renderer.settings import RenderSettings
@@ -86,7 +87,7 @@ def render(
     match: MatchData | None = None,
     line: AltLine | None = None,
     stats_of: StatsOf | None = None,
-    game: str | None = None,
+    game: MatchGame | None = None,
 ) -> str:
     """Compact scene JSON for one state, drawn at ``size`` (the view is scaled to fit), with the
     channel's match data and the view's broadcast extras; ``line``: the alternative line on
@@ -159,7 +160,7 @@ class SceneCache:
         render_settings: RenderSettings,
         *,
         title: str | None,
-        game: str | None = None,
+        game: MatchGame | None = None,
         line: AltLine | None = None,
         stats_of: StatsOf | None = None,
         shown: Callable[[GameState], GameState] | None = None,
@@ -203,7 +204,7 @@ class SceneCache:
         *,
         title: str | None,
         size: tuple[int, int],
-        game: str | None = None,
+        game: MatchGame | None = None,
         line: AltLine | None = None,
         stats_of: StatsOf | None = None,
     ) -> str:

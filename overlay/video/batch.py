@@ -37,7 +37,7 @@ from typing import TYPE_CHECKING, Any
 from pydantic import BaseModel
 
 from engine.errors import EgnError, Place, SchemaError
-from renderer.gametitle import labels_of
+from renderer.gametitle import MatchGame, labels_of
 
 from .job import Job, frame_source
 
@@ -83,7 +83,7 @@ class GameInput:
     data: bytes
     output: Path
     #: a match's game: which ("Game 2 of 3 \u00b7 match 1\u20130"), drawn as the pages draw it
-    label: str | None = None
+    game: MatchGame | None = None
 
 
 @dataclass(frozen=True)
@@ -105,7 +105,7 @@ class GameSpec:
     suffix: str  # the output's suffix: segments use the same container as the output
     images: dict[str, bytes] = field(default_factory=dict)
     analysis: str | None = None  # render --analysis: "full", "public" or None
-    game: str | None = None  # which game of a match ("Game 2 of 3")
+    game: MatchGame | None = None  # which game of a match ("Game 2 of 3")
 
     @property
     def frames(self) -> int:
@@ -192,7 +192,7 @@ def _games_of(path: Path, output: Path, *, suffix: str, folder: bool) -> tuple[l
             continue
         game_data = entry.get("gameData") if isinstance(entry, dict) else None
         games.append(GameInput(f"{path.name} game {i + 1}", json.dumps(game_data).encode(), output / f"{path.stem}-game{i + 1}{suffix}",
-                               label=labels.get(i)))
+                               game=labels.get(i)))
     return games, refused
 
 

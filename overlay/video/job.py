@@ -18,7 +18,7 @@ from typing import TYPE_CHECKING, Any, TypeVar
 
 from pydantic import BaseModel, ValidationError
 
-from renderer.gametitle import labels_of
+from renderer.gametitle import MatchGame, labels_of
 
 if TYPE_CHECKING:
     from engine.load import LoadedGame
@@ -87,7 +87,7 @@ class Job:
     timeline: Timeline | None = None  # of ``steps``: the statistics extras' numbers
     rules: Ruleset | None = None  # of the game (for --analysis)
     analysis: str | None = None  # "full", "public" or None (no analysis drawn)
-    game: str | None = None  # which game of a match ("Game 2 of 3"), drawn as the pages draw it
+    game: MatchGame | None = None  # which game of a match, drawn as the pages draw it
 
     def images(self) -> Callable[[Sequence[str]], dict[str, bytes]] | None:
         """Reads the uploaded images the scenes name (``None``: no uploads folder)."""
@@ -186,14 +186,14 @@ def load_job(
     fps: Fraction | None = None,
     from_zero: bool = False,
     loaded: LoadedGame | None = None,
-    label: str | None = None,
+    which: MatchGame | None = None,
 ) -> Job:
     """Load the game and settings named by ``options``.
 
     Step start times are the Director's (:class:`overlay.service.director.StepTimes` over
     :func:`renderer.timing.durations_of`), so a render shows what a channel plays.
     ``loaded`` (an :class:`engine.load.LoadedGame`, e.g. one game of a match file) is
-    drawn instead of reading ``options.game``; ``label`` says which game of a match it is
+    drawn instead of reading ``options.game``; ``which`` says which game of a match it is
     ("Game 2 of 3 \u00b7 match 1\u20130", :mod:`renderer.gametitle`), drawn on the title's
     last line as the pages draw it.  A match file takes ``options.match_game``.
 
@@ -217,7 +217,7 @@ def load_job(
     else:
         game, picked = _one_game(Path(options.game), options.match_game)
         if picked is not None:
-            source, label = picked
+            source, which = picked
     steps = game.timeline.steps
     if not steps:
         raise OSError(f"{source}: the game has no steps")
@@ -265,7 +265,7 @@ def load_job(
         source=source,
         steps=steps,
         title=game.timeline.title,
-        game=label,
+        game=which,
         view=views,
         theme=theme,
         timing=timing,
@@ -281,9 +281,9 @@ def load_job(
     )
 
 
-def _one_game(path: Path, number: int | None) -> tuple[LoadedGame, tuple[str, str] | None]:
+def _one_game(path: Path, number: int | None) -> tuple[LoadedGame, tuple[str, MatchGame] | None]:
     """The game a command draws from ``path``: the game of a game file, or game ``number``
-    (from 1) of a match file with its name and label.
+    (from 1) of a match file with its name and how its scenes say which game it is.
 
     Raises:
         OSError: a match without ``number`` (or with one it does not have), or ``number``
@@ -399,7 +399,7 @@ def frame_source(
     timeline: Timeline | None = None,
     rules: Ruleset | None = None,
     analysis: str | None = None,
-    game: str | None = None,
+    game: MatchGame | None = None,
 ) -> FrameSource:
     """The :class:`renderer.frames.FrameSource` of a game as ``render`` draws it: the
     statistics extras from ``timeline``, the analysis layer with ``analysis`` ("full" or

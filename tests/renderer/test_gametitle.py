@@ -3,7 +3,7 @@
 
 from __future__ import annotations
 
-from renderer.gametitle import IN_PROGRESS, Played, game_label, game_labels, games_won, part_title
+from renderer.gametitle import IN_PROGRESS, MatchGame, Played, game_label, game_labels, games_won, part_title
 
 ANA_CHLOE_SOUTH = ("Ana", "Ben", "Chloe", "Dev")  # seats 0 and 2: Ana and Chloe
 ANA_CHLOE_EAST = ("Ben", "Chloe", "Dev", "Ana")  # the same partnerships, seats turned: Ana and Chloe at 1 and 3
@@ -29,7 +29,11 @@ def test_games_won_follow_the_partnerships_wherever_they_sit() -> None:
 def test_labels_add_the_match_score_from_the_second_game_once_a_game_is_won() -> None:
     match: dict[str, dict[str, str]] = {"metadata": {}}
     played = [Played(0, ANA_CHLOE_SOUTH, 0), Played(1, ANA_CHLOE_EAST, 0), Played(2, ANA_CHLOE_SOUTH, None)]
-    assert game_labels(match, 3, played) == ["Game 1 of 3", "Game 2 of 3 \u00b7 match 0\u20131", "Game 3 of 3 \u00b7 match 1\u20131"]
+    assert game_labels(match, 3, played) == [
+        MatchGame("Game 1 of 3", (0, 0)), MatchGame("Game 2 of 3 \u00b7 match 0\u20131", (0, 1)), MatchGame("Game 3 of 3 \u00b7 match 1\u20131", (1, 1))]
+    # the banner at the end of game 3 carries it on: the team of seats 0 and 2 won it
+    assert game_labels(match, 3, played)[2].after(0) == (2, 1)
     unfinished = [Played(0, ANA_CHLOE_SOUTH, None), Played(1, ANA_CHLOE_SOUTH, None)]
-    assert game_labels(match, 2, unfinished) == ["Game 1 of 2", "Game 2 of 2"]  # "match 0-0" would say nothing
-    assert game_labels(match, 2, [played[0], Played(1, NEW_PARTNERS, None)]) == ["Game 1 of 2", "Game 2 of 2"]
+    assert [g.label for g in game_labels(match, 2, unfinished)] == ["Game 1 of 2", "Game 2 of 2"]  # "match 0-0" would say nothing
+    changed = game_labels(match, 2, [played[0], Played(1, NEW_PARTNERS, None)])
+    assert changed[1] == MatchGame("Game 2 of 2", None) and changed[1].after(0) is None

@@ -18,6 +18,7 @@ from renderer.analysis import AnalysisFrame, CallRow, Reading, build_analysis_la
 from renderer.contrast import MIN_CONTRAST, parse_colour, worst_contrast
 from renderer.extras import build_broadcast_scene
 from renderer.fonts import MIN_TEXT, fit, measure
+from renderer.gametitle import MatchGame
 from renderer.matchdata import MatchData, PlayerData
 from renderer.panels import SIZES, TITLE_GROWTH
 from renderer.scene import Scene
@@ -245,9 +246,23 @@ def test_the_title_says_which_game_of_a_match_even_under_an_event_title(event: s
     event title never showed it."""
     st = timeline().steps[3]
     match = MatchData(event_title=event, players=tuple(PlayerData() for _ in range(4)))
-    got = words(build_broadcast_scene(st, default_view(), match=match, title="Semi-final", game="Game 2 of 3"))
+    got = words(build_broadcast_scene(st, default_view(), match=match, title="Semi-final", game=MatchGame("Game 2 of 3")))
     assert f"GAME 2 OF 3 \u00b7 DEAL {st.deal + 1}" in got
     assert (event.upper() if event else "SEMI-FINAL") in got
     assert not any(w.endswith("\u2026") for w in got), got
     alone = words(build_broadcast_scene(st, default_view(), match=match, title="Semi-final"))
     assert f"DEAL {st.deal + 1}" in alone and not any("GAME" in w for w in alone)
+
+
+def test_the_game_over_banner_of_a_match_carries_the_match_score_on() -> None:
+    """The end of a match's game: the banner's score line adds the games each side has won
+    now, the winner's first ("10 – 7 · MATCH 2–1"), from the games won before it."""
+    over = timeline().steps[-1]
+    assert over.game_over and over.winner is not None
+    w = over.winner
+    before = (1, 1)  # seats 0 and 2 first
+    got = words(build_broadcast_scene(over, default_view(), title="Final", game=MatchGame("Game 3 of 3 \u00b7 match 1\u20131", before)))
+    assert f"{over.score[w]} \u2013 {over.score[1 - w]} \u00b7 MATCH 2\u20131" in got
+    assert "GAME 3 OF 3 \u00b7 MATCH 1\u20131 \u00b7 DEAL" in " ".join(got)
+    plain = words(build_broadcast_scene(over, default_view(), title="Final", game=MatchGame("Game 2 of 2")))  # partners changed
+    assert f"{over.score[w]} \u2013 {over.score[1 - w]}" in plain and not any("MATCH" in x for x in plain)

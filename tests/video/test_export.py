@@ -356,13 +356,13 @@ def test_a_match_game_is_titled_as_the_pages_title_it(tmp_path: Path, capsys: py
     loaded = load_bytes(path.read_bytes(), source="m.emn")
     assert [p.label for p in loaded.parts] == ["Game 1 of 3", "Game 2 of 3", "Game 3 of 3"]
     jobs = [load_job(JobOptions(game=str(path), match_game=n)) for n in (1, 2, 3)]
-    assert [(j.title, j.game) for j in jobs] == [(p.timeline.title, p.label) for p in loaded.parts]
+    assert [(j.title, j.game) for j in jobs] == [(p.timeline.title, p.match_game) for p in loaded.parts]
     games, _ = collect_games(path, tmp_path / "out", suffix=".mov")
-    assert [load_job(JobOptions(game=str(path)), loaded=load(g), label=g.label).game for g in games] == [p.label for p in loaded.parts]
+    assert [load_job(JobOptions(game=str(path)), loaded=load(g), which=g.game).game for g in games] == [p.match_game for p in loaded.parts]
     # the page's scene of game 2's fourth step is the video's
     part, k = loaded.parts[1], 3
     page = render(loaded.steps[part.first_step + k], view=default_view(), theme=DEFAULT_THEME, timing=Timing(),
-                  title=part.timeline.title, game=part.label, size=(1920, 1080))
+                  title=part.timeline.title, game=part.match_game, size=(1920, 1080))
     assert jobs[1].frames().scene(k).dumps() == page and "GAME 2 OF 3 \u00b7 DEAL 1" in page
     capsys.readouterr()
     assert main(["frame", str(path), "--step", "3", "-o", str(tmp_path / "f.png")]) == 2
