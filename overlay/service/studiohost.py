@@ -102,7 +102,8 @@ class StudioBridge:
         out = self._output(output)
         cur = ch.settings
         if not 0 <= index < len(cur.views):
-            raise NotFound(f"channel {channel!r} has {len(cur.views)} named view(s), not a view {index + 1}", channel=channel)
+            have = len(cur.views)
+            raise NotFound(f"channel {channel!r} has {have} named view{'' if have == 1 else 's'}, not a view {index + 1}", channel=channel)
         outputs = dict(cur.outputs)
         outputs[out] = cur.output(out).model_copy(update={"view": cur.views[index]})
         take = None if out == "preview" else transition or cur.timing.take

@@ -228,12 +228,12 @@ def print_report(report: BatchReport, *, file: Any = None) -> None:
         lost = t.attempts - len(t.failures) - (1 if t.ok else 0)
         how = "; ".join(f"attempt {a.number}: {a.error}" for a in t.failures)
         if lost > 0:
-            how = (how + "; " if how else "") + f"{lost} attempt(s) lost with their worker"
+            how = (how + "; " if how else "") + f"{lost} attempt{'' if lost == 1 else 's'} lost with {'its' if lost == 1 else 'their'} worker"
         state = "succeeded" if t.ok else "FAILED"
         print(f"euchre-overlay: render --ray: {t.game} {t.segment}: {state} after {t.attempts} attempts ({how})", file=out)
     for game, reason in report.failed.items():
         print(f"euchre-overlay: render --ray: {game}: not written: {reason}", file=out)
-    print(f"euchre-overlay: render --ray: {len(report.written)} written, {len(report.failed)} failed, {len(report.retried)} task(s) retried", file=out)
+    print(f"euchre-overlay: render --ray: {len(report.written)} written, {len(report.failed)} failed, {len(report.retried)} task{'' if len(report.retried) == 1 else 's'} retried", file=out)
 
 
 def short_temp_dir() -> str:

@@ -283,7 +283,7 @@ def test_task_failing_once_is_retried_and_reported(how: str, games: Path, single
         assert task.failures == ()  # the worker died before it could say why
     text = io.StringIO()
     print_report(report, file=text)
-    expected = "attempt 1: RuntimeError: injected failure" if how == "raise" else "1 attempt(s) lost with their worker"
+    expected = "attempt 1: RuntimeError: injected failure" if how == "raise" else "1 attempt lost with its worker"
     assert f"a.egn deal 2: succeeded after 2 attempts ({expected})" in text.getvalue()
     assert decoded(outputs[0], "qtrle") == decoded(single(games / "a.egn", "qtrle"), "qtrle")
 
