@@ -21,11 +21,12 @@ and the edits are the engine's (:mod:`engine.choices`).
 from __future__ import annotations
 
 import weakref
+from collections.abc import Callable
 from dataclasses import dataclass
 from datetime import datetime, timezone
 from importlib.resources import files
 from pathlib import Path
-from typing import Any
+from typing import Any, TypeVar
 from urllib.parse import quote, unquote
 
 from aiohttp import web
@@ -36,7 +37,7 @@ from engine.live import LiveGame
 
 from ..channel import Channel
 from ..errors import BadRequest, Conflict, Unprocessable
-from ..feed import document_bytes, live_of, next_game_bytes, with_live_game
+from ..feed import Loaded, document_bytes, live_of, next_game_bytes, with_live_game
 from ..feedkeys import feed_route
 from ..limits import parse
 from ..protocol import ActionIn, dump
@@ -288,22 +289,12 @@ async def post_edit(request: web.Request) -> web.Response:
         Conflict: another page holds the logger, or the game changed since ``seq``.
         EgnError: the engine refused the edit (its place and text).
     """
-    ch = channel_of(request)
-    try:
-        _held(request, ch)
-        body = parse(EditIn, await read_json(request))
-        if body.seq != ch.seq:
-            raise Conflict(f"channel {ch.id!r}: the game has moved on (seq {ch.seq}, the edit was made at {body.seq}): look again", kind="stale_edit", expected=ch.seq + 1)
+
+    def edit(ch: Channel, body: EditIn, g: Loaded) -> bytes:
         live, _ = edited(_live(ch), body.at, body.action)
-        g = ch.game
-        assert g is not None  # _live refused a channel without one
-        data = document_bytes(with_live_game(g, live).document) if g.match else live.to_egn_bytes()
-        ack = ch.ingest.put_game(data, source=g.source, strict=True)
-    except REFUSED as exc:
-        note_refused(request, ch, exc, None)
-        raise
-    ch.feed_log.took(clock_of(request), via=via_of(request))
-    return web.json_response({"ack": dump(ack), "view": _view(request, ch, full=False)})
+        return document_bytes(with_live_game(g, live).document) if g.match else live.to_egn_bytes()
+
+    return await _rewrite(request, EditIn, edit, stale="the edit was made at", kind="stale_edit")
 
 
 class NextGameIn(BaseModel):
@@ -326,22 +317,50 @@ async def post_next_game(request: web.Request) -> web.Response:
         Conflict: another page holds the logger, or the game changed since ``seq``.
         Unprocessable: no game, or the game is not over.
     """
+
+    def next_game(ch: Channel, body: NextGameIn, g: Loaded) -> bytes:
+        return next_game_bytes(g, date=datetime.now(timezone.utc).strftime("%Y-%m-%dT%H:%M:%SZ"))
+
+    return await _rewrite(request, NextGameIn, next_game, stale="the page saw", kind="stale", status=201, full=True)
+
+
+_Body = TypeVar("_Body", EditIn, NextGameIn)
+
+
+async def _rewrite(
+    request: web.Request,
+    model: type[_Body],
+    make: Callable[[Channel, _Body, Loaded], bytes],
+    *,
+    stale: str,
+    kind: str,
+    status: int = 200,
+    full: bool = False,
+) -> web.Response:
+    """A logger request that writes the channel's game whole (an edit, the next game): the
+    page holds the logger and saw the server's ``seq``; ``make`` gives the game's new bytes,
+    which the channel takes as a PUT.  The answer is ``{"ack", "view"}`` (``full``: the view
+    with the deal's actions and the pad).
+
+    Raises:
+        Conflict: another page holds the logger, or the game changed since the page's ``seq``.
+        EgnError, Unprocessable: ``make``'s refusal (the channel keeps its game).
+    """
     ch = channel_of(request)
     try:
         _held(request, ch)
-        body = parse(NextGameIn, await read_json(request))
+        body = parse(model, await read_json(request))
         if body.seq != ch.seq:
-            raise Conflict(f"channel {ch.id!r}: the game has moved on (seq {ch.seq}, the page saw {body.seq}): look again", kind="stale", expected=ch.seq + 1)
+            raise Conflict(f"channel {ch.id!r}: the game has moved on (seq {ch.seq}, {stale} {body.seq}): look again", kind=kind, expected=ch.seq + 1)
         _live(ch)  # a channel without a game, or a match whose last game cannot be read, is refused here
         g = ch.game
         assert g is not None
-        data = next_game_bytes(g, date=datetime.now(timezone.utc).strftime("%Y-%m-%dT%H:%M:%SZ"))
-        ack = ch.ingest.put_game(data, source=g.source, strict=True)
+        ack = ch.ingest.put_game(make(ch, body, g), source=g.source, strict=True)
     except REFUSED as exc:
         note_refused(request, ch, exc, None)
         raise
     ch.feed_log.took(clock_of(request), via=via_of(request))
-    return web.json_response({"ack": dump(ack), "view": _view(request, ch)}, status=201)
+    return web.json_response({"ack": dump(ack), "view": _view(request, ch, full=full)}, status=status)
 
 
 @routes.get("/api/channels/{channel}/logger/game")
