@@ -156,7 +156,7 @@ def choices_of(game: LiveGame, *, dealer: int | None = None, hands: Sequence[Seq
     cards = deck(rules.min_rank, joker=rules.joker)
     names = tuple(card_name(c) for c in cards)
     if last is not None and last.game_over:
-        return Choices("over", None, last.deal, last.dealer, (), deck=names, note="the game is over: undo, or edit the last deal")
+        return Choices("over", None, last.deal, last.dealer, (), deck=names, note="the game is over: undo, edit the last deal, or start the next game at this table")
     if last is None or last.kind in _OVER:
         return _deal_start(game, last, seats, cards, names, dealer, hands)
     table = Table(seats)

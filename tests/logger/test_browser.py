@@ -383,6 +383,9 @@ async def test_at_the_end_of_a_game_the_logger_starts_the_next_one_of_the_match(
     await driver.sign_in(server.base, "t1", TOKEN)
     await page.wait_for_selector("#next-game:not([disabled])")
     assert (await page.text_content("#prompt")) == "The game is over"
+    # the games won at this table so far (the first game, won by seats 0 and 2)
+    names = [n.split(" ")[0] for n in first["metadata"]["players"]]
+    assert (await page.text_content(".match-score")) == f"Games won: {names[0]} & {names[2]} 1 \u2013 0 {names[1]} & {names[3]}"
     await page.tap("#next-game")
     await page.tap("#next-game-no")  # a tap by mistake is taken back
     await page.tap("#next-game")

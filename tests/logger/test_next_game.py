@@ -51,7 +51,9 @@ async def test_the_next_game_makes_a_match_and_the_logger_writes_its_last_game(c
     assert r.status == 422 and "the game is not over yet" in (await r.json())["error"]
     last = await log(client, one[10:], 11)
     assert last["view"]["state"]["gameOver"] and last["view"]["choices"]["choices"] == []
-    assert half["view"]["game"] is None
+    assert half["view"]["game"] is None and half["view"]["matchScore"] == [0, 0]
+    # the games won at this table, the game just over counted: what decides a next game
+    assert last["view"]["matchScore"] == ([1, 0] if WON == 0 else [0, 1])
     seq = len(one)
     # a page that saw an older seq is told to look again
     r = await next_game(client, seq - 1)
@@ -70,6 +72,8 @@ async def test_the_next_game_makes_a_match_and_the_logger_writes_its_last_game(c
     two = acts(SECOND)
     end = await log(client, two, seq + 1)
     assert end["view"]["state"]["gameOver"] and end["view"]["deals"] == 2
+    won_two = load_any(json.dumps(SECOND).encode(), source="second").timeline.steps[-1].winner  # type: ignore[union-attr]
+    assert end["view"]["matchScore"] == [(WON == 0) + (won_two == 0), (WON == 1) + (won_two == 1)]
     info = await (await client.get("/api/channels/t1", headers=AUTH)).json()
     assert info["game"]["seq"] == seq + len(two)
     assert [(g["firstStep"], g["deals"]) for g in info["game"]["games"]] == [(0, 2), (first_steps, 2)]

@@ -34,6 +34,8 @@ from pydantic import BaseModel, ConfigDict, Field
 
 from engine.choices import choices_at, choices_of, deal_actions, edited, pad_of
 from engine.live import LiveGame
+from engine.state import GameState
+from renderer.gametitle import MatchGame
 
 from ..channel import Channel
 from ..errors import BadRequest, Conflict, Unprocessable
@@ -205,6 +207,7 @@ def _view(request: web.Request, ch: Channel, *, at: int | None = None, full: boo
         **base,
         # a match being logged: which game the logger writes (1-based), of how many so far
         "game": None if g is None or not g.match else {"number": len(g.parts), "label": g.parts[-1].label},
+        "matchScore": _match_score(g, last),
         "players": list(tl.players),
         "ruleset": live.metadata.rules.model_dump(mode="json"),
         "deals": len(live),
@@ -214,6 +217,17 @@ def _view(request: web.Request, ch: Channel, *, at: int | None = None, full: boo
         "nextDealers": list(dealers),
         "at": at,
     }
+
+
+def _match_score(game: Loaded | None, last: GameState | None) -> list[int] | None:
+    """The games each team (seats 0 and 2 first) has won at this table, the game being
+    logged counted once it is over: what decides whether a next game is played.  None when
+    the match's partnerships changed (no team score)."""
+    if game is None:
+        return None
+    which = game.parts[-1].match_game or MatchGame("", (0, 0))
+    won = which.after(last.winner) if last is not None and last.game_over and last.winner is not None else which.won
+    return None if won is None else list(won)
 
 
 # ------------------------------------------------------------------ the page

@@ -38,6 +38,7 @@ import { h, cardText, callText, isRed, renderTable } from "./table.js";
  * @property {boolean} you
  * @property {{ step: number, deal: number, dealNumber: number, kind: string, game: number } | null} programAt where the program output is (in a match, game from 0)
  * @property {{ number: number, label: string | null } | null} game the game being logged, when the channel plays a match
+ * @property {number[] | null} matchScore games won at this table by each team (seats 0 and 2 first), this game counted once over
  * @property {string[]} players
  * @property {number} deals
  * @property {TableState | null} state
@@ -583,8 +584,12 @@ function dealTools(ch, v) {
  * two taps (a game cannot be taken back by Undo). @param {View} v @param {boolean} blocked */
 function nextGameTools(v, blocked) {
   const number = (v.game ? v.game.number : 1) + 1;
-  const box = h("div", { class: "next-game" },
-    h("p", {}, `Next: game ${number} at this table, with the same players and rules. The game just played stays on the channel as game ${number - 1} of the match.`));
+  const box = h("div", { class: "next-game" });
+  if (v.matchScore) {
+    const side = (/** @type {number} */ t) => [t, t + 2].map((s) => (v.players[s] || `Seat ${s}`).split(" ")[0]).join(" & ");
+    box.append(h("p", { class: "match-score" }, `Games won: ${side(0)} ${v.matchScore[0]} \u2013 ${v.matchScore[1]} ${side(1)}`));
+  }
+  box.append(h("p", {}, `Next: game ${number} at this table, with the same players and rules. The game just played stays on the channel as game ${number - 1} of the match.`));
   const off = blocked || !synced() || !outbox.online;
   if (!P.nextAsked) {
     const b = h("button", { class: "choice next", id: "next-game", disabled: off }, `Start game ${number}`);
