@@ -392,6 +392,12 @@ async def test_at_the_end_of_a_game_the_logger_starts_the_next_one_of_the_match(
     assert (await _info(server, "t1"))["game"]["match"] is False  # nothing yet: it asks first
     await page.tap("#next-game-yes")
     await page.wait_for_selector("#choices button.upcard")
+    # nothing to undo in a game with no deal (the engine would refuse an undo and stop the
+    # queue): the button is off and Backspace sends nothing
+    assert await page.locator("#undo").is_disabled()
+    await page.keyboard.press("Backspace")
+    assert await page.evaluate("window.euchreLogger.pending()") == 0
+    assert (await page.get_attribute("#net", "class")) == "live"
     label = (await _info(server, "t1"))["game"]["games"][1]["label"]  # "Game 2 · match 1–0"
     assert label == "Game 2 \u00b7 match 1\u20130" and (await page.text_content("#game-label")) == label
     second = generate_game(22, ruleset={"num_deals": 2}, players=first["metadata"]["players"])

@@ -285,7 +285,13 @@ function undo() {
   P.typed = "";
   const back = outbox.takeBackLast();
   if (back) return;
+  if (!undoable()) return; // a game with no deal yet (a new game, a match's next game): the engine would refuse it and stop the queue
   outbox.add({ kind: "undo" }, "Undo");
+}
+
+/** Whether Undo has something to take back: an action queued, or a deal on the server. */
+function undoable() {
+  return outbox.pending().length > 0 || !P.view || P.view.deals > 0;
 }
 
 // ------------------------------------------------------------------ edit
@@ -432,6 +438,7 @@ function render() {
   const warn = $("#warnings");
   warn.replaceChildren(...P.warnings.map((w) => h("div", { class: "warning" }, w)));
   /** @type {HTMLButtonElement} */ ($("#edit")).disabled = !synced() || !outbox.online;
+  /** @type {HTMLButtonElement} */ ($("#undo")).disabled = !undoable();
   $("#edit").textContent = P.editing ? "Done editing" : "Edit deal";
 }
 
