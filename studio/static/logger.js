@@ -49,7 +49,13 @@ export function deviceOrigin() {
 async function loadKeys() {
   try {
     listed = await S.api.get(keysUrl());
-  } catch (err) { notice(err.message); }
+  } catch (err) {
+    // not "No feed key yet": the list is asked for again at the tab's next drawing, a moment later
+    notice(err.message);
+    listed = null;
+    setTimeout(() => { if (S.tab === "logger" && !listed) S.render(); }, 2000);
+    return;
+  }
   if (S.tab === "logger") S.render();
 }
 

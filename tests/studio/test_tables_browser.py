@@ -591,3 +591,24 @@ async def test_the_properties_panel_fits_without_sideways_scrolling(browser: Any
         if sizes[0] > sizes[1]:
             wide[name] = sizes
     assert not wide, f"tabs wider than the panel at {width}x{height}: {wide}"
+
+
+async def test_a_feed_key_list_that_did_not_load_is_asked_again(browser: Any, server: Server) -> None:
+    """The Logger tab's keys asked while the server did not answer: the tab said "No feed key
+    yet." until the producer left it and came back; it asks again by itself."""
+    await server.api("POST", "/api/channels", json={"id": "t1", "title": "Table 1"})
+    await server.api("POST", "/api/channels/t1/feed-keys", json={"label": "north tablet"})
+    page = await studio(browser, server)
+    failed: list[str] = []
+
+    async def once(route: Any) -> None:
+        if route.request.method == "GET" and not failed:
+            failed.append(route.request.url)
+            await route.abort()
+        else:
+            await route.continue_()
+
+    await page.route("**/api/channels/t1/feed-keys", once)
+    await tab(page, "Logger")
+    await page.wait_for_selector("#panel .keys li:has-text('north tablet')", timeout=10_000)
+    assert failed
