@@ -222,8 +222,8 @@ def _view(request: web.Request, ch: Channel, *, at: int | None = None, full: boo
 def _match_score(game: Loaded | None, last: GameState | None) -> list[int] | None:
     """The games each team (seats 0 and 2 first) has won at this table, the game being
     logged counted once it is over: what decides whether a next game is played.  None when
-    the match's partnerships changed (no team score)."""
-    if game is None:
+    the match's partnerships changed (no team score), or the table is not two pairs."""
+    if game is None or len(game.parts[-1].timeline.players) != 4:
         return None
     which = game.parts[-1].match_game or MatchGame("", (0, 0))
     won = which.after(last.winner) if last is not None and last.game_over and last.winner is not None else which.won
