@@ -13,7 +13,7 @@ from typing import TYPE_CHECKING, Any, NamedTuple
 if TYPE_CHECKING:
     from engine.load import LoadedGame, LoadedMatch
 
-__all__ = ["IN_PROGRESS", "MatchGame", "Played", "game_label", "game_labels", "games_won", "index_of", "labels_of", "part_title"]
+__all__ = ["IN_PROGRESS", "MatchGame", "Played", "game_label", "game_labels", "games_won", "index_of", "labels_of", "part_title", "won_after"]
 
 #: ``metadata.result.status`` of a match still being played (EMN's MatchResult)
 IN_PROGRESS = "IN_PROGRESS"
@@ -31,9 +31,14 @@ class MatchGame:
 
     def after(self, winner: int) -> tuple[int, int] | None:
         """The games won once team ``winner`` has won this one."""
-        if self.won is None:
-            return None
-        return (self.won[0] + (winner == 0), self.won[1] + (winner == 1))
+        return won_after(self.won, winner)
+
+
+def won_after(won: tuple[int, int] | None, winner: int) -> tuple[int, int] | None:
+    """Games won ``won`` (None: no team score) with one more for team ``winner``."""
+    if won is None:
+        return None
+    return (won[0] + (winner == 0), won[1] + (winner == 1))
 
 
 def game_label(index: int, total: int, match: Any) -> str:

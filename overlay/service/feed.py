@@ -65,16 +65,15 @@ class Part:
     index: int  # game index in the match file (0 for a plain game)
     timeline: Timeline
     first_step: int  # global step index of the game's first state
-    label: str | None  # "Game 2 of 6 \u00b7 match 1\u20130" (None for a plain game): renderer.gametitle
+    #: which game of a match this is, as its scenes draw it (renderer.gametitle; None: a plain game)
+    match_game: MatchGame | None
     #: the engine's problems with this game (a match's; a plain game's are the Loaded's)
     problems: tuple[Problem, ...] = ()
-    #: a match's game: the games each team won before it (renderer.gametitle.MatchGame)
-    won: tuple[int, int] | None = None
 
     @property
-    def match_game(self) -> MatchGame | None:
-        """Which game of a match this is, as its scenes draw it (None: a plain game)."""
-        return None if self.label is None else MatchGame(self.label, self.won)
+    def label(self) -> str | None:
+        """ "Game 2 of 6 \u00b7 match 1\u20130" (None for a plain game)."""
+        return None if self.match_game is None else self.match_game.label
 
     @property
     def title(self) -> str | None:
@@ -208,8 +207,7 @@ def _match(data: bytes, loaded: Any, *, source: str) -> Loaded:
     problems: list[Problem] = []
     for pos, g in enumerate(games):
         index = index_of(g, pos)
-        which = labels[index]
-        parts.append(Part(index, g.timeline, len(steps), which.label, tuple(g.all_problems), which.won))
+        parts.append(Part(index, g.timeline, len(steps), labels[index], tuple(g.all_problems)))
         steps.extend(g.timeline.steps)
         problems.extend(g.all_problems)
     return Loaded(
@@ -405,7 +403,7 @@ def with_live_game(game: Loaded, live: LiveGame) -> Loaded:
     offset = last.first_step
     entries = list(game.document.get("games") or [])
     entries[-1] = {**entries[-1], "gameData": live.to_egn()}
-    parts = (*game.parts[:-1], Part(last.index, timeline, offset, last.label, timeline.problems, last.won))
+    parts = (*game.parts[:-1], Part(last.index, timeline, offset, last.match_game, timeline.problems))
     return Loaded(
         source=game.source,
         document={**game.document, "games": entries},

@@ -35,7 +35,7 @@ from pydantic import BaseModel, ConfigDict, Field
 from engine.choices import choices_at, choices_of, deal_actions, edited, pad_of
 from engine.live import LiveGame
 from engine.state import GameState
-from renderer.gametitle import MatchGame
+from renderer.gametitle import won_after
 
 from ..channel import Channel
 from ..errors import BadRequest, Conflict, Unprocessable
@@ -225,8 +225,10 @@ def _match_score(game: Loaded | None, last: GameState | None) -> list[int] | Non
     the match's partnerships changed (no team score), or the table is not two pairs."""
     if game is None or len(game.parts[-1].timeline.players) != 4:
         return None
-    which = game.parts[-1].match_game or MatchGame("", (0, 0))
-    won = which.after(last.winner) if last is not None and last.game_over and last.winner is not None else which.won
+    which = game.parts[-1].match_game
+    won = (0, 0) if which is None else which.won  # a plain game: the first at the table
+    if last is not None and last.game_over and last.winner is not None:
+        won = won_after(won, last.winner)
     return None if won is None else list(won)
 
 
